@@ -1,0 +1,72 @@
+/*
+ * km_abi.h — the contract between code kmrun generates and libkm.
+ *
+ * This header is the only thing the rewriter and the runtime share.  It
+ * fixes the entry points the instrumented Fortran calls and the integer
+ * codes it passes; changing anything here breaks object files instrumented
+ * by an earlier kmrun (stepwise measurement links old and new objects), so
+ * only ever add.
+ *
+ * Every argument is passed by reference, as Fortran does.  The only
+ * integers passed are handles, declared INTEGER*4 explicitly in the
+ * generated code so that -fdefault-integer-8 cannot change their size;
+ * literal constants are never passed (their kind follows such flags), which
+ * is why a region's numbers travel inside its registration text.  That text
+ * is a CHARACTER constant terminated with CHAR(0) and passed as the last
+ * argument, so the runtime never depends on how a compiler passes the
+ * hidden length.
+ *
+ * Entry points (Fortran spelling; C names come from F77_FUNC_):
+ *
+ *   CALL KM_REG(H, HR, TEXT)
+ *       Register one region, once.  H is the region's handle (0 until
+ *       registered, then a positive id), HR the handle of the routine the
+ *       region belongs to (for a routine, H itself, already set).
+ *       TEXT = "<kind> <line> <thresh> <flags> <rest>" then CHAR(0):
+ *         kind    a KM_K_* code
+ *         line    the source line of the routine's first statement or of
+ *                 the location's statement
+ *         thresh  TIME_PREDICTION_MODE_NUMBER when the file was instrumented
+ *         flags   a sum of KM_F_* bits
+ *         rest    for a routine "<NAME> <file>" (the file name may contain
+ *                 blanks, the name cannot); for a location the statement
+ *                 text as written (blanks collapsed).
+ *       A region is identified by (file, routine, kind, line), so the same
+ *       region registered through two handles gets one id.
+ *   CALL KM_IN(H)     enter region H (routine or location)
+ *   CALL KM_OUT(H)    leave region H; frames above it on the stack (left by a
+ *                     jump out of a measured loop) are closed at the same time
+ *   CALL KM_END       the main program reaches its END
+ *   CALL KM_STOP      a STOP statement is about to execute
+ *   CALL KM_EXIT      CALL EXIT (an extension) is about to execute
+ *                     These three close every open frame and write the
+ *                     results, unless MPI_FINALIZE already wrote them.
+ *   CALL KM_WRIT      write the results so far (PRINT_OUT_ROUTINES)
+ *   CALL KM_MPII      MPI_INIT has just returned
+ *   CALL KM_MPIF      MPI_FINALIZE is about to be called: gather every rank's
+ *                     results into one KM_output file
+ */
+#ifndef KM_ABI_H
+#define KM_ABI_H
+
+/* Region kinds (the <kind> field of KM_REG's text). */
+enum km_kind {
+    KM_K_PROGRAM = 1,    /* main program */
+    KM_K_SUBROUTINE = 2,
+    KM_K_FUNCTION = 3,
+    KM_K_ENTRY = 4,      /* an ENTRY point: a routine of its own */
+    KM_K_DO = 10,        /* a DO loop, from the DO statement to its terminal */
+    KM_K_CALL = 11,      /* a CALL statement */
+    KM_K_MPI = 12,       /* a CALL MPI_xxx statement */
+    KM_K_IO = 13,        /* an I/O statement */
+    KM_K_USER = 14       /* a !KM_measure start ... end region */
+};
+
+#define KM_KIND_IS_ROUTINE(k) ((k) >= KM_K_PROGRAM && (k) <= KM_K_ENTRY)
+
+/* Bits of the <flags> field of KM_REG's text. */
+enum km_flag {
+    KM_F_TRACE = 1       /* TRACE_FILE_NUMBER > 0 when instrumented */
+};
+
+#endif
