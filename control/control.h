@@ -1,0 +1,65 @@
+/*
+ * control.h — KM_control.dat into one settings value.
+ *
+ * Nothing else reads the control file.  The settings are filled once and
+ * then only read: the rewriter asks which levels apply in a routine and
+ * whether a name is ignored or a print-out routine.
+ */
+#ifndef KM_CONTROL_H
+#define KM_CONTROL_H
+
+#include <stdbool.h>
+
+#include "support/diag.h"
+
+struct km_levels {
+    int routine;          /* ROUTINE_MEASURED_LEVEL 0-2 */
+    int doloop;           /* DOLOOP_MEASURED_LEVEL >= 0 */
+    int call;             /* CALL_MEASURED_LEVEL 0-2 */
+    int mpi;              /* MPI_MEASURED_LEVEL 0-2 */
+    int io;               /* IO_MEASURED_LEVEL 0-2 */
+};
+
+/* An IF_ROUTINE ... END_IF block: levels that override the global ones. */
+struct km_if_routine {
+    char **routines;      /* upper case */
+    int nroutines;
+    struct km_levels levels;
+    unsigned set;         /* which levels the block sets (KM_LV_* bits) */
+};
+
+enum { KM_LV_ROUTINE = 1, KM_LV_DOLOOP = 2, KM_LV_CALL = 4, KM_LV_MPI = 8,
+       KM_LV_IO = 16 };
+
+struct km_settings {
+    struct km_levels levels;
+    struct km_if_routine *blocks;
+    int nblocks;
+    char **ignored;       /* upper case; always holds MPI_WTIME, MPI_WTICK */
+    int nignored;
+    char **print_out;
+    int nprint_out;
+    long threshold;       /* TIME_PREDICTION_MODE_NUMBER */
+    int trace;            /* TRACE_FILE_NUMBER */
+    int output_unit;      /* OUTPUT_FILE_NUMBER */
+    char prefix[16];      /* INNER_PREFIX */
+    int kmpi_for_sta, tabnum, tabcode;
+};
+
+void km_settings_default(struct km_settings *s);
+/* Read `path` over the defaults.  Returns false, with a diagnostic naming
+ * the line, for an unknown key, a bad value, a missing '=', a duplicate
+ * key or an unterminated IF_ROUTINE block. */
+bool km_control_read(const char *path, struct km_settings *s,
+                     struct km_diag *d);
+/* The same, from text in memory (tests). */
+bool km_control_parse(const char *path, const char *text,
+                      struct km_settings *s, struct km_diag *d);
+/* The levels in force in `routine` (upper case). */
+struct km_levels km_levels_for(const struct km_settings *s,
+                               const char *routine);
+bool km_is_ignored(const struct km_settings *s, const char *name);
+bool km_is_print_out(const struct km_settings *s, const char *name);
+void km_settings_free(struct km_settings *s);
+
+#endif

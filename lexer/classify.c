@@ -1,0 +1,607 @@
+/*
+ * classify.c — statement kinds and token text (see classify.h).
+ *
+ * Each statement is first "crunched": blanks outside constants removed,
+ * letters outside constants upper-cased.  A mask copy replaces the contents
+ * of constants by MASK so that quotes, parentheses and `=` inside them
+ * never count.  The kind is decided on the mask; the keywords found are
+ * recorded as spans and written in lower case into the token text.
+ */
+#include "lexer/classify.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MASK '\001'
+#define MAX_SPANS 32
+
+static const char *const kind_names[KS_COUNT_] = {
+    [KS_NONE] = "none",
+    [KS_ASSIGNMENT] = "assignment", [KS_ASSIGN] = "assign",
+    [KS_CALL] = "call", [KS_GOTO] = "goto",
+    [KS_IF_LOGICAL] = "if-logical", [KS_IF_ARITH] = "if-arithmetic",
+    [KS_IF_BLOCK] = "if-then", [KS_ELSEIF] = "else-if", [KS_ELSE] = "else",
+    [KS_ENDIF] = "end-if", [KS_DO] = "do", [KS_DO_WHILE] = "do-while",
+    [KS_ENDDO] = "end-do", [KS_CONTINUE] = "continue", [KS_EXIT] = "exit",
+    [KS_CYCLE] = "cycle", [KS_RETURN] = "return", [KS_STOP] = "stop",
+    [KS_PAUSE] = "pause", [KS_READ] = "read", [KS_WRITE] = "write",
+    [KS_PRINT] = "print", [KS_OPEN] = "open", [KS_CLOSE] = "close",
+    [KS_INQUIRE] = "inquire", [KS_REWIND] = "rewind",
+    [KS_BACKSPACE] = "backspace", [KS_ENDFILE] = "endfile",
+    [KS_FORMAT] = "format", [KS_ENTRY] = "entry", [KS_DATA] = "data",
+    [KS_INCLUDE] = "include", [KS_PROGRAM] = "program",
+    [KS_SUBROUTINE] = "subroutine", [KS_FUNCTION] = "function",
+    [KS_BLOCKDATA] = "block-data", [KS_END] = "end", [KS_TYPE] = "type",
+    [KS_IMPLICIT] = "implicit", [KS_DIMENSION] = "dimension",
+    [KS_COMMON] = "common", [KS_EQUIVALENCE] = "equivalence",
+    [KS_PARAMETER] = "parameter", [KS_EXTERNAL] = "external",
+    [KS_INTRINSIC] = "intrinsic", [KS_SAVE] = "save",
+    [KS_NAMELIST] = "namelist", [KS_POINTER] = "pointer",
+    [KS_ATTRIBUTE] = "attribute", [KS_STMT_FUNCTION] = "statement-function",
+};
+
+const char *km_skind_name(int kind)
+{
+    if (kind >= 0 && kind < KS_COUNT_ && kind_names[kind])
+        return kind_names[kind];
+    return "?";
+}
+
+/* --- crunching ------------------------------------------------------------ */
+
+struct crunch {
+    struct km_buf c;      /* crunched text */
+    struct km_buf m;      /* the same with constants' contents masked */
+    int *c2r;             /* crunched offset -> offset in the statement's raw */
+    int cap;
+};
+
+static void push(struct crunch *cr, char c, char m, int raw)
+{
+    KM_GROW(cr->c2r, cr->cap, (int)cr->c.len + 1);
+    cr->c2r[cr->c.len] = raw;
+    km_buf_addc(&cr->c, c);
+    km_buf_addc(&cr->m, m);
+}
+
+static bool blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\f' || c == '\v';
+}
+
+static void crunch_stmt(const char *raw, int n, struct crunch *cr)
+{
+    cr->c.len = cr->m.len = 0;
+    km_buf_reserve(&cr->c, (size_t)n);
+    km_buf_reserve(&cr->m, (size_t)n);
+    int i = 0;
+    while (i < n) {
+        char ch = raw[i];
+        if (ch == '\'' || ch == '"') {
+            push(cr, ch, ch, i++);
+            while (i < n) {
+                if (raw[i] == ch) {
+                    if (i + 1 < n && raw[i + 1] == ch) {
+                        push(cr, ch, MASK, i);
+                        push(cr, ch, MASK, i + 1);
+                        i += 2;
+                        continue;
+                    }
+                    push(cr, ch, ch, i++);
+                    break;
+                }
+                push(cr, raw[i], MASK, i);
+                i++;
+            }
+            continue;
+        }
+        if (blank(ch)) {
+            i++;
+            continue;
+        }
+        if (ch == 'H' || ch == 'h') {
+            int k = km_hollerith_count(raw, i);
+            if (k > 0) {
+                /* lower case: the scanner's sign of a Hollerith constant */
+                push(cr, 'h', 'h', i++);
+                for (; k > 0 && i < n; k--, i++)
+                    push(cr, raw[i], MASK, i);
+                continue;
+            }
+        }
+        char u = (char)toupper((unsigned char)ch);
+        push(cr, u, u, i++);
+    }
+    km_buf_reserve(&cr->c, 0);
+    km_buf_reserve(&cr->m, 0);
+    cr->c.data[cr->c.len] = '\0';
+    cr->m.data[cr->m.len] = '\0';
+}
+
+/* --- classification ------------------------------------------------------- */
+
+struct cls {
+    const char *m;
+    int n;
+    int span[MAX_SPANS][2];
+    int nspan;
+    int sub_kind;
+    int sub_off;
+    int err_off;          /* where the statement went wrong, or -1 */
+    const char *err;
+};
+
+static bool at(const struct cls *k, int i, const char *w)
+{
+    size_t l = strlen(w);
+    return i >= 0 && (size_t)i + l <= (size_t)k->n &&
+           memcmp(k->m + i, w, l) == 0;
+}
+
+static bool rest_is(const struct cls *k, int i, const char *w)
+{
+    return at(k, i, w) && i + (int)strlen(w) == k->n;
+}
+
+static int add_span(struct cls *k, int i, const char *w)
+{
+    if (k->nspan < MAX_SPANS) {
+        k->span[k->nspan][0] = i;
+        k->span[k->nspan][1] = i + (int)strlen(w);
+        k->nspan++;
+    }
+    return i + (int)strlen(w);
+}
+
+/* After the parenthesis group opening at i, or -1 if unbalanced. */
+static int close_paren(const struct cls *k, int i)
+{
+    int depth = 0;
+    for (; i < k->n; i++) {
+        if (k->m[i] == '(')
+            depth++;
+        else if (k->m[i] == ')' && --depth == 0)
+            return i + 1;
+    }
+    return -1;
+}
+
+/* The first `ch` at parenthesis depth 0 from i on, or -1. */
+static int find0(const struct cls *k, int i, char ch)
+{
+    int depth = 0;
+    for (; i < k->n; i++) {
+        char c = k->m[i];
+        if (c == '(')
+            depth++;
+        else if (c == ')')
+            depth--;
+        else if (c == ch && depth == 0)
+            return i;
+    }
+    return -1;
+}
+
+static int skip_digits(const struct cls *k, int i)
+{
+    while (i < k->n && isdigit((unsigned char)k->m[i]))
+        i++;
+    return i;
+}
+
+static bool name_start(char c)
+{
+    return c >= 'A' && c <= 'Z';
+}
+
+static bool name_char(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$';
+}
+
+static int skip_name(const struct cls *k, int i)
+{
+    if (i >= k->n || !name_start(k->m[i]))
+        return i;
+    while (i < k->n && name_char(k->m[i]))
+        i++;
+    return i;
+}
+
+static bool fail(struct cls *k, int off, const char *msg)
+{
+    if (k->err_off < 0) {
+        k->err_off = off;
+        k->err = msg;
+    }
+    return false;
+}
+
+/* A type keyword at i: its length, or 0. */
+static const char *type_keyword(const struct cls *k, int i)
+{
+    static const char *const types[] = {
+        "DOUBLEPRECISION", "DOUBLECOMPLEX", "INTEGER", "REAL", "COMPLEX",
+        "LOGICAL", "CHARACTER", "BYTE",
+    };
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+        if (at(k, i, types[t]))
+            return types[t];
+    return NULL;
+}
+
+/* Skip a length specification `*8` or `*(...)` at i. */
+static int skip_len(const struct cls *k, int i)
+{
+    if (i < k->n && k->m[i] == '*') {
+        i++;
+        if (i < k->n && k->m[i] == '(') {
+            int j = close_paren(k, i);
+            return j < 0 ? k->n : j;
+        }
+        return skip_digits(k, i);
+    }
+    return i;
+}
+
+static int classify_at(struct cls *k, int i, bool unit_start);
+
+/* `IF (...)` at i: block, arithmetic or logical. */
+static int classify_if(struct cls *k, int i)
+{
+    int p = close_paren(k, i + 2);
+    if (p < 0)
+        return fail(k, i + 2, "unbalanced parenthesis"), KS_NONE;
+    add_span(k, i, "IF");
+    if (rest_is(k, p, "THEN")) {
+        add_span(k, p, "THEN");
+        return KS_IF_BLOCK;
+    }
+    int j = skip_digits(k, p);
+    int labels = j > p;
+    while (labels && j < k->n && k->m[j] == ',') {
+        int e = skip_digits(k, j + 1);
+        if (e == j + 1)
+            break;
+        labels++;
+        j = e;
+    }
+    if (labels >= 2 && j == k->n)
+        return KS_IF_ARITH;
+    if (p < k->n && name_start(k->m[p])) {
+        k->sub_off = p;
+        k->sub_kind = classify_at(k, p, false);
+        if (k->sub_kind == KS_NONE)
+            return KS_NONE;
+        return KS_IF_LOGICAL;
+    }
+    return fail(k, p, "expected a statement, THEN or labels after IF (...)"),
+           KS_NONE;
+}
+
+/* Statements with `=` outside parentheses: DO, a logical IF whose statement
+ * is an assignment, or an assignment. */
+static int classify_with_equals(struct cls *k, int i, int eq)
+{
+    if (at(k, i, "DO")) {
+        int j = skip_digits(k, i + 2);
+        if (j < k->n && k->m[j] == ',')
+            j++;
+        int e = skip_name(k, j);
+        if (e > j && e == eq && find0(k, eq + 1, ',') >= 0) {
+            add_span(k, i, "DO");
+            return KS_DO;
+        }
+    }
+    if (at(k, i, "IF(")) {
+        int p = close_paren(k, i + 2);
+        if (p > 0 && p < eq && name_start(k->m[p]))
+            return classify_if(k, i);
+    }
+    return KS_ASSIGNMENT;
+}
+
+/* Keyword statements that take the rest of the statement as their operand
+ * and need nothing else recognised here. */
+static const struct {
+    const char *kw;
+    int kind;
+} simple[] = {
+    {"CALL", KS_CALL}, {"GOTO", KS_GOTO}, {"RETURN", KS_RETURN},
+    {"STOP", KS_STOP}, {"PAUSE", KS_PAUSE}, {"READ", KS_READ},
+    {"WRITE", KS_WRITE}, {"PRINT", KS_PRINT}, {"OPEN", KS_OPEN},
+    {"CLOSE", KS_CLOSE}, {"INQUIRE", KS_INQUIRE}, {"REWIND", KS_REWIND},
+    {"BACKSPACE", KS_BACKSPACE}, {"ENDFILE", KS_ENDFILE},
+    {"PROGRAM", KS_PROGRAM}, {"SUBROUTINE", KS_SUBROUTINE},
+    {"FUNCTION", KS_FUNCTION}, {"BLOCKDATA", KS_BLOCKDATA},
+    {"ENTRY", KS_ENTRY}, {"DIMENSION", KS_DIMENSION},
+    {"VIRTUAL", KS_DIMENSION}, {"COMMON", KS_COMMON},
+    {"EQUIVALENCE", KS_EQUIVALENCE}, {"PARAMETER", KS_PARAMETER},
+    {"EXTERNAL", KS_EXTERNAL}, {"INTRINSIC", KS_INTRINSIC},
+    {"SAVE", KS_SAVE}, {"DATA", KS_DATA}, {"NAMELIST", KS_NAMELIST},
+    {"POINTER", KS_POINTER}, {"AUTOMATIC", KS_ATTRIBUTE},
+    {"STATIC", KS_ATTRIBUTE}, {"VOLATILE", KS_ATTRIBUTE},
+    {"INCLUDE", KS_INCLUDE},
+};
+
+static int classify_type(struct cls *k, int i, bool unit_start)
+{
+    const char *t = type_keyword(k, i);
+    add_span(k, i, t);
+    int j = skip_len(k, i + (int)strlen(t));
+    if (unit_start && at(k, j, "FUNCTION")) {
+        add_span(k, j, "FUNCTION");
+        return KS_FUNCTION;
+    }
+    return KS_TYPE;
+}
+
+static int classify_implicit(struct cls *k, int i)
+{
+    int j = add_span(k, i, "IMPLICIT");
+    if (rest_is(k, j, "NONE")) {
+        add_span(k, j, "NONE");
+        return KS_IMPLICIT;
+    }
+    for (;;) {
+        const char *t = type_keyword(k, j);
+        if (!t)
+            return fail(k, j, "expected a type in IMPLICIT"), KS_NONE;
+        add_span(k, j, t);
+        j = skip_len(k, j + (int)strlen(t));
+        if (j >= k->n || k->m[j] != '(')
+            return fail(k, j, "expected '(' in IMPLICIT"), KS_NONE;
+        j = close_paren(k, j);
+        if (j < 0)
+            return fail(k, k->n, "unbalanced parenthesis"), KS_NONE;
+        if (j == k->n)
+            return KS_IMPLICIT;
+        if (k->m[j] != ',')
+            return fail(k, j, "expected ',' in IMPLICIT"), KS_NONE;
+        j++;
+    }
+}
+
+/* END, END IF, END DO, END SUBROUTINE name, ...: the kind, or KS_NONE. */
+static int classify_end(struct cls *k, int i)
+{
+    static const char *const units[] = {
+        "PROGRAM", "SUBROUTINE", "FUNCTION", "BLOCKDATA",
+    };
+    if (rest_is(k, i, "END")) {
+        add_span(k, i, "END");
+        return KS_END;
+    }
+    if (at(k, i, "ENDIF") && skip_name(k, i + 5) == k->n) {
+        add_span(k, i, "ENDIF");
+        return KS_ENDIF;
+    }
+    if (at(k, i, "ENDDO") && skip_name(k, i + 5) == k->n) {
+        add_span(k, i, "ENDDO");
+        return KS_ENDDO;
+    }
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+        int j = i + 3;
+        if (at(k, j, units[u]) &&
+            skip_name(k, j + (int)strlen(units[u])) == k->n) {
+            add_span(k, i, "END");
+            add_span(k, j, units[u]);
+            return KS_END;
+        }
+    }
+    return KS_NONE;
+}
+
+static int classify_do(struct cls *k, int i)
+{
+    int j = skip_digits(k, i + 2);
+    if (j < k->n && k->m[j] == ',' && j > i + 2)
+        j++;
+    if (at(k, j, "WHILE(")) {
+        add_span(k, i, "DO");
+        add_span(k, j, "WHILE");
+        return KS_DO_WHILE;
+    }
+    if (j == k->n) {
+        add_span(k, i, "DO");
+        return KS_DO;          /* DO with no control: loops until EXIT */
+    }
+    return KS_NONE;
+}
+
+static int classify_keyword(struct cls *k, int i, bool unit_start)
+{
+    int kind;
+    if (at(k, i, "IF("))
+        return classify_if(k, i);
+    if (at(k, i, "ELSEIF(")) {
+        int p = close_paren(k, i + 6);
+        if (p < 0)
+            return fail(k, i + 6, "unbalanced parenthesis"), KS_NONE;
+        if (!rest_is(k, p, "THEN"))
+            return fail(k, p, "expected THEN after ELSE IF (...)"), KS_NONE;
+        add_span(k, i, "ELSEIF");
+        add_span(k, p, "THEN");
+        return KS_ELSEIF;
+    }
+    if (at(k, i, "ELSE") && skip_name(k, i + 4) == k->n) {
+        add_span(k, i, "ELSE");
+        return KS_ELSE;
+    }
+    if (at(k, i, "END") && (kind = classify_end(k, i)) != KS_NONE)
+        return kind;
+    if (type_keyword(k, i))
+        return classify_type(k, i, unit_start);
+    if (at(k, i, "DO") && (kind = classify_do(k, i)) != KS_NONE)
+        return kind;
+    if (rest_is(k, i, "CONTINUE")) {
+        add_span(k, i, "CONTINUE");
+        return KS_CONTINUE;
+    }
+    if ((at(k, i, "EXIT") && skip_name(k, i + 4) == k->n) ||
+        (at(k, i, "CYCLE") && skip_name(k, i + 5) == k->n)) {
+        bool exit = at(k, i, "EXIT");
+        add_span(k, i, exit ? "EXIT" : "CYCLE");
+        return exit ? KS_EXIT : KS_CYCLE;
+    }
+    if (at(k, i, "FORMAT(")) {
+        add_span(k, i, "FORMAT");
+        return KS_FORMAT;
+    }
+    if (at(k, i, "ASSIGN")) {
+        int j = skip_digits(k, i + 6);
+        if (j > i + 6 && at(k, j, "TO")) {
+            add_span(k, i, "ASSIGN");
+            add_span(k, j, "TO");
+            return KS_ASSIGN;
+        }
+    }
+    if (at(k, i, "IMPLICIT"))
+        return classify_implicit(k, i);
+    if (at(k, i, "RECURSIVE")) {
+        int j = add_span(k, i, "RECURSIVE");
+        if (type_keyword(k, j))
+            return classify_type(k, j, true);
+        if (at(k, j, "SUBROUTINE") || at(k, j, "FUNCTION")) {
+            bool sub = at(k, j, "SUBROUTINE");
+            add_span(k, j, sub ? "SUBROUTINE" : "FUNCTION");
+            return sub ? KS_SUBROUTINE : KS_FUNCTION;
+        }
+    }
+    for (size_t s = 0; s < sizeof simple / sizeof simple[0]; s++)
+        if (at(k, i, simple[s].kw)) {
+            add_span(k, i, simple[s].kw);
+            return simple[s].kind;
+        }
+    return fail(k, i, "unrecognised statement"), KS_NONE;
+}
+
+static int classify_at(struct cls *k, int i, bool unit_start)
+{
+    int eq = find0(k, i, '=');
+    if (eq >= 0)
+        return classify_with_equals(k, i, eq);
+    return classify_keyword(k, i, unit_start);
+}
+
+/* --- token text ------------------------------------------------------------ */
+
+static bool in_span(const struct cls *k, int j, bool *starts, bool *glued)
+{
+    *starts = *glued = false;
+    for (int s = 0; s < k->nspan; s++) {
+        if (j >= k->span[s][0] && j < k->span[s][1]) {
+            if (j == k->span[s][0]) {
+                *starts = true;
+                for (int t = 0; t < k->nspan; t++)
+                    if (k->span[t][1] == j)
+                        *glued = true;
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+static void write_tok(struct km_source *src, struct km_stmt *s,
+                      const struct crunch *cr, const struct cls *k)
+{
+    s->tok = (int)src->tok.len;
+    km_buf_reserve(&src->tok, cr->c.len + 8);
+    for (int j = 0; j < (int)cr->c.len; j++) {
+        bool starts, glued;
+        char c = cr->c.data[j];
+        if (in_span(k, j, &starts, &glued)) {
+            if (glued) {
+                KM_GROW(src->seps, src->sepcap, src->nseps + 1);
+                src->seps[src->nseps++] = (int)src->tok.len;
+                km_buf_addc(&src->tok, ' ');
+            }
+            c = (char)tolower((unsigned char)c);
+        }
+        if (k->sub_kind != KS_NONE && j == k->sub_off)
+            s->sub_tok = (int)src->tok.len;
+        km_buf_addc(&src->tok, c);
+    }
+    s->tok_len = (int)src->tok.len - s->tok;
+    km_buf_addc(&src->tok, '\n');
+}
+
+bool km_classify(struct km_source *src)
+{
+    struct crunch cr = {0};
+    bool ok = true;
+    bool unit_start = true;
+    src->tok.len = 0;
+    src->nseps = 0;
+    for (int i = 0; i < src->nstmts; i++) {
+        struct km_stmt *s = &src->stmts[i];
+        crunch_stmt(src->raw.data + s->raw, s->raw_len, &cr);
+        struct cls k = {0};
+        k.m = cr.m.data;
+        k.n = (int)cr.m.len;
+        k.err_off = -1;
+        k.sub_kind = KS_NONE;
+        s->kind = classify_at(&k, 0, unit_start);
+        s->sub_kind = k.sub_kind;
+        s->sub_tok = -1;
+        if (s->kind == KS_NONE) {
+            int off = k.err_off < 0 ? 0 : k.err_off;
+            int raw = off < k.n ? cr.c2r[off] : s->raw_len;
+            int line, col;
+            km_raw_position(src, s, s->raw + raw, &line, &col);
+            int shown = k.n - off > 24 ? 24 : k.n - off;
+            char *what = km_xstrndup(cr.c.data + off, (size_t)shown);
+            km_error(src->diag, km_stmt_path(src, s), line, col, "%s%s%s%s",
+                     k.err, *what ? " at '" : "", what, *what ? "'" : "");
+            free(what);
+            ok = false;
+        }
+        write_tok(src, s, &cr, &k);
+        if (s->kind == KS_END)
+            unit_start = true;
+        else if (s->kind != KS_INCLUDE)
+            unit_start = false;
+    }
+    km_buf_free(&cr.c);
+    km_buf_free(&cr.m);
+    free(cr.c2r);
+    return ok;
+}
+
+/* --- positions ------------------------------------------------------------- */
+
+int km_tok_to_raw(const struct km_source *src, int stmt, int tok)
+{
+    const struct km_stmt *s = &src->stmts[stmt];
+    int off = tok - s->tok;
+    if (off <= 0)
+        return s->raw;
+    /* Blanks the classifier inserted before `tok` have no raw counterpart. */
+    int lo = 0, hi = src->nseps;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (src->seps[mid] < s->tok)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (int j = lo; j < src->nseps && src->seps[j] < tok; j++)
+        off--;
+    struct crunch cr = {0};
+    crunch_stmt(src->raw.data + s->raw, s->raw_len, &cr);
+    int raw = off < (int)cr.c.len ? cr.c2r[off] : s->raw_len;
+    km_buf_free(&cr.c);
+    km_buf_free(&cr.m);
+    free(cr.c2r);
+    return s->raw + raw;
+}
+
+void km_tok_position(const struct km_source *src, int stmt, int tok,
+                     int *line, int *col)
+{
+    km_raw_position(src, &src->stmts[stmt], km_tok_to_raw(src, stmt, tok),
+                    line, col);
+}

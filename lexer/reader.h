@@ -1,0 +1,109 @@
+/*
+ * reader.h — fixed-form source files into statements.
+ *
+ * The reader owns every rule of fixed-form layout: comment lines (C, c, *,
+ * ! in column 1, D debug lines, blank lines), labels in columns 1-5,
+ * continuation in column 6, the statement field ending at the line length
+ * (columns 73-80 are sequence numbers), tab formats, `!` comments outside
+ * character constants, `;` separated statements, character and Hollerith
+ * constants spanning continuation lines, INCLUDE lines (resolved, so the
+ * parser sees the declarations they hold) and preprocessor lines (passed
+ * over).  Its product is the list of statements: label, text, and where
+ * every piece of that text came from, so that diagnostics and insertions
+ * point at the user's real lines.  It never interprets the text beyond
+ * what layout requires.
+ */
+#ifndef KM_READER_H
+#define KM_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "support/buf.h"
+#include "support/diag.h"
+
+struct km_reader_opts {
+    int line_length;          /* last column of the statement field; 0: none */
+    bool d_lines_are_code;    /* treat D in column 1 as a blank (-fd-lines-as-code) */
+    const char **include_dirs;
+    int ninclude_dirs;
+};
+
+/* One source file: the file being instrumented (index 0) or an include. */
+struct km_file {
+    char *path;               /* as opened */
+    char *text;               /* whole contents, NUL-terminated */
+    size_t size;
+    int nlines;
+    int *line_start;          /* offset of physical line n at line_start[n-1] */
+    int include_stmt;         /* the INCLUDE statement that read it; -1 for 0 */
+};
+
+/* A piece of statement text and where it came from. */
+struct km_seg {
+    int line;                 /* physical line, 1-based, in the statement's file */
+    int col;                  /* column of the piece's first character */
+    int field_col;            /* column where that line's statement field
+                                 starts: 7, or after a tab in columns 1-6 */
+    int raw;                  /* offset in km_source.raw */
+    int len;
+};
+
+enum km_stmt_flag {
+    KM_SF_SHARES_LINE = 1,    /* another statement shares a line (';') */
+    KM_SF_INCLUDE = 2,        /* an INCLUDE line */
+    KM_SF_TAB_FORM = 4        /* first line in tab format */
+};
+
+struct km_stmt {
+    int file;                 /* index into km_source.files */
+    int anchor;               /* the statement of file 0 that stands for this
+                                 one (itself, or the INCLUDE that read it) */
+    int label;                /* 0: none */
+    int label_col;            /* column of the label's first digit */
+    int first_line, last_line;/* physical lines spanned in `file` */
+    int raw, raw_len;         /* text, in km_source.raw */
+    int seg, nseg;            /* pieces, in km_source.segs */
+    int flags;                /* km_stmt_flag bits */
+    /* Filled by the classifier (classify.h). */
+    int kind;                 /* enum km_skind */
+    int tok, tok_len;         /* token text, in km_source.tok */
+    int sub_kind;             /* logical IF: kind of the embedded statement */
+    int sub_tok;              /* logical IF: its offset in km_source.tok */
+};
+
+struct km_source {
+    struct km_reader_opts opts;
+    struct km_diag *diag;
+    struct km_file *files;
+    int nfiles, filecap;
+    struct km_buf raw;        /* every statement's text, one after another */
+    struct km_seg *segs;
+    int nsegs, segcap;
+    struct km_stmt *stmts;
+    int nstmts, stmtcap;
+    struct km_buf tok;        /* classifier output, statements joined by \n */
+    int *seps;                /* offsets in tok of the blanks the classifier
+                                 put between adjacent keywords, ascending */
+    int nseps, sepcap;
+};
+
+/* Read `path` and everything it includes into `src`.  Returns false, with
+ * diagnostics, if the file cannot be read or its layout is malformed. */
+bool km_read_source(struct km_source *src, const char *path,
+                    const struct km_reader_opts *opts, struct km_diag *diag);
+void km_source_free(struct km_source *src);
+
+/* Where raw text offset `raw` of statement `s` came from. */
+void km_raw_position(const struct km_source *src, const struct km_stmt *s,
+                     int raw, int *line, int *col);
+
+/* If the H or h at offset h of a statement's text `raw` ends the count of
+ * a Hollerith constant (nH...), return n; otherwise 0.  The reader and the
+ * classifier must agree on this, so it is decided here only. */
+int km_hollerith_count(const char *raw, int h);
+
+/* The statement's file name, for diagnostics. */
+const char *km_stmt_path(const struct km_source *src, const struct km_stmt *s);
+
+#endif

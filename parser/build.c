@@ -1,0 +1,439 @@
+/*
+ * build.c — program units, loops and labels from the grammar's actions.
+ *
+ * See build.h.  Everything here is about structure the grammar cannot see:
+ * which unit a statement belongs to, where declarations end, which DO a
+ * labeled statement terminates, which assignments define statement
+ * functions.  It never looks at raw source text; names and labels come from
+ * the token text.
+ */
+#include "parser/build.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lexer/classify.h"
+#include "lexer/tokens.h"
+
+/* --- helpers --------------------------------------------------------------- */
+
+void km_b_error(struct km_builder *B, int stmt, int tok, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = 0, col = 0;
+    const struct km_stmt *s = &B->src->stmts[stmt];
+    if (tok < 0)
+        tok = s->tok;
+    km_tok_position(B->src, stmt, tok, &line, &col);
+    km_error(B->diag, km_stmt_path(B->src, s), line, col, "%s", msg);
+}
+
+static char *tok_text(const struct km_builder *B, struct km_tokv t)
+{
+    return km_xstrndup(B->src->tok.data + t.off, (size_t)t.len);
+}
+
+static int tok_int(const struct km_builder *B, struct km_tokv t)
+{
+    return atoi(B->src->tok.data + t.off);
+}
+
+static struct km_sinfo *info(struct km_builder *B, int stmt)
+{
+    return &B->prog->info[stmt];
+}
+
+/* The open unit; a statement outside any unit begins a main program. */
+static struct km_unit *unit_for(struct km_builder *B, int stmt)
+{
+    struct km_program *p = B->prog;
+    if (B->unit < 0) {
+        KM_GROW(p->units, p->unitcap, p->nunits + 1);
+        struct km_unit *u = &p->units[p->nunits];
+        memset(u, 0, sizeof *u);
+        u->kind = KM_U_PROGRAM;
+        u->name = km_xstrdup("MAIN");
+        u->header = -1;
+        u->first = stmt;
+        u->end = -1;
+        u->spec_end = -1;
+        u->first_exec = -1;
+        B->unit = p->nunits++;
+    }
+    return &p->units[B->unit];
+}
+
+static bool is_executable(int kind)
+{
+    return kind >= KS_ASSIGNMENT && kind <= KS_ENDFILE;
+}
+
+static bool has_name(char **names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* --- arguments ------------------------------------------------------------- */
+
+int km_b_arg(struct km_builder *B, int kind, struct km_tokv key,
+             struct km_ev val)
+{
+    KM_GROW(B->args, B->argcap, B->nargs + 1);
+    struct km_arg *a = &B->args[B->nargs];
+    a->kind = kind;
+    a->key = key;
+    a->val = val;
+    a->next = -1;
+    return B->nargs++;
+}
+
+static bool lone_name(const struct km_arg *a)
+{
+    return a->kind == KM_ARG_EXPR && a->val.lone == KM_T_NAME;
+}
+
+struct km_argl km_b_list0(void)
+{
+    struct km_argl l = {-1, -1, 0, true, false};
+    return l;
+}
+
+struct km_argl km_b_list1(struct km_builder *B, int arg)
+{
+    struct km_argl l = {arg, arg, 1, lone_name(&B->args[arg]),
+                        B->args[arg].kind == KM_ARG_RANGE};
+    return l;
+}
+
+struct km_argl km_b_list_add(struct km_builder *B, struct km_argl l, int arg)
+{
+    B->args[l.tail].next = arg;
+    l.tail = arg;
+    l.count++;
+    l.all_names = l.all_names && lone_name(&B->args[arg]);
+    l.has_range = l.has_range || B->args[arg].kind == KM_ARG_RANGE;
+    return l;
+}
+
+/* --- labels ------------------------------------------------------------------ */
+
+static void note_label(struct km_builder *B, int label)
+{
+    struct km_unit *u = &B->prog->units[B->unit];
+    if (label > u->max_label)
+        u->max_label = label;
+}
+
+void km_b_label_ref(struct km_builder *B, struct km_tokv label, int kind)
+{
+    struct km_program *p = B->prog;
+    unit_for(B, label.stmt);
+    int n = tok_int(B, label);
+    if (n <= 0 || n > 99999) {
+        km_b_error(B, label.stmt, label.off, "label %s out of range 1-99999",
+                   tok_text(B, label));
+        return;
+    }
+    KM_GROW(p->refs, p->refcap, p->nrefs + 1);
+    p->refs[p->nrefs].stmt = label.stmt;
+    p->refs[p->nrefs].label = n;
+    p->refs[p->nrefs].kind = kind;
+    p->nrefs++;
+    note_label(B, n);
+}
+
+/* --- statements -------------------------------------------------------------- */
+
+void km_b_kind(struct km_builder *B, int stmt, int kind)
+{
+    unit_for(B, stmt);
+    info(B, stmt)->kind = kind;
+    info(B, stmt)->executable = is_executable(kind);
+}
+
+int km_b_assignment(struct km_builder *B, int stmt, struct km_tokv name,
+                    struct km_argl subscripts, bool has_subscripts)
+{
+    struct km_unit *u = unit_for(B, stmt);
+    /* Before the first executable statement, NAME(a, b) = ... with NAME
+     * not an array and only names as arguments defines a statement
+     * function. */
+    if (has_subscripts && u->first_exec < 0 && subscripts.all_names &&
+        !subscripts.has_range) {
+        char *n = tok_text(B, name);
+        bool array = has_name(u->arrays, u->narrays, n);
+        free(n);
+        if (!array)
+            return KS_STMT_FUNCTION;
+    }
+    return KS_ASSIGNMENT;
+}
+
+void km_b_logical_if(struct km_builder *B, int stmt, int action,
+                     int action_tok, int cond_end_tok)
+{
+    km_b_kind(B, stmt, KS_IF_LOGICAL);
+    struct km_sinfo *in = info(B, stmt);
+    in->action = action;
+    in->action_tok = action_tok;
+    in->cond_end_tok = cond_end_tok;
+    if (!is_executable(action) || action == KS_IF_LOGICAL)
+        km_b_error(B, stmt, action_tok,
+                   "this statement cannot follow a logical IF");
+}
+
+void km_b_call(struct km_builder *B, int stmt, struct km_tokv name,
+               struct km_argl args)
+{
+    struct km_unit *u = unit_for(B, stmt);
+    struct km_sinfo *in = info(B, stmt);
+    in->name = tok_text(B, name);
+    in->name_tok = name.off;
+    if (!has_name(u->calls, u->ncalls, in->name)) {
+        KM_GROW(u->calls, u->callcap, u->ncalls + 1);
+        u->calls[u->ncalls++] = km_xstrdup(in->name);
+    }
+    for (int a = args.head; a >= 0; a = B->args[a].next)
+        if (B->args[a].kind == KM_ARG_ALTRET)
+            km_b_label_ref(B, B->args[a].key, KM_REF_JUMP);
+}
+
+static bool key_is(const struct km_builder *B, const struct km_arg *a,
+                   const char *key)
+{
+    return a->key.len == (int)strlen(key) &&
+           memcmp(B->src->tok.data + a->key.off, key, strlen(key)) == 0;
+}
+
+void km_b_io(struct km_builder *B, int stmt, int kind, struct km_argl ctl,
+             struct km_ev fmt)
+{
+    (void)kind;
+    unit_for(B, stmt);
+    if (fmt.lone == KM_T_INTCONST)
+        km_b_label_ref(B, fmt.tok, KM_REF_FORMAT);
+    int position = 0;
+    for (int i = ctl.head; i >= 0; i = B->args[i].next) {
+        const struct km_arg *a = &B->args[i];
+        position++;
+        if (a->kind == KM_ARG_KEYWORD && a->val.lone == KM_T_INTCONST) {
+            if (key_is(B, a, "END") || key_is(B, a, "ERR") ||
+                key_is(B, a, "EOR"))
+                km_b_label_ref(B, a->val.tok, KM_REF_JUMP);
+            else if (key_is(B, a, "FMT"))
+                km_b_label_ref(B, a->val.tok, KM_REF_FORMAT);
+        } else if (a->kind == KM_ARG_EXPR && position == 2 &&
+                   a->val.lone == KM_T_INTCONST &&
+                   (kind == KS_READ || kind == KS_WRITE)) {
+            km_b_label_ref(B, a->val.tok, KM_REF_FORMAT);
+        }
+    }
+}
+
+void km_b_do(struct km_builder *B, int stmt, int kind, int label)
+{
+    km_b_kind(B, stmt, kind);
+    struct km_sinfo *in = info(B, stmt);
+    in->do_label = label;
+    in->do_depth = B->ndos + 1;
+    in->do_end = -1;
+    KM_GROW(B->dos, B->docap, B->ndos + 1);
+    B->dos[B->ndos].stmt = stmt;
+    B->dos[B->ndos].label = label;
+    B->ndos++;
+}
+
+void km_b_enddo(struct km_builder *B, int stmt)
+{
+    km_b_kind(B, stmt, KS_ENDDO);
+    int label = B->src->stmts[stmt].label;
+    if (B->ndos == 0) {
+        km_b_error(B, stmt, -1, "END DO without a DO");
+        return;
+    }
+    struct km_open_do *d = &B->dos[B->ndos - 1];
+    if (d->label != 0 && d->label != label) {
+        km_b_error(B, stmt, -1,
+                   "END DO ends the DO loop of line %d, which ends at "
+                   "label %d", B->src->stmts[d->stmt].first_line, d->label);
+        return;
+    }
+    info(B, d->stmt)->do_end = stmt;
+    info(B, stmt)->ends_dos = 1;
+    B->ndos--;
+}
+
+void km_b_if_block(struct km_builder *B, int stmt, int kind)
+{
+    km_b_kind(B, stmt, kind);
+    if (kind == KS_IF_BLOCK) {
+        KM_GROW(B->ifs, B->ifcap, B->nifs + 1);
+        B->ifs[B->nifs++] = stmt;
+        return;
+    }
+    if (B->nifs == 0) {
+        km_b_error(B, stmt, -1, "%s without a block IF",
+                   kind == KS_ENDIF ? "END IF" :
+                   kind == KS_ELSE ? "ELSE" : "ELSE IF");
+        return;
+    }
+    if (kind == KS_ENDIF)
+        B->nifs--;
+}
+
+void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
+               bool named, bool recursive)
+{
+    if (B->unit >= 0) {
+        struct km_unit *open = &B->prog->units[B->unit];
+        km_b_error(B, stmt, -1, "a new program unit begins before the END "
+                   "of %s %s", open->kind == KM_U_PROGRAM ? "program" :
+                   open->kind == KM_U_BLOCKDATA ? "block data" : "routine",
+                   open->name);
+        B->unit = -1;
+    }
+    struct km_unit *u = unit_for(B, stmt);
+    free(u->name);
+    u->kind = ukind;
+    u->name = named ? tok_text(B, name) : km_xstrdup("_BLOCKDATA");
+    u->named = named;
+    u->header = stmt;
+    u->recursive = recursive;
+    static const int kinds[] = {0, KS_PROGRAM, KS_SUBROUTINE, KS_FUNCTION,
+                                KS_BLOCKDATA};
+    info(B, stmt)->kind = kinds[ukind];
+    info(B, stmt)->name = km_xstrdup(u->name);
+    if (named)
+        info(B, stmt)->name_tok = name.off;
+}
+
+void km_b_entry(struct km_builder *B, int stmt, struct km_tokv name)
+{
+    struct km_unit *u = unit_for(B, stmt);
+    km_b_kind(B, stmt, KS_ENTRY);
+    info(B, stmt)->name = tok_text(B, name);
+    info(B, stmt)->name_tok = name.off;
+    u->entries = km_xrealloc(u->entries, sizeof(int) * (size_t)(u->nentries + 1));
+    u->entries[u->nentries++] = stmt;
+    if (B->ndos > 0 || B->nifs > 0)
+        km_b_error(B, stmt, -1, "ENTRY inside a DO loop or IF block");
+}
+
+void km_b_end(struct km_builder *B, int stmt)
+{
+    struct km_unit *u = unit_for(B, stmt);
+    km_b_kind(B, stmt, KS_END);
+    info(B, stmt)->executable = false;
+    u->end = stmt;
+    for (int i = 0; i < B->ndos; i++) {
+        const struct km_stmt *d = &B->src->stmts[B->dos[i].stmt];
+        if (B->dos[i].label)
+            km_b_error(B, B->dos[i].stmt, -1,
+                       "DO loop has no terminal statement with label %d "
+                       "before the END of line %d", B->dos[i].label,
+                       B->src->stmts[stmt].first_line);
+        else
+            km_b_error(B, B->dos[i].stmt, -1,
+                       "DO loop has no END DO before the END of line %d",
+                       B->src->stmts[stmt].first_line);
+        (void)d;
+    }
+    for (int i = 0; i < B->nifs; i++)
+        km_b_error(B, B->ifs[i], -1, "block IF has no END IF before the END "
+                   "of line %d", B->src->stmts[stmt].first_line);
+    B->ndos = B->nifs = 0;
+}
+
+void km_b_array(struct km_builder *B, struct km_tokv name)
+{
+    struct km_unit *u = unit_for(B, name.stmt);
+    char *n = tok_text(B, name);
+    if (has_name(u->arrays, u->narrays, n)) {
+        free(n);
+        return;
+    }
+    KM_GROW(u->arrays, u->arraycap, u->narrays + 1);
+    u->arrays[u->narrays++] = n;
+}
+
+void km_b_blanket_save(struct km_builder *B, int stmt)
+{
+    km_b_kind(B, stmt, KS_SAVE);
+    unit_for(B, stmt)->blanket_save = true;
+}
+
+/* Close the DO loops whose terminal is this statement. */
+static void end_loops(struct km_builder *B, int stmt, int label)
+{
+    int ended = 0;
+    while (B->ndos > 0 && B->dos[B->ndos - 1].label == label) {
+        info(B, B->dos[B->ndos - 1].stmt)->do_end = stmt;
+        B->ndos--;
+        ended++;
+    }
+    info(B, stmt)->ends_dos = ended;
+    for (int i = 0; i < B->ndos; i++)
+        if (B->dos[i].label == label) {
+            km_b_error(B, stmt, -1, "statement %d ends the DO loop of line %d "
+                       "but not the loops nested in it", label,
+                       B->src->stmts[B->dos[i].stmt].first_line);
+            break;
+        }
+    if (ended > 0) {
+        int k = info(B, stmt)->kind;
+        int a = k == KS_IF_LOGICAL ? info(B, stmt)->action : KS_NONE;
+        if (k == KS_GOTO || k == KS_RETURN || k == KS_STOP ||
+            k == KS_IF_ARITH || k == KS_DO || k == KS_DO_WHILE ||
+            k == KS_IF_BLOCK || k == KS_ELSEIF || k == KS_ELSE ||
+            k == KS_ENDIF || k == KS_END || a == KS_DO)
+            km_b_error(B, stmt, -1, "a %s statement cannot end a DO loop",
+                       km_skind_name(k));
+    }
+}
+
+void km_b_end_statement(struct km_builder *B, int stmt)
+{
+    struct km_unit *u = unit_for(B, stmt);
+    struct km_sinfo *in = info(B, stmt);
+    const struct km_stmt *s = &B->src->stmts[stmt];
+    in->unit = B->unit;
+    in->do_parent = B->ndos > 0 ? B->dos[B->ndos - 1].stmt : -1;
+    if (in->kind == KS_DO || in->kind == KS_DO_WHILE)
+        in->do_parent = B->ndos > 1 ? B->dos[B->ndos - 2].stmt : -1;
+    if (in->executable && u->first_exec < 0)
+        u->first_exec = stmt;
+    if ((in->executable || in->kind == KS_STMT_FUNCTION) && u->spec_end < 0)
+        u->spec_end = stmt;
+    if (s->label) {
+        note_label(B, s->label);
+        if (in->kind != KS_ENDDO && in->kind != KS_END)
+            end_loops(B, stmt, s->label);
+    }
+    if (in->kind == KS_END) {
+        if (u->first_exec < 0)
+            u->first_exec = stmt;
+        if (u->spec_end < 0)
+            u->spec_end = stmt;
+        B->unit = -1;
+    }
+    B->nargs = 0;
+    B->last_stmt = stmt;
+}
+
+void km_b_bad_statement(struct km_builder *B, int stmt)
+{
+    unit_for(B, stmt);
+    info(B, stmt)->kind = KS_NONE;
+    info(B, stmt)->unit = B->unit;
+    B->nargs = 0;
+    B->last_stmt = stmt;
+}

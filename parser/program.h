@@ -1,0 +1,91 @@
+/*
+ * program.h — what the parser learns about a source file.
+ *
+ * The rewriter needs the structure of each program unit, not an expression
+ * tree: where the unit begins and ends, where its specification part ends
+ * and its executable part begins, its entry points, every DO loop with its
+ * terminal and depth, every CALL with its target, every RETURN, STOP and
+ * END, every label and every reference to one.  Everything is indexed by
+ * statement number (km_source.stmts); names are upper case.
+ */
+#ifndef KM_PROGRAM_H
+#define KM_PROGRAM_H
+
+#include <stdbool.h>
+
+#include "lexer/reader.h"
+
+enum km_unit_kind {
+    KM_U_PROGRAM = 1,
+    KM_U_SUBROUTINE,
+    KM_U_FUNCTION,
+    KM_U_BLOCKDATA
+};
+
+/* How a label is referred to. */
+enum km_ref_kind {
+    KM_REF_JUMP = 1,      /* GOTO, arithmetic IF, END=/ERR=, *10 */
+    KM_REF_FORMAT,        /* a FORMAT label in an I/O statement */
+    KM_REF_DO,            /* the terminal of a labeled DO */
+    KM_REF_ASSIGN         /* ASSIGN 10 TO I: may be a jump or a format */
+};
+
+struct km_label_ref {
+    int stmt;
+    int label;
+    int kind;             /* enum km_ref_kind */
+};
+
+/* Per statement. */
+struct km_sinfo {
+    int kind;             /* enum km_skind, with statement functions told */
+    int action;           /* logical IF: the kind of its statement */
+    int unit;             /* the unit it belongs to, or -1 */
+    bool executable;      /* of the statement itself (a logical IF is) */
+    char *name;           /* CALL target, ENTRY or unit name; else NULL */
+    int name_tok;         /* its offset in km_source.tok */
+    int action_tok;       /* logical IF: offset of its statement in tok */
+    int cond_end_tok;     /* logical IF: offset just past the ')' */
+    int do_label;         /* labeled DO: the terminal's label */
+    int do_end;           /* DO: its last statement (terminal or END DO) */
+    int do_depth;         /* DO: 1 for an outermost loop */
+    int do_parent;        /* innermost DO containing this statement, or -1 */
+    int ends_dos;         /* how many DO loops end at this statement */
+};
+
+struct km_unit {
+    int kind;             /* enum km_unit_kind */
+    char *name;           /* "MAIN" for a main program without PROGRAM */
+    bool named;           /* a PROGRAM/SUBROUTINE/... statement gave it */
+    int header;           /* its header statement, or -1 */
+    int first, end;       /* first statement and END statement */
+    int spec_end;         /* first statement function or executable
+                             statement (or END): declarations go before */
+    int first_exec;       /* first executable statement, or END */
+    bool blanket_save;    /* a SAVE with no list */
+    bool recursive;
+    int *entries;         /* ENTRY statements */
+    int nentries;
+    int max_label;        /* largest label defined or referred to */
+    char **arrays;        /* names declared with dimensions */
+    int narrays, arraycap;
+    char **calls;         /* names this unit CALLs */
+    int ncalls, callcap;
+};
+
+struct km_program {
+    struct km_source *src;
+    struct km_sinfo *info;        /* one per statement */
+    struct km_unit *units;
+    int nunits, unitcap;
+    struct km_label_ref *refs;
+    int nrefs, refcap;
+};
+
+void km_program_free(struct km_program *p);
+
+/* Write a readable account of what was found (kmrun --dump). */
+struct km_buf;
+void km_dump_program(const struct km_program *p, struct km_buf *out);
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * rewrite.h — a parsed source file plus settings into KM_<file>.f.
+ *
+ * The rewriter plans edits (insert before or after a statement, replace a
+ * logical IF's statement, replace a statement) and then makes one copy
+ * pass over the original lines, so every line it does not touch comes out
+ * byte for byte as it went in.  It owns label hygiene (new labels never
+ * collide with the unit's), keeping every jump correct, and the names it
+ * inserts (all begin with INNER_PREFIX).  It never re-lexes source text:
+ * positions come from the reader, structure from the parser.
+ */
+#ifndef KM_REWRITE_H
+#define KM_REWRITE_H
+
+#include <stdbool.h>
+
+#include "control/control.h"
+#include "parser/program.h"
+#include "support/buf.h"
+#include "support/diag.h"
+
+struct km_rewrite_opts {
+    const char *file_name;    /* the name regions are registered under */
+    int line_length;          /* of the source, for re-emitted user text */
+};
+
+/* Write the instrumented source to `out`.  Returns false, with
+ * diagnostics, if the file cannot be instrumented correctly. */
+bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
+                const struct km_rewrite_opts *opts, struct km_buf *out,
+                struct km_diag *diag);
+
+#endif
