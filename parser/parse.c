@@ -30,6 +30,9 @@ void km_yyerror(KM_YYLTYPE *lloc, struct km_builder *B, const char *msg)
         km_error(B->diag, B->src->files[0].path, 0, 0, "%s", msg);
         return;
     }
+    /* The classifier has already reported a statement it did not know. */
+    if (B->src->stmts[lloc->stmt].kind == KS_NONE)
+        return;
     /* "syntax error, unexpected X, expecting Y": say which statement. */
     const char *kind = km_skind_name(B->src->stmts[lloc->stmt].kind);
     if (strncmp(msg, "syntax error", 12) == 0)
@@ -45,10 +48,9 @@ bool km_parse(struct km_source *src, struct km_program *prog,
     memset(prog, 0, sizeof *prog);
     prog->src = src;
     int errors = diag->errors;
-    if (!km_classify(src))
-        return false;
+    km_classify(src);
     if (src->nstmts == 0) {
-        km_error(diag, src->files[0].path, 0, 0,
+        km_error(diag, src->files[0].path, 1, 1,
                  "no statements: the file holds no program unit");
         return false;
     }
@@ -70,8 +72,10 @@ bool km_parse(struct km_source *src, struct km_program *prog,
     if (rc == 0 && B.unit >= 0) {
         struct km_unit *u = &prog->units[B.unit];
         int last = B.last_stmt >= 0 ? B.last_stmt : 0;
-        int line = src->stmts[last].last_line;
-        km_error(diag, km_stmt_path(src, &src->stmts[last]), line, 0,
+        const struct km_stmt *s = &src->stmts[last];
+        int line, col;
+        km_raw_position(src, s, s->raw + s->raw_len, &line, &col);
+        km_error(diag, km_stmt_path(src, s), line, col,
                  "END statement missing at the end of %s %s",
                  u->kind == KM_U_PROGRAM ? "program" :
                  u->kind == KM_U_BLOCKDATA ? "block data" : "routine",

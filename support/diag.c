@@ -5,11 +5,12 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void report(struct km_diag *d, const char *file, int line, int col,
                    const char *what, const char *fmt, va_list ap)
 {
-    size_t start = d->log.len;
     if (file && line > 0 && col > 0)
         km_buf_printf(&d->log, "%s:%d:%d: %s: ", file, line, col, what);
     else if (file && line > 0)
@@ -20,8 +21,6 @@ static void report(struct km_diag *d, const char *file, int line, int col,
         km_buf_printf(&d->log, "kmrun: %s: ", what);
     km_buf_vprintf(&d->log, fmt, ap);
     km_buf_addc(&d->log, '\n');
-    if (!d->quiet)
-        fputs(d->log.data + start, stderr);
 }
 
 void km_error(struct km_diag *d, const char *file, int line, int col,
@@ -48,13 +47,86 @@ void km_note(struct km_diag *d, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    size_t start = d->log.len;
     km_buf_adds(&d->log, "kmrun: ");
     km_buf_vprintf(&d->log, fmt, ap);
     km_buf_addc(&d->log, '\n');
-    if (!d->quiet)
-        fputs(d->log.data + start, stderr);
     va_end(ap);
+}
+
+struct line {
+    const char *text;
+    size_t len;
+    size_t order;
+};
+
+/* "path:line:col: ..." -> path length, line, col (0 if absent). */
+static void locate(const char *s, size_t *plen, long *line, long *col)
+{
+    const char *c = strchr(s, ':');
+    *plen = c ? (size_t)(c - s) : strlen(s);
+    *line = *col = 0;
+    if (c) {
+        char *end;
+        *line = strtol(c + 1, &end, 10);
+        if (*end == ':')
+            *col = strtol(end + 1, NULL, 10);
+    }
+}
+
+static int by_position(const void *a, const void *b)
+{
+    const struct line *x = a, *y = b;
+    size_t px, py;
+    long lx, cx, ly, cy;
+    locate(x->text, &px, &lx, &cx);
+    locate(y->text, &py, &ly, &cy);
+    int p = strncmp(x->text, y->text, px < py ? px : py);
+    if (p == 0 && px != py)
+        p = px < py ? -1 : 1;
+    if (p)
+        return p;
+    if (lx != ly)
+        return lx < ly ? -1 : 1;
+    if (cx != cy)
+        return cx < cy ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void km_diag_flush(struct km_diag *d)
+{
+    if (d->flushed >= d->log.len)
+        return;
+    size_t n = 0;
+    for (size_t i = d->flushed; i < d->log.len; i++)
+        n += d->log.data[i] == '\n';
+    struct line *lines = malloc(n * sizeof *lines);
+    char *sorted = malloc(d->log.len - d->flushed);
+    if (!lines || !sorted) {
+        free(lines);
+        free(sorted);
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = d->flushed; i < d->log.len && k < n;) {
+        const char *nl = memchr(d->log.data + i, '\n', d->log.len - i);
+        lines[k].text = d->log.data + i;
+        lines[k].len = (size_t)(nl - (d->log.data + i)) + 1;
+        lines[k].order = k;
+        i += lines[k].len;
+        k++;
+    }
+    qsort(lines, n, sizeof *lines, by_position);
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(sorted + at, lines[i].text, lines[i].len);
+        at += lines[i].len;
+    }
+    memcpy(d->log.data + d->flushed, sorted, at);
+    if (!d->quiet)
+        fwrite(d->log.data + d->flushed, 1, at, stderr);
+    d->flushed = d->log.len;
+    free(lines);
+    free(sorted);
 }
 
 void km_diag_free(struct km_diag *d)

@@ -1,9 +1,11 @@
 /*
  * diag.h — diagnostics in the `file:line:column: error: text` form.
  *
- * Every module reports through one km_diag value: messages go to standard
- * error as they happen and are kept so kmrun can also write them to
- * KM_message.txt.  Nothing here decides what is fatal; callers count errors.
+ * Every module reports through one km_diag value.  Messages are kept (kmrun
+ * also writes them to KM_message.txt) and go to standard error when the
+ * caller flushes them, in source order: the front end finds problems in
+ * several passes, but a user reads a file from the top.  Nothing here
+ * decides what is fatal; callers count errors.
  */
 #ifndef KM_DIAG_H
 #define KM_DIAG_H
@@ -12,9 +14,10 @@
 
 struct km_diag {
     struct km_buf log;   /* every message, one per line */
+    size_t flushed;      /* how much of log went to stderr already */
     int errors;
     int warnings;
-    int quiet;           /* do not echo to stderr (tests of the modules) */
+    int quiet;           /* never echo to stderr */
 };
 
 void km_error(struct km_diag *d, const char *file, int line, int col,
@@ -23,6 +26,9 @@ void km_warning(struct km_diag *d, const char *file, int line, int col,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void km_note(struct km_diag *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Sort the messages not yet flushed by file, line and column, and print
+ * them to standard error. */
+void km_diag_flush(struct km_diag *d);
 void km_diag_free(struct km_diag *d);
 
 #endif

@@ -1,0 +1,39 @@
+#!/bin/sh
+# deps.sh — install the Debian packages kmtool needs that are missing.
+#
+# Sourced by scripts/demo and scripts/test.  Uses sudo when not root.
+# Everything comes from Debian's own archive.
+KMTOOL_PACKAGES="gcc make autoconf automake flex bison gfortran \
+libopenmpi-dev openmpi-bin"
+
+km_missing_packages() {
+    missing=""
+    for p in $KMTOOL_PACKAGES "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+            grep -q "install ok installed" || missing="$missing $p"
+    done
+    echo "$missing"
+}
+
+km_install_deps() {
+    missing=$(km_missing_packages "$@")
+    [ -z "$missing" ] && return 0
+    echo "Installing:$missing"
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq &&
+        # shellcheck disable=SC2086
+        $sudo apt-get install -y -qq --no-install-recommends $missing \
+            >/dev/null
+}
+
+# Configure and build kmtool in build/ (out of the source tree).
+km_build() {
+    top=$1
+    shift
+    (cd "$top" && autoreconf -fi >/dev/null) || return 1
+    mkdir -p "$top/build"
+    (cd "$top/build" && "$top/configure" -q "$@" &&
+        make -j"$(nproc 2>/dev/null || echo 2)" >/dev/null) || return 1
+}
