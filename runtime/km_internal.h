@@ -143,6 +143,7 @@ struct km_mpi_ops {
     int (*send)(const void *buf, size_t n, int dest);
     int (*recv)(void *buf, size_t n, int src);
     int (*bcast_int)(int *v);                /* from rank 0 */
+    int (*barrier)(void);
     void (*end)(void);
 };
 
@@ -176,9 +177,12 @@ void km_format_end(struct km_text *t);
 int km_write_file(const char *text, size_t len, int *nnn);
 
 /* The MPI_FINALIZE file: every rank calls this with its own report and
- * section; rank 0 writes the file (KM_output.<*nnn> if *nnn >= 0, else a
- * new one), the others send their sections when asked.  Returns 0 when the
- * file was written (the same answer on every rank). */
+ * section; rank 0 writes the file, the others send their sections when
+ * asked.  *nnn is the rank's own KM_output.NNN written earlier by KM_WRIT
+ * (-1 none): once the gathered text is safely in rank 0's temporary file,
+ * every rank removes its own, then rank 0 links the gathered file to the
+ * lowest free name and stores it in *nnn.  Returns 0 when the file was
+ * written (the same answer on every rank). */
 int km_write_gathered(const struct km_mpi_ops *ops, const struct km_report *rep,
                       const struct km_text *section, int *nnn);
 

@@ -71,6 +71,11 @@ static int mpi_bcast_int(int *v)
     return PMPI_Bcast(v, 1, MPI_INT, 0, comm) != MPI_SUCCESS;
 }
 
+static int mpi_barrier(void)
+{
+    return PMPI_Barrier(comm) != MPI_SUCCESS;
+}
+
 static void mpi_end(void)
 {
     if (comm != MPI_COMM_NULL)
@@ -86,6 +91,7 @@ static const struct km_mpi_ops ops = {
     .send = mpi_send,
     .recv = mpi_recv,
     .bcast_int = mpi_bcast_int,
+    .barrier = mpi_barrier,
     .end = mpi_end,
 };
 

@@ -365,14 +365,18 @@ static void write_out(struct out_file *f, const char *p, size_t n)
     }
 }
 
-/* Give the temporary file its final name; remove it in every case.  Prints
- * the one error line.  0 on success. */
-static int commit(struct out_file *f, int *nnn)
+static void close_temp(struct out_file *f)
 {
-    char name[32];
-    if (close(f->fd) != 0)
+    if (f->fd >= 0 && close(f->fd) != 0)
         fail(f, "close", f->tmp);
     f->fd = -1;
+}
+
+/* Give the closed temporary file its final name (see km_write_file);
+ * remove it in every case.  Prints the one error line.  0 on success. */
+static int place(struct out_file *f, int *nnn)
+{
+    char name[32];
     if (!f->failed && *nnn >= 0) {   /* our own file of this run: replace */
         snprintf(name, sizeof name, "KM_output.%03d", *nnn);
         if (rename(f->tmp, name) != 0)
@@ -422,7 +426,8 @@ int km_write_file(const char *text, size_t len, int *nnn)
         return -1;
     }
     write_out(&f, text, len);
-    return commit(&f, nnn);
+    close_temp(&f);
+    return place(&f, nnn);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -486,6 +491,7 @@ int km_write_gathered(const struct km_mpi_ops *ops, const struct km_report *rep,
     /* Rank 0 says whether it can write at all, so that every rank takes
      * the same path through the collectives below. */
     struct out_file f = { .fd = -1 };
+    int have_temp = 0;
     double *tcrp = NULL;
     char *buf = NULL;
     int ok = 1;
@@ -493,6 +499,7 @@ int km_write_gathered(const struct km_mpi_ops *ops, const struct km_report *rep,
         tcrp = malloc(4 * (size_t)size * sizeof *tcrp);
         buf = malloc(KM_CHUNK);
         ok = tcrp && buf && open_temp(&f) == 0;
+        have_temp = f.fd >= 0;
         if (!ok)
             fprintf(stderr, "kmtool: KM_output not written: %s\n",
                     f.failed ? f.why : "out of memory");
@@ -518,14 +525,34 @@ int km_write_gathered(const struct km_mpi_ops *ops, const struct km_report *rep,
         for (int src = 1; src < size && rc == 0; src++)
             rc = copy_section(ops, &f, buf, src);
         write_out(&f, end_line, strlen(end_line));
-        if (rc) {
+        if (rc && !f.failed) {
             f.failed = 1;
             snprintf(f.why, sizeof f.why, "MPI communication failed");
         }
-        ok = commit(&f, nnn) == 0;
-    } else if (rank == 0 && f.fd >= 0) {
-        close(f.fd);
-        unlink(f.tmp);
+        close_temp(&f);
+        ok = !f.failed;              /* the whole text is in the file */
+    }
+    /* The gathered file supersedes the rank-only files KM_WRIT wrote while
+     * MPI was running: they go first, so that it takes the lowest free
+     * name. */
+    if (rc == 0)
+        rc = ops->bcast_int(&ok);
+    if (rc == 0 && ok) {
+        if (*nnn >= 0) {
+            char name[32];
+            snprintf(name, sizeof name, "KM_output.%03d", *nnn);
+            unlink(name);
+            *nnn = -1;
+        }
+        rc = ops->barrier();
+    }
+    if (have_temp) {
+        close_temp(&f);
+        if (!ok && !f.failed) {
+            f.failed = 1;
+            snprintf(f.why, sizeof f.why, "MPI communication failed");
+        }
+        ok = place(&f, nnn) == 0;
     }
     if (rc == 0)
         rc = ops->bcast_int(&ok);    /* so every rank knows the outcome */

@@ -52,10 +52,14 @@ static const char *current;
 static km_tick fake_now;
 static long long fake_reads;
 
+static km_tick fake_after_read;     /* time that passes after each read */
+
 static km_tick fake_read(void)
 {
     fake_reads++;
-    return fake_now;
+    km_tick t = fake_now;
+    fake_now += fake_after_read;
+    return t;
 }
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -70,6 +74,7 @@ static void begin(const char *name)
     km_test_set_clock(fake_read, 1e-9);
     fake_now = 0;
     fake_reads = 0;
+    fake_after_read = 0;
     unsetenv("KM_TIME_PREDICTION_MODE_NUMBER");
     snprintf(workdir, sizeof workdir, "%s/%s", topdir, name);
     if (mkdir(workdir, 0777) != 0 || chdir(workdir) != 0) {
@@ -514,14 +519,20 @@ static void test_print_out_and_end(void)
     CHECK_EQ(km_test_depth(), 2);
     out_at(60, p);
     fake_now = 70;
+    fake_after_read = 100;            /* writing takes 100 ticks */
     km_writ_f();
+    fake_after_read = 0;
     char *t2 = slurp("KM_output.000");
     CHECK(t2 && strstr(t2, "\n2               ! Output counts by KM_writ\n"));
+    CHECK(t2 && strstr(t2, "\n7.0000000e-08   ! Total time\n"));
     CHECK(!exists("KM_output.001"));
-    fake_now = 80;
+    fake_now = 400;
     km_end_f();
     char *t3 = slurp("KM_output.000");
     CHECK(t3 && strstr(t3, "! Written at : END\n"));
+    /* the time spent writing is in no figure: 400 - 100 */
+    CHECK(t3 && strstr(t3, "\n3.0000000e-07   ! Total time\n"));
+    CHECK(t3 && strstr(t3, "MAIN                     3.0000000e-07   2.5000000e-07"));
     CHECK(t3 && strstr(t3, "\n3               ! Output counts by KM_writ\n"));
     CHECK(t3 && strstr(t3, "\n0001 0          ! Processors and Rank\n"));
     /* P's elapsed was not disturbed by the snapshots: 10 .. 60 */
@@ -630,10 +641,11 @@ static int f_recv(void *buf, size_t n, int src)
     return 0;
 }
 static int f_bcast(int *v) { (void)v; return 0; }
+static int f_barrier(void) { return 0; }
 static void f_end(void) {}
 
 static const struct km_mpi_ops fake_ops = {
-    f_finalized, f_rank_size, f_begin, f_gather4, f_send, f_recv, f_bcast, f_end
+    f_finalized, f_rank_size, f_begin, f_gather4, f_send, f_recv, f_bcast, f_barrier, f_end
 };
 
 /* T, C, R, P of one rank, the gathered file, nothing written after it. */
@@ -665,10 +677,18 @@ static void test_mpi_finalize(void)
     CHECK_EQ(rep.mpi, 70);
     CHECK_EQ(rep.nranks, 2);
     km_report_free(&rep);
+    km_writ_f();                      /* while MPI runs: this rank alone */
+    char *t = slurp("KM_output.000");
+    CHECK(t && strstr(t, "! Written at : PRINT_OUT\n"));
+    CHECK(t && strstr(t, "this file holds rank 0 only"));
+    free(t);
+    fake_now = 1000;
     km_core_mpi_finalize(&fake_ops);
     CHECK_EQ(tokens_sent, 1);
     CHECK_EQ(rank1_step, 2);
-    char *t = slurp("KM_output.000");
+    t = slurp("KM_output.000");         /* replaced the rank-only file */
+    CHECK(system("test `ls -A | wc -l` -eq 1") == 0);
+    CHECK(t && strstr(t, "\n2               ! Output counts by KM_writ\n"));
     CHECK(t && strstr(t, "! Written at : MPI_FINALIZE\n! Clock      : test clock\n! Ranks      : 2\n!\n! ===== Prediction =====\n"));
     CHECK(t && strstr(t, "\n       0   1.0000000e-06   3.0000000e-08   1.6000000e-07   8.1000000e-07\n"));
     CHECK(t && strstr(t, "\n       1   1.0000000e+00   2.0000000e+00   3.0000000e+00   4.0000000e+00\n"));
