@@ -178,50 +178,49 @@ static void add_statement(struct km_text *t, const char *s)
 }
 
 /* Routines in table order: first-entry order, then never-entered ones in
- * registration order.  Returns a malloc'd array of indices into rep->reg. */
-static int32_t *routine_order(const struct km_report *rep, int32_t *n)
+ * registration order. */
+static int by_first_entry(const void *pa, const void *pb)
 {
-    int32_t *ix = malloc(((size_t)rep->nreg + 1) * sizeof *ix);
+    const struct km_region *a = *(const struct km_region *const *)pa;
+    const struct km_region *b = *(const struct km_region *const *)pb;
+    int32_t oa = a->order > 0 ? a->order : INT32_MAX;
+    int32_t ob = b->order > 0 ? b->order : INT32_MAX;
+    if (oa != ob)
+        return oa < ob ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The routines of rep in table order (malloc'd; *n of them). */
+static const struct km_region **routine_order(const struct km_report *rep,
+                                              int32_t *n)
+{
+    const struct km_region **ix = malloc(((size_t)rep->nreg + 1) * sizeof *ix);
     *n = 0;
     if (!ix)
         return NULL;
-    int32_t entered = 0;
     for (int32_t i = 0; i < rep->nreg; i++)
-        if (KM_KIND_IS_ROUTINE(rep->reg[i].kind) && rep->reg[i].order > 0)
-            entered++;
-    /* orders are 1..entered, each used once */
-    int32_t rest = entered;
-    for (int32_t i = 0; i < rep->nreg; i++) {
-        const struct km_region *r = &rep->reg[i];
-        if (!KM_KIND_IS_ROUTINE(r->kind))
-            continue;
-        if (r->order > 0 && r->order <= entered)
-            ix[r->order - 1] = i;
-        else
-            ix[rest++] = i;
-        (*n)++;
-    }
+        if (KM_KIND_IS_ROUTINE(rep->reg[i].kind))
+            ix[(*n)++] = &rep->reg[i];
+    qsort(ix, (size_t)*n, sizeof *ix, by_first_entry);
     return ix;
 }
 
 static void format_routine_table(struct km_text *t, const struct km_report *rep,
-                                 const int32_t *ix, int32_t n)
+                                 const struct km_region **ix, int32_t n)
 {
     char cnt[32];
     km_text_printf(t, "!%7s %-22s %15s %15s %10s %15s %15s\n", "No", "Routine",
                    "Elapsed(s)", "Net(s)", "Counts", "MPI(s)", "IO(s)");
     for (int32_t k = 0; k < n; k++) {
-        const struct km_region *r = &rep->reg[ix[k]];
+        const struct km_region *r = ix[k];
         km_text_printf(t, "%8d %-22s %15.7e %15.7e %10s %15.7e %15.7e\n",
                        (int)k + 1, r->name, secs(rep, r->elapsed),
                        secs(rep, r->excl), count_text(cnt, sizeof cnt, r),
                        secs(rep, r->mpi), secs(rep, r->io));
     }
     int plus = 0;
-    for (int32_t k = 0; k < n; k++) {
-        const struct km_region *r = &rep->reg[ix[k]];
-        plus |= r->extrap && r->count > r->measured;
-    }
+    for (int32_t k = 0; k < n; k++)
+        plus |= ix[k]->extrap && ix[k]->count > ix[k]->measured;
     snprintf(cnt, sizeof cnt, "%s%llu", plus ? "+" : "",
              (unsigned long long)rep->routine_counts);
     km_text_printf(t, "!%7s %-22s %15s %15.7e %10s %15.7e %15.7e\n", "",
@@ -229,25 +228,47 @@ static void format_routine_table(struct km_text *t, const struct km_report *rep,
                    secs(rep, rep->io));
 }
 
+/* Each routine's locations in registration order, as linked lists over
+ * region indices: first[id] and next[i] hold index + 1, 0 ends a list. */
+struct loc_lists {
+    int32_t *first, *next, *count;
+};
+
+static int make_loc_lists(struct loc_lists *l, const struct km_report *rep)
+{
+    size_t n = (size_t)rep->nreg + 1;
+    int32_t *mem = calloc(3 * n, sizeof *mem);
+    if (!mem)
+        return -1;
+    l->first = mem;
+    l->next = mem + n;
+    l->count = mem + 2 * n;
+    for (int32_t i = rep->nreg - 1; i >= 0; i--) {
+        const struct km_region *r = &rep->reg[i];
+        if (KM_KIND_IS_ROUTINE(r->kind))
+            continue;
+        l->next[i] = l->first[r->routine];
+        l->first[r->routine] = i + 1;
+        l->count[r->routine]++;
+    }
+    return 0;
+}
+
 static void format_locations(struct km_text *t, const struct km_report *rep,
-                             int32_t no, const struct km_region *routine)
+                             const struct loc_lists *l, int32_t no,
+                             const struct km_region *routine)
 {
     char cnt[32];
-    int nloc = 0;
-    for (int32_t i = 0; i < rep->nreg; i++)
-        nloc += rep->reg[i].routine == routine->id &&
-                !KM_KIND_IS_ROUTINE(rep->reg[i].kind);
-    if (nloc == 0)
+    if (l->count[routine->id] == 0)
         return;
     km_text_printf(t, "!\n! Routine %d %s, file %s, line %d, %d locations\n",
-                   (int)no, routine->name, routine->file, routine->line, nloc);
+                   (int)no, routine->name, routine->file, routine->line,
+                   (int)l->count[routine->id]);
     km_text_printf(t, "!%7s %-5s %6s %15s %10s %s\n", "No", "Kind", "Line",
                    "Elapsed(s)", "Counts", "Statement");
     int k = 0;
-    for (int32_t i = 0; i < rep->nreg; i++) {
-        const struct km_region *r = &rep->reg[i];
-        if (r->routine != routine->id || KM_KIND_IS_ROUTINE(r->kind))
-            continue;
+    for (int32_t i = l->first[routine->id]; i; i = l->next[i - 1]) {
+        const struct km_region *r = &rep->reg[i - 1];
         km_text_printf(t, "%8d %-5s %6d %15.7e %10s ", ++k, kind_label(r->kind),
                        r->line, secs(rep, r->elapsed),
                        count_text(cnt, sizeof cnt, r));
@@ -293,16 +314,19 @@ void km_format_section(struct km_text *t, const struct km_report *rep)
     figure_e(t, secs(rep, rep->unmeasured), "Time in unmeasured callees");
 
     int32_t n;
-    int32_t *ix = routine_order(rep, &n);
-    if (!ix) {
+    struct loc_lists l;
+    const struct km_region **ix = routine_order(rep, &n);
+    if (!ix || make_loc_lists(&l, rep)) {
+        free((void *)ix);
         t->failed = 1;
         return;
     }
     figure_u(t, (unsigned long long)n, "Routines");
     format_routine_table(t, rep, ix, n);
     for (int32_t k = 0; k < n; k++)
-        format_locations(t, rep, k + 1, &rep->reg[ix[k]]);
-    free(ix);
+        format_locations(t, rep, &l, k + 1, ix[k]);
+    free((void *)ix);
+    free(l.first);
     format_warnings(t, rep);
 }
 

@@ -179,21 +179,27 @@ END {
     if (only && nsec != 1) bad("rank-only file with " nsec " sections")
     if (npred) {
         if (npred != nranks) bad(npred " Prediction rows for " nranks " ranks")
-        minr = pr[0]; maxt = pt[0]; sump = 0
+        minr = pr[0]; maxt = pt[0]; sump = 0; scale = 0
         for (p = 0; p < npred; p++) {
             if (pr[p] < minr) minr = pr[p]
             if (pt[p] > maxt) maxt = pt[p]
             sump += pp[p]
+            scale += abs(pp[p]) + abs(pr[p])
             if (pt_text[p] != sec_total_text[p])
                 bad("T(" p ") " pt_text[p] " != total time of rank " p " " sec_total_text[p])
             if (pc[p] > sec_mpi[p] * (1 + 1e-6) + 1e-15)
                 bad("C(" p ") > MPI time of rank " p)
             if (pr[p] > pt[p] * (1 + 1e-6)) bad("R(" p ") > T(" p ")")
         }
+        # the printed terms are rounded to 8 digits: scale the tolerance
+        # by their magnitudes, not by the (possibly small) result
         t1 = minr + sump
-        if (!near(p_t1, t1, maxt * npred)) bad(sprintf("T_1pe %s, recomputed %.9e", p_t1, t1))
-        if (!near(p_su, t1 / maxt, t1 / maxt)) bad(sprintf("speedup %s, recomputed %.9e", p_su, t1 / maxt))
-        if (!near(p_ef, t1 / maxt / npred, t1 / maxt / npred)) bad("efficiency")
+        if (!near(p_t1, t1, scale)) bad(sprintf("T_1pe %s, recomputed %.9e", p_t1, t1))
+        su = t1 / maxt
+        if (!near(p_su, su, scale / maxt + abs(su)))
+            bad(sprintf("speedup %s, recomputed %.9e", p_su, su))
+        if (!near(p_ef, su / npred, (scale / maxt + abs(su)) / npred))
+            bad(sprintf("efficiency %s, recomputed %.9e", p_ef, su / npred))
     }
     exit nbad > 0
 }
