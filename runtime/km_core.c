@@ -33,8 +33,13 @@
 #define KM_STACK_DEPTH 4096
 #define KM_REG_TEXT_MAX 8192          /* longest registration text read */
 
+#if defined(__GNUC__) || defined(__clang__)
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+#else
+#define likely(x) (x)
+#define unlikely(x) (x)
+#endif
 
 struct km_frame {
     struct km_region *r;     /* NULL for the root */
@@ -70,7 +75,7 @@ static struct {
     time_t started;
     int nwrites;
     int final_done;          /* END / STOP / EXIT / exit / MPI_FINALIZE wrote */
-    int nnn;                 /* this process's KM_output.NNN, -1 none yet */
+    struct km_outname out;   /* this process's KM_output.NNN */
     /* MPI */
     enum mpi_state mpi_state;
     const struct km_mpi_ops *mpi;
@@ -119,7 +124,7 @@ static void init(void)
     if (!st.clock_injected)
         km_clock_init(&st.clock);
     read_environment();
-    st.nnn = -1;
+    st.out.nnn = -1;
     st.rank = 0;
     st.nranks = 1;
     st.started = time(NULL);
@@ -598,7 +603,7 @@ static void write_results(const char *event, int final)
     if (t.failed)
         report_no_memory();
     else
-        km_write_file(t.p, t.len, &st.nnn);
+        km_write_file(t.p, t.len, &st.out);
     km_text_free(&t);
     km_report_free(&rep);
     if (!final)
@@ -664,7 +669,7 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops)
         rep.nranks = st.nranks;
         section.failed = 1;
     }
-    km_write_gathered(ops, &rep, &section, &st.nnn);
+    km_write_gathered(ops, &rep, &section, &st.out);
     km_text_free(&section);
     km_report_free(&rep);
 }

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "runtime/km_abi.h"
@@ -159,8 +160,13 @@ struct km_text {
     int failed;
 };
 
-void km_text_printf(struct km_text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+#if defined(__GNUC__) || defined(__clang__)
+#define KM_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KM_PRINTF_LIKE(f, a)
+#endif
+
+void km_text_printf(struct km_text *t, const char *fmt, ...) KM_PRINTF_LIKE(2, 3);
 void km_text_free(struct km_text *t);
 
 /* The lines before the first section.  rank_only >= 0: the file holds
@@ -171,20 +177,30 @@ void km_format_prediction(struct km_text *t, const double *tcrp, int nranks);
 void km_format_section(struct km_text *t, const struct km_report *rep);
 void km_format_end(struct km_text *t);
 
-/* Write one whole file.  *nnn < 0: take the lowest free KM_output.NNN and
- * store NNN there; else replace KM_output.<*nnn>.  0 on success; on failure
- * one line on stderr and no file. */
-int km_write_file(const char *text, size_t len, int *nnn);
+/* The KM_output.NNN this process wrote last, so that a later write of the
+ * same run replaces it, and only it (nnn -1: none yet).  Inode numbers are
+ * reused at once, so size and modification time identify it too. */
+struct km_outname {
+    int nnn;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+};
+
+/* Write one whole file: replace this process's file when it is still there
+ * and still the one it wrote, else take the lowest free KM_output.NNN.
+ * 0 on success; on failure one line on stderr and no file. */
+int km_write_file(const char *text, size_t len, struct km_outname *name);
 
 /* The MPI_FINALIZE file: every rank calls this with its own report and
  * section; rank 0 writes the file, the others send their sections when
- * asked.  *nnn is the rank's own KM_output.NNN written earlier by KM_WRIT
- * (-1 none): once the gathered text is safely in rank 0's temporary file,
- * every rank removes its own, then rank 0 links the gathered file to the
- * lowest free name and stores it in *nnn.  Returns 0 when the file was
- * written (the same answer on every rank). */
+ * asked.  Once the gathered text is safely in rank 0's temporary file,
+ * every rank removes its own earlier file (*name, from KM_WRIT while MPI
+ * ran), then rank 0 links the gathered file to the lowest free name.
+ * Returns 0 when the file was written (the same answer on every rank). */
 int km_write_gathered(const struct km_mpi_ops *ops, const struct km_report *rep,
-                      const struct km_text *section, int *nnn);
+                      const struct km_text *section, struct km_outname *name);
 
 /* ---- test hooks (unit tests only; km_core.c) ---------------------------- */
 

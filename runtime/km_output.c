@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define KM_MAX_FILES 1000
@@ -396,53 +397,90 @@ static void close_temp(struct out_file *f)
     f->fd = -1;
 }
 
-/* Give the closed temporary file its final name (see km_write_file);
- * remove it in every case.  Prints the one error line.  0 on success. */
-static int place(struct out_file *f, int *nnn)
+static void file_name(char *buf, size_t size, int nnn)
 {
-    char name[32];
-    if (!f->failed && *nnn >= 0) {   /* our own file of this run: replace */
-        snprintf(name, sizeof name, "KM_output.%03d", *nnn);
-        if (rename(f->tmp, name) != 0)
-            fail(f, "rename to", name);
-    } else if (!f->failed) {
-        int n;
-        for (n = 0; n < KM_MAX_FILES; n++) {
-            snprintf(name, sizeof name, "KM_output.%03d", n);
-            if (link(f->tmp, name) == 0)
-                break;
-            if (errno == EEXIST)
-                continue;
-            if (errno == EPERM || errno == ENOSYS || errno == EOPNOTSUPP) {
-                /* no hard links here: claim the name, then replace it */
-                int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                              0666);
-                if (fd < 0 && errno == EEXIST)
-                    continue;
-                if (fd >= 0) {
-                    close(fd);
-                    if (rename(f->tmp, name) == 0)
-                        break;
-                    unlink(name);
-                }
-            }
-            fail(f, "link to", name);
-            break;
-        }
-        if (n == KM_MAX_FILES && !f->failed) {
-            errno = EEXIST;
-            fail(f, "choose a name: KM_output.000 to", "KM_output.999");
-        }
-        if (!f->failed)
-            *nnn = n;
-    }
-    unlink(f->tmp);                  /* after link(), or a failed rename */
-    if (f->failed)
-        fprintf(stderr, "kmtool: KM_output not written: %s\n", f->why);
-    return f->failed ? -1 : 0;
+    snprintf(buf, size, "KM_output.%03d", nnn);
 }
 
-int km_write_file(const char *text, size_t len, int *nnn)
+/* Is KM_output.<name->nnn> still the file this process wrote? */
+static int still_ours(const struct km_outname *name)
+{
+    char path[32];
+    struct stat sb;
+    if (name->nnn < 0)
+        return 0;
+    file_name(path, sizeof path, name->nnn);
+    return stat(path, &sb) == 0 && sb.st_dev == name->dev &&
+           sb.st_ino == name->ino && sb.st_size == name->size &&
+           sb.st_mtim.tv_sec == name->mtime.tv_sec &&
+           sb.st_mtim.tv_nsec == name->mtime.tv_nsec;
+}
+
+/* Take the lowest free KM_output.NNN for the temporary file: link() fails
+ * with EEXIST on a taken name, so a file is never overwritten, even when
+ * several processes race.  0 with name->nnn set, else -1 (f->why set). */
+static int link_lowest(struct out_file *f, struct km_outname *name)
+{
+    char path[32];
+    for (int n = 0; n < KM_MAX_FILES; n++) {
+        file_name(path, sizeof path, n);
+        if (link(f->tmp, path) == 0) {
+            name->nnn = n;
+            return 0;
+        }
+        if (errno == EEXIST)
+            continue;
+        if (errno == EPERM || errno == ENOSYS || errno == EOPNOTSUPP) {
+            /* no hard links here: claim the name, then replace it */
+            int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (fd < 0 && errno == EEXIST)
+                continue;
+            if (fd >= 0) {
+                close(fd);
+                if (rename(f->tmp, path) == 0) {
+                    name->nnn = n;
+                    return 0;
+                }
+                unlink(path);
+            }
+        }
+        fail(f, "link to", path);
+        return -1;
+    }
+    errno = EEXIST;
+    fail(f, "choose a name: KM_output.000 to", "KM_output.999");
+    return -1;
+}
+
+/* Give the closed temporary file its final name (see km_write_file);
+ * remove it in every case.  Prints the one error line.  0 on success. */
+static int place(struct out_file *f, struct km_outname *name)
+{
+    char path[32];
+    struct stat sb;
+    if (!f->failed && still_ours(name)) {    /* this run's file: replace */
+        file_name(path, sizeof path, name->nnn);
+        if (rename(f->tmp, path) != 0)
+            fail(f, "rename to", path);
+    } else if (!f->failed) {
+        link_lowest(f, name);
+    }
+    unlink(f->tmp);                  /* after link(), or a failed rename */
+    if (f->failed) {
+        fprintf(stderr, "kmtool: KM_output not written: %s\n", f->why);
+        return -1;
+    }
+    file_name(path, sizeof path, name->nnn);
+    if (stat(path, &sb) == 0) {
+        name->dev = sb.st_dev;
+        name->ino = sb.st_ino;
+        name->size = sb.st_size;
+        name->mtime = sb.st_mtim;
+    }
+    return 0;
+}
+
+int km_write_file(const char *text, size_t len, struct km_outname *name)
 {
     struct out_file f;
     if (open_temp(&f)) {
@@ -451,7 +489,7 @@ int km_write_file(const char *text, size_t len, int *nnn)
     }
     write_out(&f, text, len);
     close_temp(&f);
-    return place(&f, nnn);
+    return place(&f, name);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -504,7 +542,7 @@ static int copy_section(const struct km_mpi_ops *ops, struct out_file *f,
 }
 
 int km_write_gathered(const struct km_mpi_ops *ops, const struct km_report *rep,
-                      const struct km_text *section, int *nnn)
+                      const struct km_text *section, struct km_outname *name)
 {
     int rank = rep->rank, size = rep->nranks;
     if (ops->begin()) {
@@ -562,12 +600,12 @@ int km_write_gathered(const struct km_mpi_ops *ops, const struct km_report *rep,
     if (rc == 0)
         rc = ops->bcast_int(&ok);
     if (rc == 0 && ok) {
-        if (*nnn >= 0) {
-            char name[32];
-            snprintf(name, sizeof name, "KM_output.%03d", *nnn);
-            unlink(name);
-            *nnn = -1;
+        if (still_ours(name)) {
+            char path[32];
+            file_name(path, sizeof path, name->nnn);
+            unlink(path);
         }
+        name->nnn = -1;
         rc = ops->barrier();
     }
     if (have_temp) {
@@ -576,7 +614,7 @@ int km_write_gathered(const struct km_mpi_ops *ops, const struct km_report *rep,
             f.failed = 1;
             snprintf(f.why, sizeof f.why, "MPI communication failed");
         }
-        ok = place(&f, nnn) == 0;
+        ok = place(&f, name) == 0;
     }
     if (rc == 0)
         rc = ops->bcast_int(&ok);    /* so every rank knows the outcome */

@@ -598,6 +598,37 @@ static void test_file_names(void)
         failures++;
 }
 
+/* A later write replaces this run's file only while it is still the one
+ * this run wrote. */
+static void test_file_replaced_meanwhile(void)
+{
+    begin("replaced");
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    in_at(0, m);
+    fake_now = 10;
+    km_writ_f();
+    CHECK(exists("KM_output.000"));
+    /* the user removes it, another run takes the name */
+    CHECK(unlink("KM_output.000") == 0);
+    FILE *f = fopen("KM_output.000", "w");
+    fputs("another run\n", f);
+    fclose(f);
+    fake_now = 20;
+    km_writ_f();
+    char *t = slurp("KM_output.000");
+    CHECK(t && strcmp(t, "another run\n") == 0);
+    free(t);
+    t = slurp("KM_output.001");
+    CHECK(t && strstr(t, "\n2               ! Output counts by KM_writ\n"));
+    free(t);
+    fake_now = 30;
+    km_end_f();                       /* now 001 is ours: replaced */
+    t = slurp("KM_output.001");
+    CHECK(t && strstr(t, "! Written at : END\n"));
+    free(t);
+    CHECK(!exists("KM_output.002"));
+}
+
 /* ---- fake MPI ------------------------------------------------------------ */
 
 static int fake_rank, fake_size, fake_finalized;
@@ -743,6 +774,7 @@ int main(void)
     test_registration();
     test_print_out_and_end();
     test_file_names();
+    test_file_replaced_meanwhile();
     test_mpi_finalize();
     test_mpi_not_finalized();
     km_test_reset();                  /* so that the atexit handler is idle */
