@@ -78,7 +78,6 @@ static struct {
     struct km_outname out;   /* this process's KM_output.NNN */
     /* MPI */
     enum mpi_state mpi_state;
-    const struct km_mpi_ops *mpi;
     int rank, nranks;
     km_tick t_mpii;          /* when MPI_INIT returned */
     km_tick mpi_before;      /* MPI time before that */
@@ -272,6 +271,14 @@ static void report_bad_registration(const char *text, const char *why)
                 text);
 }
 
+static void free_region(struct km_region *r)
+{
+    free(r->name);
+    free(r->file);
+    free(r->text);
+    free(r);
+}
+
 static struct km_region *new_region(const struct reg_text *rt, int32_t routine)
 {
     struct km_region *r = calloc(1, sizeof *r);
@@ -290,7 +297,7 @@ static struct km_region *new_region(const struct reg_text *rt, int32_t routine)
         while (n < rt->rest_len && !is_blank(rt->rest[n]))
             n++;
         const char *f = rt->rest + n;
-        while (is_blank(*f) && f < rt->rest + rt->rest_len)
+        while (f < rt->rest + rt->rest_len && is_blank(*f))
             f++;
         r->name = dup_range(rt->rest, n);
         r->file = dup_range(f, (size_t)(rt->rest + rt->rest_len - f));
@@ -303,10 +310,7 @@ static struct km_region *new_region(const struct reg_text *rt, int32_t routine)
     }
     if ((KM_KIND_IS_ROUTINE(r->kind) && (!r->name || !r->file)) ||
         (!KM_KIND_IS_ROUTINE(r->kind) && !r->text)) {
-        free(r->name);
-        free(r->file);
-        free(r->text);
-        free(r);
+        free_region(r);
         return NULL;
     }
     return r;
@@ -344,10 +348,7 @@ void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
     }
     int32_t *slot = hash_slot(r->kind, r->line, r->routine, r->name, r->file);
     if (*slot) {                     /* registered before, maybe elsewhere */
-        free(r->name);
-        free(r->file);
-        free(r->text);
-        free(r);
+        free_region(r);
         *h = *slot;
         return;
     }
@@ -498,47 +499,12 @@ void km_report_free(struct km_report *rep)
 }
 
 /* The figures as if every open frame were left at `now`, without touching
- * the live regions or stack. */
+ * the live regions or stack.  On failure (no memory) the report still has
+ * its scalar fields, but no regions. */
 static int make_report(struct km_report *rep, const char *event, km_tick now)
 {
     memset(rep, 0, sizeof *rep);
-    rep->nreg = st.nreg;
-    rep->reg = malloc(((size_t)st.nreg + 1) * sizeof *rep->reg);
-    struct km_frame *stk = malloc(((size_t)st.sp + 1) * sizeof *stk);
-    if (!rep->reg || !stk) {
-        free(stk);
-        km_report_free(rep);
-        return -1;
-    }
-    for (int32_t i = 0; i < st.nreg; i++)
-        rep->reg[i] = *st.tab[i];
-    memcpy(stk, st.stack, ((size_t)st.sp + 1) * sizeof *stk);
-    for (int32_t i = 1; i <= st.sp; i++)
-        stk[i].r = &rep->reg[stk[i].r->id - 1];
-    leave_down_to(stk, st.sp, 1, now);
-
     rep->total = now - st.t0;
-    rep->outside = rep->total - stk[0].child;
-    free(stk);
-    for (int32_t i = 0; i < rep->nreg; i++) {
-        struct km_region *r = &rep->reg[i];
-        struct km_region *owner = &rep->reg[r->routine - 1];
-        if (r->extrap && r->count > r->measured)
-            rep->extrapolated = 1;
-        if (KM_KIND_IS_ROUTINE(r->kind)) {
-            rep->routine_counts += r->count;
-            rep->net += r->excl;
-        } else if (r->kind == KM_K_CALL) {
-            rep->unmeasured += r->excl;
-        } else if (r->kind == KM_K_MPI) {
-            rep->unmeasured += r->excl;
-            rep->mpi += r->elapsed;
-            owner->mpi += r->elapsed;
-        } else if (r->kind == KM_K_IO) {
-            rep->io += r->elapsed;
-            owner->io += r->elapsed;
-        }
-    }
     rep->clock_reads = st.reads;
     rep->clock = st.clock;
     rep->nwrites = st.nwrites;
@@ -550,9 +516,44 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
     rep->bad_in = st.bad_in;
     rep->lost = st.lost;
     rep->bad_reg = st.bad_reg;
+
+    rep->reg = malloc(((size_t)st.nreg + 1) * sizeof *rep->reg);
+    struct km_frame *stk = malloc(((size_t)st.sp + 1) * sizeof *stk);
+    if (!rep->reg || !stk) {
+        free(stk);
+        km_report_free(rep);
+        return -1;
+    }
+    rep->nreg = st.nreg;
+    for (int32_t i = 0; i < st.nreg; i++)
+        rep->reg[i] = *st.tab[i];
+    memcpy(stk, st.stack, ((size_t)st.sp + 1) * sizeof *stk);
+    for (int32_t i = 1; i <= st.sp; i++)
+        stk[i].r = &rep->reg[stk[i].r->id - 1];
+    leave_down_to(stk, st.sp, 1, now);
+    rep->outside = rep->total - stk[0].child;
+    free(stk);
+
+    for (int32_t i = 0; i < rep->nreg; i++) {
+        struct km_region *r = &rep->reg[i];
+        struct km_region *owner = &rep->reg[r->routine - 1];
+        if (KM_KIND_IS_ROUTINE(r->kind)) {
+            rep->routine_counts += r->count;
+            rep->net += r->excl;
+            rep->extrapolated |= r->extrap && r->count > r->measured;
+        } else if (r->kind == KM_K_CALL) {
+            rep->unmeasured += r->excl;
+        } else if (r->kind == KM_K_MPI) {
+            rep->unmeasured += r->excl;
+            rep->mpi += r->elapsed;
+            owner->mpi += r->elapsed;
+        } else if (r->kind == KM_K_IO) {
+            rep->io += r->elapsed;
+            owner->io += r->elapsed;
+        }
+    }
     if (st.mpi_state != MPI_NONE) {
         double spt = st.clock.seconds_per_tick;
-        rep->used_mpi = 1;
         rep->t = (double)rep->total * spt;
         rep->c = (double)(rep->mpi - st.mpi_before) * spt;
         rep->r = (double)(st.t_mpii - st.t0) * spt;
@@ -637,7 +638,6 @@ void km_core_mpi_init(const struct km_mpi_ops *ops)
     st.t_mpii = now;
     if (ops->rank_size(&st.rank, &st.nranks))
         st.rank = 0, st.nranks = 1;
-    st.mpi = ops;
     st.mpi_state = MPI_ACTIVE;
 }
 
@@ -654,21 +654,16 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops)
     }
     if (ops->rank_size(&st.rank, &st.nranks))
         st.rank = 0, st.nranks = 1;
-    st.mpi = ops;
     st.mpi_state = MPI_DONE;
     st.final_done = 1;
     st.nwrites++;
 
     struct km_report rep;
     struct km_text section = { 0 };
-    if (make_report(&rep, "MPI_FINALIZE", now_tick()) == 0) {
+    if (make_report(&rep, "MPI_FINALIZE", now_tick()) == 0)
         km_format_section(&section, &rep);
-    } else {
-        memset(&rep, 0, sizeof rep);
-        rep.rank = st.rank;
-        rep.nranks = st.nranks;
-        section.failed = 1;
-    }
+    else
+        section.failed = 1;          /* rank 0 notes the loss */
     km_write_gathered(ops, &rep, &section, &st.out);
     km_text_free(&section);
     km_report_free(&rep);
@@ -688,12 +683,8 @@ void km_test_set_clock(km_tick (*read)(void), double seconds_per_tick)
 
 void km_test_reset(void)
 {
-    for (int32_t i = 0; i < st.nreg; i++) {
-        free(st.tab[i]->name);
-        free(st.tab[i]->file);
-        free(st.tab[i]->text);
-        free(st.tab[i]);
-    }
+    for (int32_t i = 0; i < st.nreg; i++)
+        free_region(st.tab[i]);
     free(st.tab);
     free(st.hash);
     struct km_clock c = st.clock;

@@ -111,7 +111,7 @@ struct km_report {
     km_tick net;             /* sum of excl of routines */
     uint64_t routine_counts;
     uint64_t clock_reads;
-    int extrapolated;        /* some count gets a '+' */
+    int extrapolated;        /* some routine's count gets a '+' */
     struct km_clock clock;
     int nwrites;             /* this write included */
     int nranks, rank;
@@ -122,8 +122,7 @@ struct km_report {
     uint64_t bad_in;         /* KM_IN / KM_OUT of an unregistered handle */
     uint64_t lost;           /* entries beyond the frame stack's depth */
     uint64_t bad_reg;        /* registrations with unreadable text */
-    /* prediction figures, seconds (used_mpi only) */
-    int used_mpi;            /* KM_MPII was called */
+    /* prediction figures, seconds (0 until KM_MPII or KM_MPIF) */
     double t, c, r, p;
 };
 

@@ -219,10 +219,7 @@ static void format_routine_table(struct km_text *t, const struct km_report *rep,
                        secs(rep, r->excl), count_text(cnt, sizeof cnt, r),
                        secs(rep, r->mpi), secs(rep, r->io));
     }
-    int plus = 0;
-    for (int32_t k = 0; k < n; k++)
-        plus |= ix[k]->extrap && ix[k]->count > ix[k]->measured;
-    snprintf(cnt, sizeof cnt, "%s%llu", plus ? "+" : "",
+    snprintf(cnt, sizeof cnt, "%s%llu", rep->extrapolated ? "+" : "",
              (unsigned long long)rep->routine_counts);
     km_text_printf(t, "!%7s %-22s %15s %15.7e %10s %15.7e %15.7e\n", "",
                    "Total", "", secs(rep, rep->net), cnt, secs(rep, rep->mpi),
