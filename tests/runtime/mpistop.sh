@@ -6,7 +6,7 @@
 . "${srcdir:-.}/tests/runtime/common.sh"
 need "$MPIF77"
 need "$MPIRUN"
-nm "$LIBKM" 2>/dev/null | grep -q 'T km_mpif' ||
+grep -q 'define KM_HAVE_MPI 1' "$top_builddir/config.h" 2>/dev/null ||
     skip "libkm.a was built without MPI (no mpi.h at configure time)"
 
 limit=
