@@ -26,6 +26,7 @@ fail() {
 
 skip() {
     echo "SKIP: $test_name: $*"
+    cd / && [ -n "${work:-}" ] && rm -rf "$work"
     exit 77
 }
 
