@@ -9,7 +9,8 @@
  *
  * The core never references an MPI symbol: km_mpi.c hands it a table of
  * function pointers (struct km_mpi_ops) the first time the instrumented
- * program calls KM_MPII or KM_MPIF.
+ * program calls KM_MPII or KM_MPIF.  So this header must never mention an
+ * MPI type or need mpi.h, and holds no state of its own.
  */
 #ifndef KM_INTERNAL_H
 #define KM_INTERNAL_H
