@@ -1,0 +1,55 @@
+#!/bin/sh
+# mpi.sh — an MPI program (mpi.f) on 1, 2 and 4 ranks: one KM_output.000
+# (the rank-only files its PRINT_OUT routine wrote while MPI ran are gone,
+# nothing is written after MPI_FINALIZE), one section per rank in rank
+# order, exact counts on every rank, a Prediction section consistent with
+# the sections (recomputed by check_output.awk).
+. "${srcdir:-.}/tests/runtime/common.sh"
+need "$MPIF77"
+need "$MPIRUN"
+grep -q 'define KM_HAVE_MPI 1' "$top_builddir/config.h" 2>/dev/null ||
+    skip "libkm.a was built without MPI (no mpi.h at configure time)"
+
+limit=
+command -v timeout > /dev/null 2>&1 && limit="timeout 300"
+
+$MPIF77 -o prog "$FIX/mpi.f" "$LIBKM" > build.log 2>&1 ||
+    { fail "cannot build mpi.f with $MPIF77: $(cat build.log)"; finish; }
+
+for np in 1 2 4; do
+    mkdir np$np && cd np$np || exit 1
+    $limit $MPIRUN $MPIRUN_FLAGS -np $np ../prog > out 2> err ||
+        fail "$np ranks: mpirun exited with status $?: $(tail -5 err)"
+    expect "$np ranks: standard output" "$(cat out)" \
+        "$(awk -v n=$np 'BEGIN { printf "%12.1f", n * (n - 1) / 2 + 5 * n }')"
+    grep kmtool err && fail "$np ranks: libkm complained"
+    only_outputs KM_output.000
+    f=KM_output.000
+    check $f
+    expect "$np ranks: Written at" "$(sed -n 4p $f)" "! Written at : MPI_FINALIZE"
+    expect "$np ranks: Ranks" "$(sed -n 6p $f)" "! Ranks      : $np"
+    expect "$np ranks: section order" \
+        "$(grep '^! ===== ' $f | tr '\n' ' ')" \
+        "! ===== Prediction ===== $(r=0; while [ $r -lt $np ]; do printf '! ===== Rank %d ===== ' $r; r=$((r + 1)); done)! ===== End ===== "
+    r=0
+    while [ $r -lt $np ]; do
+        expect "rank $r: Processors and Rank" \
+            "$(grep -n '! Processors and Rank' $f | sed -n "$((r + 1))p" | sed 's/^[0-9]*://' | awk '{print $1, $2}')" \
+            "$(printf '%04d %d' $np $r)"
+        expect "rank $r: Output counts by KM_writ" "$(figure $f $r 'Output counts by KM_writ')" 2
+        for rc in PMAIN:1 WORK:5 PRNT:1; do
+            expect "rank $r: count of ${rc%:*}" "$(routine $f $r ${rc%:*} 5)" "${rc#*:}"
+        done
+        for lc in MPI:10:1 MPI:11:1 DO:13:1 MPI:15:5 MPI:20:1; do
+            l=${lc#*:}
+            expect "rank $r: count of PMAIN's $lc" \
+                "$(location $f $r PMAIN ${lc%%:*} ${l%:*} 5)" "${l#*:}"
+        done
+        expect "rank $r: count of the barrier" "$(location $f $r WORK MPI 47 5)" 5
+        expect "rank $r: WORK's MPI time" "$(routine $f $r WORK 6)" \
+            "$(location $f $r WORK MPI 47 4)"
+        r=$((r + 1))
+    done
+    cd .. || exit 1
+done
+finish

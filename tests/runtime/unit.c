@@ -1,0 +1,788 @@
+/*
+ * unit.c — unit tests of libkm's core, driven through the Fortran entry
+ * points with a fake clock (km_test_set_clock), so every time is exact.
+ *
+ * Each test starts from km_test_reset() in a fresh temporary directory.
+ * Output: one line per failed check; exit status 0 when all pass.
+ */
+#include "runtime/km_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int failures;
+static const char *current;
+
+#define CHECK(cond)                                                         \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
+            printf("FAIL %s (%s:%d): %s\n", current, __FILE__, __LINE__,    \
+                   #cond);                                                  \
+            failures++;                                                     \
+        }                                                                   \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                      \
+    do {                                                                    \
+        long long a_ = (long long)(a), b_ = (long long)(b);                 \
+        if (a_ != b_) {                                                     \
+            printf("FAIL %s (%s:%d): %s == %lld, expected %s == %lld\n",    \
+                   current, __FILE__, __LINE__, #a, a_, #b, b_);            \
+            failures++;                                                     \
+        }                                                                   \
+    } while (0)
+
+#define CHECK_NEAR(a, b)                                                    \
+    do {                                                                    \
+        double a_ = (a), b_ = (b);                                          \
+        if (!(a_ - b_ <= 1e-12 * b_ && b_ - a_ <= 1e-12 * b_)) {            \
+            printf("FAIL %s (%s:%d): %s == %.17g, expected %.17g\n",        \
+                   current, __FILE__, __LINE__, #a, a_, b_);                \
+            failures++;                                                     \
+        }                                                                   \
+    } while (0)
+
+/* ---- fake clock --------------------------------------------------------- */
+
+static km_tick fake_now;
+static long long fake_reads;
+
+static km_tick fake_after_read;     /* time that passes after each read */
+
+static km_tick fake_read(void)
+{
+    fake_reads++;
+    km_tick t = fake_now;
+    fake_now += fake_after_read;
+    return t;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static char topdir[4096];
+static char workdir[4200];
+
+static void begin(const char *name)
+{
+    current = name;
+    km_test_reset();
+    km_test_set_clock(fake_read, 1e-9);
+    fake_now = 0;
+    fake_reads = 0;
+    fake_after_read = 0;
+    unsetenv("KM_TIME_PREDICTION_MODE_NUMBER");
+    snprintf(workdir, sizeof workdir, "%s/%s", topdir, name);
+    if (mkdir(workdir, 0777) != 0 || chdir(workdir) != 0) {
+        printf("FAIL %s: cannot make %s: %s\n", name, workdir, strerror(errno));
+        failures++;
+    }
+}
+
+static int32_t reg(const char *text, int32_t hr)
+{
+    int32_t h = 0;
+    km_reg_f(&h, &hr, text);
+    return h;
+}
+
+static int32_t reg_routine(const char *text)
+{
+    int32_t h = 0;
+    km_reg_f(&h, &h, text);           /* h and hr alias, as in Fortran */
+    return h;
+}
+
+static void in_at(km_tick t, int32_t h)
+{
+    fake_now = t;
+    km_in_f(&h);
+}
+
+static void out_at(km_tick t, int32_t h)
+{
+    fake_now = t;
+    km_out_f(&h);
+}
+
+static struct km_report report_at(km_tick t)
+{
+    struct km_report rep;
+    fake_now = t;
+    if (km_test_report(&rep, "test")) {
+        printf("FAIL %s: no report\n", current);
+        failures++;
+        exit(1);
+    }
+    return rep;
+}
+
+static const struct km_region *R(const struct km_report *rep, int32_t id)
+{
+    return &rep->reg[id - 1];
+}
+
+/* total = sum of routine net + outside + unmeasured callees, in ticks */
+static void check_identity(const struct km_report *rep)
+{
+    km_tick net = 0, unmeasured = 0;
+    for (int32_t i = 0; i < rep->nreg; i++) {
+        const struct km_region *r = &rep->reg[i];
+        if (KM_KIND_IS_ROUTINE(r->kind))
+            net += r->excl;
+        else if (r->kind == KM_K_CALL || r->kind == KM_K_MPI)
+            unmeasured += r->excl;
+    }
+    CHECK_EQ(net, rep->net);
+    CHECK_EQ(unmeasured, rep->unmeasured);
+    CHECK_EQ(rep->total, rep->net + rep->outside + rep->unmeasured);
+}
+
+static char *slurp(const char *name)
+{
+    FILE *f = fopen(name, "rb");
+    if (!f)
+        return NULL;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return strdup(buf);
+}
+
+static int exists(const char *name)
+{
+    return access(name, F_OK) == 0;
+}
+
+static char *formatted(const struct km_report *rep)
+{
+    struct km_text t = { 0 };
+    km_format_section(&t, rep);
+    CHECK(!t.failed);
+    return t.p;
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+/* SPEC: sub1 entered at T0 calls sub2 between T1 and T2, returns at T3. */
+static void test_spec_example(void)
+{
+    begin("spec_example");
+    int32_t m = reg_routine("1 1 100000 0 MAIN main.f");
+    int32_t s1 = reg_routine("2 10 100000 0 sub1 sub1.f");
+    int32_t s2 = reg_routine("2 20 100000 0 SUB2 sub1.f");
+    CHECK_EQ(m, 1);
+    CHECK_EQ(s1, 2);
+    CHECK_EQ(s2, 3);
+    in_at(100, m);
+    in_at(110, s1);                   /* T0 */
+    in_at(130, s2);                   /* T1 */
+    out_at(170, s2);                  /* T2 */
+    out_at(200, s1);                  /* T3 */
+    out_at(250, m);
+    CHECK_EQ(km_test_depth(), 0);
+    struct km_report rep = report_at(300);
+    CHECK_EQ(R(&rep, s1)->elapsed, 200 - 110);
+    CHECK_EQ(R(&rep, s1)->excl, (130 - 110) + (200 - 170));
+    CHECK_EQ(R(&rep, s2)->elapsed, 40);
+    CHECK_EQ(R(&rep, s2)->excl, 40);
+    CHECK_EQ(R(&rep, m)->elapsed, 150);
+    CHECK_EQ(R(&rep, m)->excl, 150 - 90);
+    CHECK_EQ(rep.total, 300);
+    CHECK_EQ(rep.outside, 300 - 150);
+    CHECK_EQ(rep.routine_counts, 3);
+    CHECK(strcmp(R(&rep, s1)->name, "SUB1") == 0);
+    CHECK_EQ(R(&rep, m)->order, 1);
+    CHECK_EQ(R(&rep, s1)->order, 2);
+    CHECK_EQ(R(&rep, s2)->order, 3);
+    /* 3 entries, 3 exits, the start and the report */
+    CHECK_EQ(rep.clock_reads, 8);
+    CHECK_EQ(rep.clock_reads, fake_reads);
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
+/* DO / IO / USER pass their callees' time through to the routine;
+ * CALL and MPI are callees whose own time is "unmeasured callees". */
+static void test_transparent_and_callee(void)
+{
+    begin("transparent");
+    int32_t a = reg_routine("2 1 100000 0 A a.f");
+    int32_t d = reg("10 5 100000 0 DO 10 I = 1, N", a);
+    int32_t c = reg("11 6 100000 0 CALL B(X)", a);
+    int32_t io = reg("13 7 100000 0 WRITE(6,*) X", a);
+    int32_t u = reg("14 8 100000 0 !KM_measure start", a);
+    int32_t mp = reg("12 9 100000 0 CALL MPI_BARRIER(COMM, IERR)", a);
+    int32_t b = reg_routine("2 1 100000 0 B b.f");
+    in_at(0, a);
+    in_at(10, d);                     /* DO */
+    in_at(20, c);                     /* CALL B inside the loop */
+    in_at(25, b);
+    out_at(65, b);                    /* B: 40 */
+    out_at(70, c);                    /* CALL: 50, own 10 */
+    in_at(80, io);
+    out_at(95, io);                   /* IO: 15, transparent */
+    in_at(100, u);
+    in_at(105, b);                    /* B called straight from a USER region */
+    out_at(125, b);                   /* B: 20 */
+    out_at(130, u);                   /* USER: 30 */
+    out_at(140, d);                   /* DO: 130 */
+    in_at(150, mp);
+    out_at(157, mp);                  /* MPI: 7 */
+    out_at(200, a);
+    struct km_report rep = report_at(200);
+    CHECK_EQ(R(&rep, d)->elapsed, 130);
+    CHECK_EQ(R(&rep, c)->elapsed, 50);
+    CHECK_EQ(R(&rep, c)->excl, 10);
+    CHECK_EQ(R(&rep, b)->elapsed, 60);
+    CHECK_EQ(R(&rep, b)->count, 2);
+    CHECK_EQ(R(&rep, io)->elapsed, 15);
+    CHECK_EQ(R(&rep, u)->elapsed, 30);
+    CHECK_EQ(R(&rep, mp)->elapsed, 7);
+    /* A's callees: the CALL (50), B from the USER region (20), MPI (7) */
+    CHECK_EQ(R(&rep, a)->elapsed, 200);
+    CHECK_EQ(R(&rep, a)->excl, 200 - 50 - 20 - 7);
+    CHECK_EQ(R(&rep, a)->mpi, 7);
+    CHECK_EQ(R(&rep, a)->io, 15);
+    CHECK_EQ(rep.mpi, 7);
+    CHECK_EQ(rep.io, 15);
+    CHECK_EQ(rep.unmeasured, 10 + 7);
+    CHECK_EQ(rep.outside, 0);
+    check_identity(&rep);
+
+    char *text = formatted(&rep);
+    CHECK(text && strstr(text, "! Routine 1 A, file a.f, line 1, 5 locations"));
+    CHECK(text && strstr(text, "       1 DO         5   1.3000000e-07          1 DO 10 I = 1, N\n"));
+    CHECK(text && strstr(text, "       5 MPI        9   7.0000000e-09          1 CALL MPI_BARRIER(COMM, IERR)\n"));
+    CHECK(text && strstr(text, "\n       2 B      "));
+    free(text);
+    km_report_free(&rep);
+}
+
+/* A recursive routine's elapsed counts its outermost activation only;
+ * net is exclusive over all of them. */
+static void test_recursion(void)
+{
+    begin("recursion");
+    int32_t r = reg_routine("3 1 100000 0 FACT fact.f");
+    int32_t c = reg("11 4 100000 0 CALL FACT(N-1)", r);
+    in_at(0, r);
+    in_at(10, c);
+    in_at(12, r);
+    in_at(20, c);
+    in_at(21, r);
+    out_at(31, r);                    /* innermost: 10 */
+    out_at(33, c);                    /* inner call: 13, own 3 */
+    out_at(40, r);                    /* middle: 28, net 28 - 13 = 15 */
+    out_at(45, c);                    /* outer call: 35, own 7 */
+    out_at(60, r);                    /* outer: 60, net 60 - 35 = 25 */
+    struct km_report rep = report_at(60);
+    CHECK_EQ(R(&rep, r)->count, 3);
+    CHECK_EQ(R(&rep, r)->elapsed, 60);
+    CHECK_EQ(R(&rep, r)->excl, 10 + 15 + 25);
+    CHECK_EQ(R(&rep, c)->count, 2);
+    CHECK_EQ(R(&rep, c)->elapsed, 35);
+    CHECK_EQ(R(&rep, c)->excl, 3 + 7);
+    CHECK_EQ(R(&rep, r)->active, 0);
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
+/* KM_OUT of a frame below the top closes everything above it at once; a
+ * KM_OUT of a region that is not open is ignored and reported. */
+static void test_unwinding(void)
+{
+    begin("unwinding");
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t a = reg_routine("2 1 100000 0 A a.f");
+    int32_t d = reg("10 3 100000 0 DO 10 I = 1, N", a);
+    int32_t c = reg("11 4 100000 0 CALL B", a);
+    int32_t b = reg_routine("2 1 100000 0 B b.f");
+    in_at(0, m);
+    in_at(10, a);
+    in_at(20, d);
+    in_at(30, c);
+    in_at(40, b);
+    long long before = fake_reads;
+    out_at(100, a);                   /* jump out of the loop and return */
+    CHECK_EQ(fake_reads - before, 1);
+    CHECK_EQ(km_test_depth(), 1);
+    out_at(110, c);                   /* not open: ignored */
+    int32_t zero = 0;
+    km_in_f(&zero);                   /* unregistered handle: ignored */
+    CHECK_EQ(km_test_depth(), 1);
+    out_at(120, m);
+    CHECK_EQ(km_test_depth(), 0);
+    struct km_report rep = report_at(130);
+    CHECK_EQ(R(&rep, b)->elapsed, 60);
+    CHECK_EQ(R(&rep, c)->elapsed, 70);
+    CHECK_EQ(R(&rep, c)->excl, 10);
+    CHECK_EQ(R(&rep, d)->elapsed, 80);
+    CHECK_EQ(R(&rep, a)->elapsed, 90);
+    CHECK_EQ(R(&rep, a)->excl, 20);
+    CHECK_EQ(R(&rep, m)->excl, 120 - 90);
+    CHECK_EQ(rep.bad_out, 1);
+    CHECK_EQ(rep.bad_in, 1);
+    check_identity(&rep);
+    char *text = formatted(&rep);
+    CHECK(text && strstr(text, "\n! Warning: 1 KM_OUT calls for regions that were not open were ignored\n"));
+    CHECK(text && strstr(text, "\n! Warning: 1 KM_IN/KM_OUT calls with an unregistered handle were ignored\n"));
+    free(text);
+    km_report_free(&rep);
+}
+
+/* Past the threshold: no clock reads, exact counts, the means added. */
+static void test_extrapolation(void)
+{
+    begin("extrapolation");
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t s = reg_routine("2 1 3 0 S s.f");
+    int32_t t = reg_routine("2 1 100000 0 T t.f");
+    int32_t d = reg("10 2 3 0 DO 5 I = 1, 2", s);
+    in_at(0, m);
+    km_tick now = 100;
+    const km_tick dur[3] = { 10, 20, 31 };   /* mean 61 / 3 -> 20 */
+    for (int k = 0; k < 3; k++) {
+        in_at(now, s);
+        in_at(now + 1, d);
+        out_at(now + 3, d);           /* DO: 2 each */
+        out_at(now + dur[k], s);
+        now += 100;
+    }
+    struct km_report rep = report_at(now);
+    CHECK_EQ(R(&rep, s)->extrap, 1);
+    CHECK_EQ(R(&rep, s)->mean_elapsed, 20);
+    CHECK_EQ(R(&rep, s)->mean_excl, 20);
+    km_report_free(&rep);
+
+    long long before = fake_reads;
+    for (int k = 0; k < 4; k++) {     /* S and its loop: no clock at all */
+        in_at(now, s);
+        in_at(now + 1, d);
+        out_at(now + 2, d);
+        out_at(now + 50, s);
+        now += 100;
+    }
+    CHECK_EQ(fake_reads - before, 0);
+    before = fake_reads;
+    in_at(now, s);                    /* T inside S is still measured */
+    in_at(now + 1, t);
+    out_at(now + 6, t);
+    out_at(now + 50, s);
+    CHECK_EQ(fake_reads - before, 2);
+    now += 100;
+    out_at(now, m);
+
+    rep = report_at(now);
+    CHECK_EQ(R(&rep, s)->count, 8);
+    CHECK_EQ(R(&rep, s)->measured, 3);
+    CHECK_EQ(R(&rep, s)->elapsed, 61 + 5 * 20);
+    CHECK_EQ(R(&rep, s)->excl, 61 + 5 * 20);
+    CHECK_EQ(R(&rep, d)->count, 7);
+    CHECK_EQ(R(&rep, d)->elapsed, 6 + 4 * 2);
+    CHECK_EQ(R(&rep, t)->elapsed, 5);
+    /* MAIN sees S's mean as callee time */
+    CHECK_EQ(R(&rep, m)->excl, now - (61 + 5 * 20));
+    CHECK_EQ(rep.extrapolated, 1);
+    char *text = formatted(&rep);
+    CHECK(text && strstr(text, " +8 "));     /* S's count */
+    CHECK(text && strstr(text, " +7 DO 5 I = 1, 2\n"));
+    CHECK(text && !strstr(text, " +1 "));    /* MAIN, T: not marked */
+    CHECK(text && strstr(text, " +10 "));    /* the Total row */
+    free(text);
+    km_report_free(&rep);
+}
+
+/* KM_TIME_PREDICTION_MODE_NUMBER overrides every threshold; 0 disables. */
+static void test_threshold_override(void)
+{
+    begin("override");
+    setenv("KM_TIME_PREDICTION_MODE_NUMBER", "2", 1);
+    int32_t s = reg_routine("2 1 100000 0 S s.f");
+    for (int k = 0; k < 5; k++) {
+        in_at(k * 10, s);
+        out_at(k * 10 + 4, s);
+    }
+    struct km_report rep = report_at(100);
+    CHECK_EQ(R(&rep, s)->count, 5);
+    CHECK_EQ(R(&rep, s)->measured, 2);
+    CHECK_EQ(R(&rep, s)->elapsed, 20);
+    km_report_free(&rep);
+
+    begin("override0");
+    setenv("KM_TIME_PREDICTION_MODE_NUMBER", "0", 1);
+    s = reg_routine("2 1 1 0 S s.f");
+    for (int k = 0; k < 5; k++) {
+        in_at(k * 10, s);
+        out_at(k * 10 + 4, s);
+    }
+    rep = report_at(100);
+    CHECK_EQ(R(&rep, s)->measured, 5);
+    CHECK_EQ(R(&rep, s)->extrap, 0);
+    km_report_free(&rep);
+    unsetenv("KM_TIME_PREDICTION_MODE_NUMBER");
+}
+
+/* Entries beyond the stack depth are dropped, their exits ignored. */
+static void test_stack_overflow(void)
+{
+    begin("overflow");
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t r = reg_routine("2 1 100000 0 DEEP d.f");
+    enum { N = 10000 };
+    in_at(0, m);
+    for (int k = 0; k < N; k++)
+        in_at(k + 1, r);
+    int depth = km_test_depth();
+    CHECK(depth > 100 && depth < N);
+    for (int k = 0; k < N; k++)
+        out_at(N + k + 1, r);
+    CHECK_EQ(km_test_depth(), 1);
+    out_at(3 * N, m);
+    CHECK_EQ(km_test_depth(), 0);
+    struct km_report rep = report_at(3 * N);
+    CHECK_EQ(R(&rep, r)->count, depth - 1);
+    CHECK_EQ(rep.lost, N - (depth - 1));
+    CHECK_EQ(rep.bad_out, 0);
+    CHECK_EQ(R(&rep, r)->active, 0);
+    check_identity(&rep);
+    char *text = formatted(&rep);
+    CHECK(text && strstr(text, "region entries beyond the depth of the frame stack were not measured"));
+    free(text);
+    km_report_free(&rep);
+}
+
+/* Identity (file, routine, kind, line) -> one id; bad texts -> handle 0. */
+static void test_registration(void)
+{
+    begin("registration");
+    int32_t a = reg_routine("2 7 100000 0 alpha my file.f");
+    int32_t a2 = reg_routine("  2   7  100000  0  ALPHA my file.f  ");
+    CHECK(a > 0);
+    CHECK_EQ(a2, a);
+    int32_t other = reg_routine("2 7 100000 0 ALPHA other.f");
+    CHECK(other != a);
+    int32_t entry = reg_routine("4 7 100000 0 ALPHA my file.f");
+    CHECK(entry != a);
+    int32_t l1 = reg("10 9 100000 0 DO 10 I=1,N", a);
+    int32_t l2 = reg("10 9 100000 0 DO 10 I = 1, N", a);
+    int32_t l3 = reg("10 9 100000 0 DO 10 I=1,N", other);
+    CHECK_EQ(l2, l1);
+    CHECK(l3 != l1);
+    CHECK_EQ(reg("10 9 100000 0 DO 10 I=1,N", 0), 0);
+    CHECK_EQ(reg("10 9 100000 0 DO 10 I=1,N", l1), 0);  /* HR a location */
+    CHECK_EQ(reg_routine("garbage"), 0);
+    CHECK_EQ(reg_routine("2 x 100000 0 B b.f"), 0);
+    CHECK_EQ(reg_routine("2 1 100000 0"), 0);
+    struct km_report rep = report_at(10);
+    CHECK_EQ(rep.bad_reg, 5);
+    CHECK(strcmp(R(&rep, a)->name, "ALPHA") == 0);
+    CHECK(strcmp(R(&rep, a)->file, "my file.f") == 0);
+    CHECK(strcmp(R(&rep, l1)->text, "DO 10 I=1,N") == 0);
+    CHECK_EQ(R(&rep, l1)->routine, a);
+    km_report_free(&rep);
+    /* many registrations: the hash table grows */
+    char text[64];
+    int32_t first = 0;
+    for (int k = 0; k < 3000; k++) {
+        snprintf(text, sizeof text, "2 %d 100000 0 R%d r.f", k, k);
+        int32_t h = reg_routine(text);
+        if (k == 0)
+            first = h;
+        CHECK(h > 0);
+    }
+    CHECK_EQ(reg_routine("2 0 100000 0 R0 r.f"), first);
+}
+
+/* KM_WRIT writes snapshots into one file without disturbing the frames;
+ * KM_END writes the final figures into the same file. */
+static void test_print_out_and_end(void)
+{
+    begin("printout");
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t p = reg_routine("2 1 100000 0 P p.f");
+    in_at(0, m);
+    in_at(10, p);
+    fake_now = 50;
+    km_writ_f();                      /* with MAIN and P open */
+    CHECK(exists("KM_output.000"));
+    char *t1 = slurp("KM_output.000");
+    CHECK(t1 && strstr(t1, "! Written at : PRINT_OUT\n"));
+    CHECK(t1 && strstr(t1, "\n1               ! Output counts by KM_writ\n"));
+    CHECK(t1 && strstr(t1, "\n5.0000000e-08   ! Total time\n"));
+    CHECK(t1 && strstr(t1, "\n! ===== End =====\n"));
+    CHECK_EQ(km_test_depth(), 2);
+    out_at(60, p);
+    fake_now = 70;
+    fake_after_read = 100;            /* writing takes 100 ticks */
+    km_writ_f();
+    fake_after_read = 0;
+    char *t2 = slurp("KM_output.000");
+    CHECK(t2 && strstr(t2, "\n2               ! Output counts by KM_writ\n"));
+    CHECK(t2 && strstr(t2, "\n7.0000000e-08   ! Total time\n"));
+    CHECK(!exists("KM_output.001"));
+    fake_now = 400;
+    km_end_f();
+    char *t3 = slurp("KM_output.000");
+    CHECK(t3 && strstr(t3, "! Written at : END\n"));
+    /* the time spent writing is in no figure: 400 - 100 */
+    CHECK(t3 && strstr(t3, "\n3.0000000e-07   ! Total time\n"));
+    CHECK(t3 && strstr(t3, "MAIN                     3.0000000e-07   2.5000000e-07"));
+    CHECK(t3 && strstr(t3, "\n3               ! Output counts by KM_writ\n"));
+    CHECK(t3 && strstr(t3, "\n0001 0          ! Processors and Rank\n"));
+    /* P's elapsed was not disturbed by the snapshots: 10 .. 60 */
+    CHECK(t3 && strstr(t3, "P                        5.0000000e-08"));
+    CHECK(!exists("KM_output.001"));
+    km_stop_f();                      /* already written: nothing */
+    km_writ_f();
+    char *t4 = slurp("KM_output.000");
+    CHECK(t3 && t4 && strcmp(t3, t4) == 0);
+    CHECK(!exists("KM_output.001"));
+    free(t1);
+    free(t2);
+    free(t3);
+    free(t4);
+}
+
+/* Taken names are skipped, never overwritten; no temporary file stays. */
+static void test_file_names(void)
+{
+    begin("names");
+    FILE *f = fopen("KM_output.000", "w");
+    fputs("someone else's\n", f);
+    fclose(f);
+    f = fopen("KM_output.001", "w");
+    fclose(f);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    in_at(0, m);
+    fake_now = 5;
+    km_stop_f();
+    char *t = slurp("KM_output.000");
+    CHECK(t && strcmp(t, "someone else's\n") == 0);
+    free(t);
+    t = slurp("KM_output.002");
+    CHECK(t && strstr(t, "! Written at : STOP\n"));
+    free(t);
+    CHECK(system("test `ls -A | wc -l` -eq 3") == 0);
+
+    /* A directory that cannot take files: an error line, no crash. */
+    begin("names_gone");
+    char err[4200];
+    snprintf(err, sizeof err, "%s/names_gone.err", topdir);
+    m = reg_routine("1 1 100000 0 MAIN m.f");
+    in_at(0, m);
+    fflush(stderr);
+    int saved = dup(2);
+    int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (rmdir(workdir) == 0 && fd >= 0 && saved >= 0 && dup2(fd, 2) == 2) {
+        km_end_f();                   /* cwd is gone: must just complain */
+        fflush(stderr);
+        dup2(saved, 2);
+        t = slurp(err);
+        CHECK(t && strncmp(t, "kmtool: KM_output not written: create ", 38) == 0);
+        CHECK(t && strchr(t, '\n') == t + strlen(t) - 1);   /* one line */
+        free(t);
+    } else {
+        CHECK(!"could not set up the test");
+    }
+    if (fd >= 0)
+        close(fd);
+    if (saved >= 0)
+        close(saved);
+    if (chdir(topdir) != 0)
+        failures++;
+}
+
+/* A later write replaces this run's file only while it is still the one
+ * this run wrote. */
+static void test_file_replaced_meanwhile(void)
+{
+    begin("replaced");
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    in_at(0, m);
+    fake_now = 10;
+    km_writ_f();
+    CHECK(exists("KM_output.000"));
+    /* the user removes it, another run takes the name */
+    CHECK(unlink("KM_output.000") == 0);
+    FILE *f = fopen("KM_output.000", "w");
+    fputs("another run\n", f);
+    fclose(f);
+    fake_now = 20;
+    km_writ_f();
+    char *t = slurp("KM_output.000");
+    CHECK(t && strcmp(t, "another run\n") == 0);
+    free(t);
+    t = slurp("KM_output.001");
+    CHECK(t && strstr(t, "\n2               ! Output counts by KM_writ\n"));
+    free(t);
+    fake_now = 30;
+    km_end_f();                       /* now 001 is ours: replaced */
+    t = slurp("KM_output.001");
+    CHECK(t && strstr(t, "! Written at : END\n"));
+    free(t);
+    CHECK(!exists("KM_output.002"));
+}
+
+/* ---- fake MPI ------------------------------------------------------------ */
+
+static int fake_rank, fake_size, fake_finalized;
+static const char *rank1_section =
+    "! ===== Rank 1 =====\nfake section of rank 1\n";
+static int rank1_step;
+static int tokens_sent;
+
+static int f_finalized(void) { return fake_finalized; }
+static int f_rank_size(int *r, int *s) { *r = fake_rank; *s = fake_size; return 0; }
+static int f_begin(void) { return 0; }
+static int f_gather4(const double in[4], double *out)
+{
+    memcpy(out, in, 4 * sizeof *in);
+    for (int p = 1; p < fake_size; p++)
+        for (int k = 0; k < 4; k++)
+            out[4 * p + k] = 1.0 + k;     /* T 1, C 2, R 3, P 4 */
+    return 0;
+}
+static int f_send(const void *buf, size_t n, int dest)
+{
+    (void)buf;
+    (void)n;
+    CHECK_EQ(dest, 1);
+    CHECK_EQ(rank1_step, 0);
+    tokens_sent++;
+    return 0;
+}
+static int f_recv(void *buf, size_t n, int src)
+{
+    CHECK_EQ(src, 1);
+    uint64_t len = strlen(rank1_section);
+    if (rank1_step == 0) {
+        CHECK_EQ(n, sizeof len);
+        memcpy(buf, &len, sizeof len);
+    } else {
+        CHECK_EQ(n, len);
+        memcpy(buf, rank1_section, len);
+    }
+    rank1_step++;
+    return 0;
+}
+static int f_bcast(int *v) { (void)v; return 0; }
+static int f_barrier(void) { return 0; }
+static void f_end(void) {}
+
+static const struct km_mpi_ops fake_ops = {
+    f_finalized, f_rank_size, f_begin, f_gather4, f_send, f_recv, f_bcast, f_barrier, f_end
+};
+
+/* T, C, R, P of one rank, the gathered file, nothing written after it. */
+static void test_mpi_finalize(void)
+{
+    begin("mpi_finalize");
+    fake_rank = 0;
+    fake_size = 2;
+    fake_finalized = 0;
+    rank1_step = 0;
+    tokens_sent = 0;
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t init = reg("12 3 100000 0 CALL MPI_INIT(IERR)", m);
+    int32_t red = reg("12 5 100000 0 CALL MPI_ALLREDUCE(A, B, 1)", m);
+    in_at(100, m);
+    in_at(110, init);
+    out_at(150, init);
+    fake_now = 160;
+    km_core_mpi_init(&fake_ops);      /* R = 160 - 0 */
+    in_at(200, red);
+    out_at(230, red);                 /* C = 30 */
+    fake_now = 1000;
+    struct km_report rep = report_at(1000);
+    CHECK_NEAR(rep.t, 1000e-9);
+    CHECK_NEAR(rep.r, 160e-9);
+    CHECK_NEAR(rep.c, 30e-9);
+    CHECK_NEAR(rep.p, 810e-9);
+    CHECK_EQ(rep.mpi, 70);
+    CHECK_EQ(rep.nranks, 2);
+    km_report_free(&rep);
+    km_writ_f();                      /* while MPI runs: this rank alone */
+    char *t = slurp("KM_output.000");
+    CHECK(t && strstr(t, "! Written at : PRINT_OUT\n"));
+    CHECK(t && strstr(t, "this file holds rank 0 only"));
+    free(t);
+    fake_now = 1000;
+    km_core_mpi_finalize(&fake_ops);
+    CHECK_EQ(tokens_sent, 1);
+    CHECK_EQ(rank1_step, 2);
+    t = slurp("KM_output.000");         /* replaced the rank-only file */
+    CHECK(system("test `ls -A | wc -l` -eq 1") == 0);
+    CHECK(t && strstr(t, "\n2               ! Output counts by KM_writ\n"));
+    CHECK(t && strstr(t, "! Written at : MPI_FINALIZE\n! Clock      : test clock\n! Ranks      : 2\n!\n! ===== Prediction =====\n"));
+    CHECK(t && strstr(t, "\n       0   1.0000000e-06   3.0000000e-08   1.6000000e-07   8.1000000e-07\n"));
+    CHECK(t && strstr(t, "\n       1   1.0000000e+00   2.0000000e+00   3.0000000e+00   4.0000000e+00\n"));
+    /* T_1pe = min R + sum P = 1.6e-7 + 8.1e-7 + 4; max T = 1 */
+    CHECK(t && strstr(t, "\n4.0000010e+00   ! Predicted one-PE time T_1pe\n4.0000010e+00   ! Predicted speedup\n2.0000005e+00   ! Predicted parallel efficiency\n! ===== Rank 0 =====\n0002 0 "));
+    CHECK(t && strstr(t, "\n! ===== Rank 1 =====\nfake section of rank 1\n! ===== End =====\n"));
+    free(t);
+    fake_now = 1100;
+    km_end_f();                       /* after MPI_FINALIZE: nothing */
+    CHECK(!exists("KM_output.001"));
+}
+
+/* STOP while MPI is initialised: this rank's own file, so marked. */
+static void test_mpi_not_finalized(void)
+{
+    begin("mpi_stop");
+    fake_rank = 3;
+    fake_size = 4;
+    fake_finalized = 0;
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    in_at(0, m);
+    fake_now = 10;
+    km_core_mpi_init(&fake_ops);
+    fake_now = 20;
+    km_stop_f();
+    char *t = slurp("KM_output.000");
+    CHECK(t && strstr(t, "! Ranks      : 4, this file holds rank 3 only (MPI not finalized)\n"));
+    CHECK(t && strstr(t, "! ===== Rank 3 =====\n0004 3 "));
+    CHECK(t && !strstr(t, "Prediction"));
+    free(t);
+}
+
+int main(void)
+{
+    char cwd[3000];
+    if (!getcwd(cwd, sizeof cwd)) {
+        perror("getcwd");
+        return 1;
+    }
+    snprintf(topdir, sizeof topdir, "%s/kmrt-unit.XXXXXX", cwd);
+    if (!mkdtemp(topdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_spec_example();
+    test_transparent_and_callee();
+    test_recursion();
+    test_unwinding();
+    test_extrapolation();
+    test_threshold_override();
+    test_stack_overflow();
+    test_registration();
+    test_print_out_and_end();
+    test_file_names();
+    test_file_replaced_meanwhile();
+    test_mpi_finalize();
+    test_mpi_not_finalized();
+    km_test_reset();                  /* so that the atexit handler is idle */
+    if (chdir(topdir) == 0 && chdir("..") == 0) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", topdir);
+        if (failures == 0 && system(cmd) != 0)
+            printf("note: could not remove %s\n", topdir);
+    }
+    printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+    return failures ? 1 : 0;
+}
