@@ -29,6 +29,7 @@ static const char *const kind_names[KS_COUNT_] = {
     [KS_PRINT] = "print", [KS_OPEN] = "open", [KS_CLOSE] = "close",
     [KS_INQUIRE] = "inquire", [KS_REWIND] = "rewind",
     [KS_BACKSPACE] = "backspace", [KS_ENDFILE] = "endfile",
+    [KS_ALLOCATE] = "allocate",
     [KS_FORMAT] = "format", [KS_ENTRY] = "entry", [KS_DATA] = "data",
     [KS_INCLUDE] = "include", [KS_PROGRAM] = "program",
     [KS_SUBROUTINE] = "subroutine", [KS_FUNCTION] = "function",
@@ -38,7 +39,11 @@ static const char *const kind_names[KS_COUNT_] = {
     [KS_PARAMETER] = "parameter", [KS_EXTERNAL] = "external",
     [KS_INTRINSIC] = "intrinsic", [KS_SAVE] = "save",
     [KS_NAMELIST] = "namelist", [KS_POINTER] = "pointer",
-    [KS_ATTRIBUTE] = "attribute", [KS_STMT_FUNCTION] = "statement-function",
+    [KS_ATTRIBUTE] = "attribute", [KS_INTENT] = "intent", [KS_USE] = "use",
+    [KS_PROCEDURE] = "procedure", [KS_INTERFACE] = "interface",
+    [KS_ENDINTERFACE] = "end-interface",
+    [KS_MODULE_PROCEDURE] = "module-procedure",
+    [KS_STMT_FUNCTION] = "statement-function",
 };
 
 const char *km_skind_name(int kind)
@@ -324,6 +329,14 @@ static const struct {
     {"POINTER", KS_POINTER}, {"AUTOMATIC", KS_ATTRIBUTE},
     {"STATIC", KS_ATTRIBUTE}, {"VOLATILE", KS_ATTRIBUTE},
     {"INCLUDE", KS_INCLUDE},
+    /* Fortran 90 statements found in fixed-form code and in the include
+     * files of MPI libraries */
+    {"ALLOCATABLE", KS_ATTRIBUTE}, {"OPTIONAL", KS_ATTRIBUTE},
+    {"TARGET", KS_ATTRIBUTE}, {"INTENT", KS_INTENT},
+    {"ALLOCATE", KS_ALLOCATE}, {"DEALLOCATE", KS_ALLOCATE},
+    {"NULLIFY", KS_ALLOCATE}, {"USE", KS_USE},
+    {"MODULEPROCEDURE", KS_MODULE_PROCEDURE}, {"PROCEDURE", KS_PROCEDURE},
+    {"INTERFACE", KS_INTERFACE},
 };
 
 static int classify_type(struct cls *k, int i, bool unit_start)
@@ -381,6 +394,10 @@ static int classify_end(struct cls *k, int i)
     if (at(k, i, "ENDDO") && skip_name(k, i + 5) == k->n) {
         add_span(k, i, "ENDDO");
         return KS_ENDDO;
+    }
+    if (at(k, i, "ENDINTERFACE")) {
+        add_span(k, i, "ENDINTERFACE");
+        return KS_ENDINTERFACE;
     }
     for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
         int j = i + 3;
@@ -478,10 +495,18 @@ static int classify_keyword(struct cls *k, int i, bool unit_start)
     return fail(k, i, "unrecognised statement"), KS_NONE;
 }
 
+/* Is there a `::` outside parentheses between i and `end`?  Then the
+ * statement declares (INTEGER, PARAMETER :: N = 1) and `=` initialises. */
+static bool double_colon(const struct cls *k, int i, int end)
+{
+    int c = find0(k, i, ':');
+    return c >= 0 && c + 1 < end && k->m[c + 1] == ':';
+}
+
 static int classify_at(struct cls *k, int i, bool unit_start)
 {
     int eq = find0(k, i, '=');
-    if (eq >= 0)
+    if (eq >= 0 && !double_colon(k, i, eq))
         return classify_with_equals(k, i, eq);
     return classify_keyword(k, i, unit_start);
 }
@@ -560,7 +585,9 @@ bool km_classify(struct km_source *src)
             ok = false;
         }
         write_tok(src, s, &cr, &k);
-        if (s->kind == KS_END)
+        /* A FUNCTION statement may only follow an END, an INTERFACE or
+         * nothing; elsewhere INTEGER FUNCTIONX(N) declares an array. */
+        if (s->kind == KS_END || s->kind == KS_INTERFACE)
             unit_start = true;
         else if (s->kind != KS_INCLUDE)
             unit_start = false;

@@ -24,7 +24,7 @@ enum km_skind {
     KS_DO, KS_DO_WHILE, KS_ENDDO, KS_CONTINUE, KS_EXIT, KS_CYCLE,
     KS_RETURN, KS_STOP, KS_PAUSE,
     KS_READ, KS_WRITE, KS_PRINT, KS_OPEN, KS_CLOSE, KS_INQUIRE,
-    KS_REWIND, KS_BACKSPACE, KS_ENDFILE,
+    KS_REWIND, KS_BACKSPACE, KS_ENDFILE, KS_ALLOCATE,
     /* anywhere */
     KS_FORMAT, KS_ENTRY, KS_DATA, KS_INCLUDE,
     /* program units */
@@ -32,7 +32,8 @@ enum km_skind {
     /* specification */
     KS_TYPE, KS_IMPLICIT, KS_DIMENSION, KS_COMMON, KS_EQUIVALENCE,
     KS_PARAMETER, KS_EXTERNAL, KS_INTRINSIC, KS_SAVE, KS_NAMELIST,
-    KS_POINTER, KS_ATTRIBUTE,
+    KS_POINTER, KS_ATTRIBUTE, KS_INTENT, KS_USE, KS_PROCEDURE,
+    KS_INTERFACE, KS_ENDINTERFACE, KS_MODULE_PROCEDURE,
     /* decided by the parser, never by the classifier: an assignment that
      * defines a statement function */
     KS_STMT_FUNCTION,

@@ -293,6 +293,15 @@ void km_b_if_block(struct km_builder *B, int stmt, int kind)
 void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
                bool named, bool recursive)
 {
+    static const int kinds[] = {0, KS_PROGRAM, KS_SUBROUTINE, KS_FUNCTION,
+                                KS_BLOCKDATA};
+    if (B->interface > 0) {
+        /* an interface body: part of the enclosing unit's declarations */
+        km_b_kind(B, stmt, kinds[ukind]);
+        if (named)
+            info(B, stmt)->name = tok_text(B, name);
+        return;
+    }
     if (B->unit >= 0) {
         struct km_unit *open = &B->prog->units[B->unit];
         km_b_error(B, stmt, -1, "a new program unit begins before the END "
@@ -308,8 +317,6 @@ void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
     u->named = named;
     u->header = stmt;
     u->recursive = recursive;
-    static const int kinds[] = {0, KS_PROGRAM, KS_SUBROUTINE, KS_FUNCTION,
-                                KS_BLOCKDATA};
     info(B, stmt)->kind = kinds[ukind];
     info(B, stmt)->name = km_xstrdup(u->name);
     if (named)
@@ -333,6 +340,9 @@ void km_b_end(struct km_builder *B, int stmt)
     struct km_unit *u = unit_for(B, stmt);
     km_b_kind(B, stmt, KS_END);
     info(B, stmt)->executable = false;
+    if (B->interface > 0)
+        return;           /* the end of an interface body */
+    B->closing_unit = true;
     u->end = stmt;
     for (int i = 0; i < B->ndos; i++) {
         const struct km_stmt *d = &B->src->stmts[B->dos[i].stmt];
@@ -363,6 +373,54 @@ void km_b_array(struct km_builder *B, struct km_tokv name)
     }
     KM_GROW(u->arrays, u->arraycap, u->narrays + 1);
     u->arrays[u->narrays++] = n;
+}
+
+void km_b_entity(struct km_builder *B, struct km_tokv name, bool dims)
+{
+    KM_GROW(B->ents, B->entcap, B->nents + 1);
+    B->ents[B->nents].name = name;
+    B->ents[B->nents].dims = dims;
+    B->nents++;
+}
+
+void km_b_attributes_end(struct km_builder *B)
+{
+    B->attr_split = B->nents;
+}
+
+static bool tok_is(const struct km_builder *B, struct km_tokv t,
+                   const char *word)
+{
+    return t.len == (int)strlen(word) &&
+           memcmp(B->src->tok.data + t.off, word, (size_t)t.len) == 0;
+}
+
+/* A type or attribute statement is complete: its names with dimensions,
+ * or all of them after a DIMENSION attribute, are arrays. */
+void km_b_declaration(struct km_builder *B, int stmt, bool f90)
+{
+    km_b_kind(B, stmt, KS_TYPE);
+    int first = f90 ? B->attr_split : 0;
+    bool all = false;
+    for (int i = 0; f90 && i < first; i++)
+        all = all || tok_is(B, B->ents[i].name, "DIMENSION");
+    if (B->interface == 0)
+        for (int i = first; i < B->nents; i++)
+            if (all || B->ents[i].dims)
+                km_b_array(B, B->ents[i].name);
+    B->nents = 0;
+    B->attr_split = 0;
+}
+
+void km_b_interface(struct km_builder *B, int stmt, bool begin)
+{
+    km_b_kind(B, stmt, begin ? KS_INTERFACE : KS_ENDINTERFACE);
+    if (begin)
+        B->interface++;
+    else if (B->interface > 0)
+        B->interface--;
+    else
+        km_b_error(B, stmt, -1, "END INTERFACE without INTERFACE");
 }
 
 void km_b_blanket_save(struct km_builder *B, int stmt)
@@ -418,14 +476,19 @@ void km_b_end_statement(struct km_builder *B, int stmt)
         if (in->kind != KS_ENDDO && in->kind != KS_END)
             end_loops(B, stmt, s->label);
     }
-    if (in->kind == KS_END) {
+    if (B->closing_unit) {
         if (u->first_exec < 0)
             u->first_exec = stmt;
         if (u->spec_end < 0)
             u->spec_end = stmt;
+        if (B->interface > 0)
+            km_b_error(B, stmt, -1, "INTERFACE block has no END INTERFACE");
+        B->interface = 0;
         B->unit = -1;
+        B->closing_unit = false;
     }
     B->nargs = 0;
+    B->nents = 0;
     B->last_stmt = stmt;
 }
 
@@ -435,5 +498,7 @@ void km_b_bad_statement(struct km_builder *B, int stmt)
     info(B, stmt)->kind = KS_NONE;
     info(B, stmt)->unit = B->unit;
     B->nargs = 0;
+    B->nents = 0;
+    B->closing_unit = false;
     B->last_stmt = stmt;
 }

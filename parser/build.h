@@ -62,6 +62,13 @@ struct km_argl {
     bool has_range;
 };
 
+/* A name declared by a type or attribute statement, pending until the
+ * statement is complete: only then is it known whether it is an array. */
+struct km_entity {
+    struct km_tokv name;
+    bool dims;
+};
+
 struct km_open_do {
     int stmt;
     int label;            /* 0 for DO ... END DO */
@@ -79,6 +86,12 @@ struct km_builder {
     int nifs, ifcap;
     struct km_arg *args;  /* arguments of the statement being parsed */
     int nargs, argcap;
+    struct km_entity *ents;   /* names declared by the statement */
+    int nents, entcap;
+    int attr_split;       /* entities before it were F90 attributes */
+    int interface;        /* depth of INTERFACE blocks: their SUBROUTINE and
+                             END statements open and close nothing */
+    bool closing_unit;    /* the statement being parsed ends the unit */
     int last_stmt;        /* the last statement parsed, for "END missing" */
 };
 
@@ -108,6 +121,10 @@ void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
 void km_b_end(struct km_builder *B, int stmt);
 void km_b_entry(struct km_builder *B, int stmt, struct km_tokv name);
 void km_b_array(struct km_builder *B, struct km_tokv name);
+void km_b_entity(struct km_builder *B, struct km_tokv name, bool dims);
+void km_b_attributes_end(struct km_builder *B);
+void km_b_declaration(struct km_builder *B, int stmt, bool f90);
+void km_b_interface(struct km_builder *B, int stmt, bool begin);
 void km_b_blanket_save(struct km_builder *B, int stmt);
 void km_b_end_statement(struct km_builder *B, int stmt);
 void km_b_bad_statement(struct km_builder *B, int stmt);

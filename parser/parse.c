@@ -85,6 +85,7 @@ bool km_parse(struct km_source *src, struct km_program *prog,
     free(B.dos);
     free(B.ifs);
     free(B.args);
+    free(B.ents);
     return rc == 0 && diag->errors == errors;
 }
 

@@ -19,8 +19,10 @@ CHECKER=$FIX/check_output.awk
 test_name=$(basename "$0" .sh)
 failed=0
 
+# Every check prints "ok - ..." or "FAIL - ...", as the other tests do;
+# scripts/test counts those lines.
 fail() {
-    echo "FAIL: $test_name: $*"
+    echo "FAIL - $test_name: $*"
     failed=1
 }
 
@@ -54,8 +56,11 @@ cd "$work" || exit 1
 # check FILE [exact]: structure and arithmetic of a KM_output file
 # (exact: the accounting identity must hold where nothing was extrapolated)
 check() {
-    awk -v exact="${2:-1}" -f "$CHECKER" "$1" > check.log 2>&1 ||
+    if awk -v exact="${2:-1}" -f "$CHECKER" "$1" > check.log 2>&1; then
+        echo "ok - $1 is consistent"
+    else
         fail "$1 is inconsistent: $(cat check.log)"
+    fi
 }
 
 # routine FILE RANK NAME COLUMN: a routine table cell
@@ -89,7 +94,11 @@ figure() {
 
 # expect WHAT GOT WANTED
 expect() {
-    [ "x$2" = "x$3" ] || fail "$1: got '$2', expected '$3'"
+    if [ "x$2" = "x$3" ]; then
+        echo "ok - $1"
+    else
+        fail "$1: got '$2', expected '$3'"
+    fi
 }
 
 # only_outputs WANTED...: the KM_output files (and no temporary file) here
