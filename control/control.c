@@ -420,19 +420,14 @@ bool km_control_parse(const char *path, const char *text,
 bool km_control_read(const char *path, struct km_settings *s,
                      struct km_diag *d)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
+    struct km_buf b = {0};
+    if (!km_buf_read_file(&b, path)) {
         km_error(d, path, 0, 0, "cannot read the control file: %s",
                  strerror(errno));
+        km_buf_free(&b);
         return false;
     }
-    struct km_buf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-        km_buf_add(&b, chunk, n);
-    fclose(fp);
-    bool ok = km_control_parse(path, km_buf_cstr(&b), s, d);
+    bool ok = km_control_parse(path, b.data, s, d);
     km_buf_free(&b);
     return ok;
 }

@@ -64,22 +64,11 @@ void km_raw_position(const struct km_source *src, const struct km_stmt *s,
 
 static bool load_file(struct km_source *src, const char *path, int *out)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return false;
     struct km_buf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-        km_buf_add(&b, chunk, n);
-    bool ok = !ferror(fp);
-    fclose(fp);
-    if (!ok) {
+    if (!km_buf_read_file(&b, path)) {
         km_buf_free(&b);
         return false;
     }
-    km_buf_reserve(&b, 0);
-    b.data[b.len] = '\0';
 
     KM_GROW(src->files, src->filecap, src->nfiles + 1);
     struct km_file *f = &src->files[src->nfiles];

@@ -596,10 +596,8 @@ static void copy_line(struct copier *C, int n, bool blank_label)
         km_buf_adds(C->em.out, C->em.eol);
 }
 
-static void emit_ins(struct copier *C, struct km_emitter *em,
-                     const struct edit *e, int indent)
+static void emit_ins(struct km_emitter *em, const struct edit *e, int indent)
 {
-    (void)C;
     for (int k = 0; k < e->nins; k++)
         km_emit_stmt(em, e->ins[k].label, indent + e->ins[k].indent,
                      e->ins[k].text);
@@ -691,7 +689,7 @@ static void copy_file(struct copier *C, struct edit *edits, int nedits)
         for (int k = first; k < last; k++) {
             blank = blank || edits[k].blank_label;
             if (edits[k].where == W_BEFORE)
-                emit_ins(C, &C->em, &edits[k], indent);
+                emit_ins(&C->em, &edits[k], indent);
             else if (edits[k].where == W_REPLACE)
                 replace = &edits[k];
             else if (edits[k].where == W_ACTION)
@@ -701,7 +699,7 @@ static void copy_file(struct copier *C, struct edit *edits, int nedits)
             for (int m = s->first_line; m <= s->last_line; m++)
                 if (!statement_line(P, i, m))
                     copy_line(C, m, false);
-            emit_ins(C, &C->user, replace, indent);
+            emit_ins(&C->user, replace, indent);
         } else if (action) {
             copy_action(C, i, action, blank);
         } else {
@@ -711,7 +709,7 @@ static void copy_file(struct copier *C, struct edit *edits, int nedits)
         n = s->last_line;
         for (int k = first; k < last; k++)
             if (edits[k].where == W_AFTER)
-                emit_ins(C, &C->em, &edits[k], indent);
+                emit_ins(&C->em, &edits[k], indent);
     }
     free(starts);
 }

@@ -110,6 +110,21 @@ const char *km_buf_cstr(struct km_buf *b)
     return b->data;
 }
 
+bool km_buf_read_file(struct km_buf *b, const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return false;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+        km_buf_add(b, chunk, n);
+    bool ok = !ferror(fp);
+    fclose(fp);
+    km_buf_cstr(b);
+    return ok;
+}
+
 void km_buf_free(struct km_buf *b)
 {
     free(b->data);

@@ -9,6 +9,7 @@
 #define KM_BUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct km_buf {
@@ -25,6 +26,9 @@ void km_buf_printf(struct km_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void km_buf_vprintf(struct km_buf *b, const char *fmt, va_list ap);
 const char *km_buf_cstr(struct km_buf *b);
+/* Append the whole file `path` to `b` (NUL-terminated).  Returns false,
+ * with errno set, if it cannot be read. */
+bool km_buf_read_file(struct km_buf *b, const char *path);
 void km_buf_free(struct km_buf *b);
 
 void *km_xmalloc(size_t n);
