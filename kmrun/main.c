@@ -1,0 +1,412 @@
+/*
+ * main.c — the kmrun command: options, the control file, and one pass of
+ * reader -> parser -> rewriter per source file.
+ *
+ * kmrun owns the user's files' safety: it never writes over an input file,
+ * and every file it writes (KM_<file>, KM_message.txt, a copied control
+ * file) appears whole under its final name or not at all (written to a
+ * temporary name in the same directory, then renamed).  A file that cannot
+ * be instrumented leaves no output; the others are still processed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "control/control.h"
+#include "lexer/reader.h"
+#include "parser/parse.h"
+#include "rewriter/rewrite.h"
+#include "support/buf.h"
+#include "support/diag.h"
+
+#ifndef KM_PKGDATADIR
+#define KM_PKGDATADIR "/usr/local/share/kmtool"
+#endif
+
+enum control_answer { ASK, USE_EXISTING, RESET };
+
+struct options {
+    const char *dir;              /* -td DIR */
+    const char **files;
+    int nfiles;
+    const char **include_dirs;
+    int ninclude_dirs;
+    int line_length;
+    bool d_lines_are_code;
+    bool dump;
+    enum control_answer answer;
+    const char *default_control;  /* --default-control=FILE */
+};
+
+static void usage(FILE *to)
+{
+    fputs("usage: kmrun [-td DIR] [options] file.f ...\n"
+          "Write DIR/KM_<file> with timer calls for every source file.\n"
+          "\n"
+          "  -td DIR               output directory (default: .; created if missing)\n"
+          "  -I DIR                search DIR for INCLUDE files\n"
+          "  -y, --use-control     use an existing DIR/KM_control.dat without asking\n"
+          "  -n, --reset-control   replace it by the default (old one kept as .old)\n"
+          "  --line-length=N       statement field ends at column N (72; 132; none)\n"
+          "  --d-lines-as-code     a D in column 1 is a blank, not a comment\n"
+          "  --dump                print what the front end found; write nothing\n"
+          "  --default-control=F   use F as the default control file\n"
+          "  -h, --help            this text\n"
+          "  --version             kmtool's version\n", to);
+}
+
+static void die_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "kmrun: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    usage(stderr);
+    exit(2);
+}
+
+static int parse_line_length(const char *v)
+{
+    if (strcmp(v, "none") == 0 || strcmp(v, "0") == 0)
+        return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < 72 || n > 100000)
+        die_usage("--line-length must be 'none' or a number from 72, not '%s'",
+                  v);
+    return (int)n;
+}
+
+/* An option's value: the rest of this argument, or the next one. */
+static const char *value(int argc, char **argv, int *i, const char *opt)
+{
+    size_t n = strlen(opt);
+    if (argv[*i][n])
+        return argv[*i] + n + (argv[*i][n] == '=');
+    if (*i + 1 >= argc)
+        die_usage("%s needs a value", opt);
+    return argv[++*i];
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+    o->dir = ".";
+    o->line_length = 72;
+    o->files = km_xcalloc((size_t)argc, sizeof *o->files);
+    o->include_dirs = km_xcalloc((size_t)argc + 1, sizeof *o->include_dirs);
+    bool only_files = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_files || a[0] != '-' || a[1] == 0) {
+            o->files[o->nfiles++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            only_files = true;
+        } else if (strncmp(a, "-td", 3) == 0) {
+            o->dir = value(argc, argv, &i, "-td");
+        } else if (strncmp(a, "-I", 2) == 0) {
+            o->include_dirs[o->ninclude_dirs++] = value(argc, argv, &i, "-I");
+        } else if (!strcmp(a, "-y") || !strcmp(a, "--use-control")) {
+            o->answer = USE_EXISTING;
+        } else if (!strcmp(a, "-n") || !strcmp(a, "--reset-control")) {
+            o->answer = RESET;
+        } else if (strncmp(a, "--line-length", 13) == 0) {
+            o->line_length = parse_line_length(value(argc, argv, &i,
+                                                     "--line-length"));
+        } else if (!strcmp(a, "--d-lines-as-code")) {
+            o->d_lines_are_code = true;
+        } else if (!strcmp(a, "--dump")) {
+            o->dump = true;
+        } else if (strncmp(a, "--default-control", 17) == 0) {
+            o->default_control = value(argc, argv, &i, "--default-control");
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--version")) {
+            printf("kmrun (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            exit(0);
+        } else {
+            die_usage("unknown option '%s'", a);
+        }
+    }
+    /* mpif.h is an include like any other; the MPI installation's
+     * directory is searched after the user's. */
+    if (KM_MPIF_INCDIR[0])
+        o->include_dirs[o->ninclude_dirs++] = KM_MPIF_INCDIR;
+    if (o->nfiles == 0)
+        die_usage("%s", "no source file given");
+}
+
+/* --- files ------------------------------------------------------------------ */
+
+static char *join(const char *dir, const char *name)
+{
+    struct km_buf b = {0};
+    if (strcmp(dir, ".") != 0) {
+        km_buf_adds(&b, dir);
+        if (b.len && b.data[b.len - 1] != '/')
+            km_buf_addc(&b, '/');
+    }
+    km_buf_adds(&b, name);
+    return (char *)km_buf_cstr(&b);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Write `len` bytes to `path` whole or not at all: a temporary file in the
+ * same directory, renamed over `path` once complete. */
+static bool write_whole(const char *path, const char *data, size_t len,
+                        struct km_diag *d)
+{
+    struct km_buf tmp = {0};
+    km_buf_printf(&tmp, "%s.kmtmpXXXXXX", path);
+    int fd = mkstemp(tmp.data);
+    bool ok = fd >= 0;
+    if (ok) {
+        FILE *fp = fdopen(fd, "wb");
+        ok = fp && fwrite(data, 1, len, fp) == len;
+        ok = fp && fclose(fp) == 0 && ok;
+        if (!fp)
+            close(fd);
+        /* mkstemp gives 0600; a source file is normally world-readable. */
+        mode_t mask = umask(0);
+        umask(mask);
+        ok = ok && chmod(tmp.data, 0666 & ~mask) == 0;
+        ok = ok && rename(tmp.data, path) == 0;
+        if (!ok)
+            unlink(tmp.data);
+    }
+    if (!ok)
+        km_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
+    km_buf_free(&tmp);
+    return ok;
+}
+
+static bool make_dir(const char *dir, struct km_diag *d)
+{
+    struct km_buf b = {0};
+    km_buf_adds(&b, dir);
+    /* Create every missing component, like mkdir -p. */
+    for (size_t i = 1; i <= b.len; i++) {
+        if (i < b.len && b.data[i] != '/')
+            continue;
+        char c = b.data[i];
+        b.data[i] = 0;
+        if (mkdir(b.data, 0777) != 0 && errno != EEXIST) {
+            km_error(d, b.data, 0, 0, "cannot create the directory: %s",
+                     strerror(errno));
+            km_buf_free(&b);
+            return false;
+        }
+        b.data[i] = c;
+    }
+    km_buf_free(&b);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        km_error(d, dir, 0, 0, "not a directory");
+        return false;
+    }
+    return true;
+}
+
+/* --- the control file --------------------------------------------------------- */
+
+/* The installed default: beside the executable first (an installation that
+ * was moved, or installed with DESTDIR, still finds its own), then where
+ * configure said it would be. */
+static char *find_default_control(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            char *p = join(exe, "../share/kmtool/KM_control.dat");
+            if (access(p, R_OK) == 0)
+                return p;
+            free(p);
+        }
+    }
+    return km_xstrdup(KM_PKGDATADIR "/KM_control.dat");
+}
+
+static bool copy_default(const char *from, const char *to, struct km_diag *d)
+{
+    struct km_buf b = {0};
+    if (!km_buf_read_file(&b, from)) {
+        km_error(d, from, 0, 0, "cannot read the default control file: %s",
+                 strerror(errno));
+        km_buf_free(&b);
+        return false;
+    }
+    bool ok = write_whole(to, b.data ? b.data : "", b.len, d);
+    km_buf_free(&b);
+    return ok;
+}
+
+static enum control_answer ask(const char *path)
+{
+    for (;;) {
+        fprintf(stderr, "The control file %s already exists. "
+                "Use this control file? (y/n) ", path);
+        fflush(stderr);
+        char line[64];
+        if (!fgets(line, sizeof line, stdin))
+            return USE_EXISTING;
+        char c = line[0];
+        if (c == 'y' || c == 'Y')
+            return USE_EXISTING;
+        if (c == 'n' || c == 'N')
+            return RESET;
+    }
+}
+
+/* Make sure DIR/KM_control.dat exists as the user wants it; read it. */
+static bool prepare_control(const struct options *o, struct km_settings *set,
+                            struct km_diag *d)
+{
+    char *path = join(o->dir, "KM_control.dat");
+    char *def = o->default_control ? km_xstrdup(o->default_control)
+                                   : find_default_control();
+    bool ok = true;
+    if (access(path, F_OK) != 0) {
+        ok = copy_default(def, path, d);
+        if (ok)
+            km_note(d, "copied the default control file to %s", path);
+    } else {
+        enum control_answer a = o->answer;
+        if (a == ASK && isatty(STDIN_FILENO))
+            a = ask(path);
+        if (a == RESET) {
+            char *old = join(o->dir, "KM_control.dat.old");
+            struct km_buf b = {0};
+            ok = km_buf_read_file(&b, path) &&
+                 write_whole(old, b.data ? b.data : "", b.len, d) &&
+                 copy_default(def, path, d);
+            if (ok)
+                km_note(d, "replaced %s by the default; the old one is %s",
+                        path, old);
+            km_buf_free(&b);
+            free(old);
+        } else {
+            km_note(d, "using the existing control file %s", path);
+        }
+    }
+    ok = ok && km_control_read(path, set, d);
+    free(def);
+    free(path);
+    return ok;
+}
+
+/* --- one source file ------------------------------------------------------------ */
+
+static bool instrument(const struct options *o, const char *file,
+                       const struct km_settings *set, struct km_diag *d)
+{
+    struct km_reader_opts ro = {0};
+    ro.line_length = o->line_length;
+    ro.d_lines_are_code = o->d_lines_are_code;
+    ro.include_dirs = o->include_dirs;
+    ro.ninclude_dirs = o->ninclude_dirs;
+
+    char *out = NULL;
+    bool ok = true;
+    if (!o->dump) {
+        struct km_buf name = {0};
+        km_buf_printf(&name, "KM_%s", base_name(file));
+        out = join(o->dir, name.data);
+        km_buf_free(&name);
+        for (int i = 0; i < o->nfiles && ok; i++)
+            if (same_file(out, o->files[i])) {
+                km_error(d, out, 0, 0, "is an input file; kmrun will not "
+                         "write over it (choose another -td directory)");
+                ok = false;
+            }
+    }
+    struct km_source src;
+    struct km_program prog = {0};
+    struct km_buf text = {0};
+    ok = ok && km_read_source(&src, file, &ro, d);
+    ok = ok && km_parse(&src, &prog, d);
+    if (ok && o->dump) {
+        if (o->nfiles > 1)
+            printf("file %s\n", file);
+        km_dump_program(&prog, &text);
+        fwrite(text.data ? text.data : "", 1, text.len, stdout);
+    } else if (ok) {
+        struct km_rewrite_opts wo = {0};
+        wo.file_name = base_name(file);
+        wo.line_length = o->line_length;
+        ok = km_rewrite(&prog, set, &wo, &text, d) &&
+             write_whole(out, text.data ? text.data : "", text.len, d);
+    }
+    if (prog.src)
+        km_program_free(&prog);
+    if (src.files)
+        km_source_free(&src);
+    km_buf_free(&text);
+    free(out);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o = {0};
+    parse_options(argc, argv, &o);
+    struct km_diag d = {0};
+    struct km_settings set;
+    km_settings_default(&set);
+    int status = 0;
+    if (!o.dump) {
+        if (!make_dir(o.dir, &d) || !prepare_control(&o, &set, &d)) {
+            km_diag_flush(&d);
+            km_diag_free(&d);
+            km_settings_free(&set);
+            return 1;
+        }
+        km_diag_flush(&d);
+    }
+    int failed = 0;
+    for (int i = 0; i < o.nfiles; i++) {
+        if (!instrument(&o, o.files[i], &set, &d))
+            failed++;
+        km_diag_flush(&d);
+    }
+    if (failed) {
+        km_note(&d, "%d of %d files could not be instrumented", failed,
+                o.nfiles);
+        status = 1;
+    }
+    km_diag_flush(&d);
+    if (!o.dump) {
+        char *msg = join(o.dir, "KM_message.txt");
+        d.quiet = 0;
+        if (!write_whole(msg, d.log.data ? d.log.data : "", d.log.len, &d)) {
+            km_diag_flush(&d);
+            status = 1;
+        }
+        free(msg);
+    }
+    km_diag_free(&d);
+    km_settings_free(&set);
+    free(o.files);
+    free(o.include_dirs);
+    return status;
+}
