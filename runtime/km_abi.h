@@ -66,7 +66,10 @@ enum km_kind {
 
 /* Bits of the <flags> field of KM_REG's text. */
 enum km_flag {
-    KM_F_TRACE = 1       /* TRACE_FILE_NUMBER > 0 when instrumented */
+    KM_F_TRACE = 1,      /* TRACE_FILE_NUMBER > 0 when instrumented */
+    KM_F_REDUNDANT = 2   /* the user declared this region's time redundant
+                            (work every rank repeats): REDUNDANT_ROUTINES in
+                            the control file, or a !KM_redundant region */
 };
 
 #endif
