@@ -147,6 +147,7 @@ void km_b_label_ref(struct km_builder *B, struct km_tokv label, int kind)
     p->refs[p->nrefs].stmt = label.stmt;
     p->refs[p->nrefs].label = n;
     p->refs[p->nrefs].kind = kind;
+    p->refs[p->nrefs].tok = label.off;
     p->nrefs++;
     note_label(B, n);
 }
@@ -189,6 +190,12 @@ void km_b_logical_if(struct km_builder *B, int stmt, int action,
     if (!is_executable(action) || action == KS_IF_LOGICAL)
         km_b_error(B, stmt, action_tok,
                    "this statement cannot follow a logical IF");
+}
+
+void km_b_goto(struct km_builder *B, int stmt, int form)
+{
+    unit_for(B, stmt);
+    info(B, stmt)->goto_form = form;
 }
 
 void km_b_call(struct km_builder *B, int stmt, struct km_tokv name,

@@ -34,6 +34,14 @@ struct km_label_ref {
     int stmt;
     int label;
     int kind;             /* enum km_ref_kind */
+    int tok;              /* offset of the label's token in km_source.tok */
+};
+
+/* The three forms of GO TO. */
+enum km_goto_form {
+    KM_GOTO_PLAIN = 1,    /* GO TO 10 */
+    KM_GOTO_COMPUTED,     /* GO TO (10, 20), K */
+    KM_GOTO_ASSIGNED      /* GO TO K or GO TO K (10, 20) */
 };
 
 /* Per statement. */
@@ -51,6 +59,7 @@ struct km_sinfo {
     int do_depth;         /* DO: 1 for an outermost loop */
     int do_parent;        /* innermost DO containing this statement, or -1 */
     int ends_dos;         /* how many DO loops end at this statement */
+    int goto_form;        /* GO TO, or a logical IF's: enum km_goto_form */
 };
 
 struct km_unit {
