@@ -40,6 +40,7 @@ static const struct key keys[] = {
     {"TABCODE", K_INT, 0, 255, 0},
     {"IGNORED_ROUTINES", K_LIST, 0, 0, 0},
     {"PRINT_OUT_ROUTINES", K_LIST, 0, 0, 0},
+    {"REDUNDANT_ROUTINES", K_LIST, 0, 0, 0},
     {"INNER_PREFIX", K_PREFIX, 0, 0, 0},
     {"IF_ROUTINE", K_IF, 0, 0, 0},
     {"END_IF", K_ENDIF, 0, 0, 0},
@@ -81,6 +82,7 @@ void km_settings_free(struct km_settings *s)
 {
     free_names(s->ignored, s->nignored);
     free_names(s->print_out, s->nprint_out);
+    free_names(s->redundant, s->nredundant);
     for (int b = 0; b < s->nblocks; b++)
         free_names(s->blocks[b].routines, s->blocks[b].nroutines);
     free(s->blocks);
@@ -103,6 +105,11 @@ bool km_is_ignored(const struct km_settings *s, const char *name)
 bool km_is_print_out(const struct km_settings *s, const char *name)
 {
     return in_list(s->print_out, s->nprint_out, name);
+}
+
+bool km_is_redundant(const struct km_settings *s, const char *name)
+{
+    return in_list(s->redundant, s->nredundant, name);
 }
 
 struct km_levels km_levels_for(const struct km_settings *s,
@@ -369,8 +376,10 @@ static void parse_line(struct reader *r)
     case K_LIST:
         if (strcmp(k->name, "IGNORED_ROUTINES") == 0)
             parse_names(r, i, &s->ignored, &s->nignored);
-        else
+        else if (strcmp(k->name, "PRINT_OUT_ROUTINES") == 0)
             parse_names(r, i, &s->print_out, &s->nprint_out);
+        else
+            parse_names(r, i, &s->redundant, &s->nredundant);
         break;
     case K_PREFIX:
         parse_prefix(r, i);

@@ -39,6 +39,8 @@ struct km_settings {
     int nignored;
     char **print_out;
     int nprint_out;
+    char **redundant;     /* REDUNDANT_ROUTINES: every rank repeats them */
+    int nredundant;
     long threshold;       /* TIME_PREDICTION_MODE_NUMBER */
     int trace;            /* TRACE_FILE_NUMBER */
     int output_unit;      /* OUTPUT_FILE_NUMBER */
@@ -60,6 +62,7 @@ struct km_levels km_levels_for(const struct km_settings *s,
                                const char *routine);
 bool km_is_ignored(const struct km_settings *s, const char *name);
 bool km_is_print_out(const struct km_settings *s, const char *name);
+bool km_is_redundant(const struct km_settings *s, const char *name);
 void km_settings_free(struct km_settings *s);
 
 #endif

@@ -315,54 +315,125 @@ static bool prepare_control(const struct options *o, struct km_settings *set,
     return ok;
 }
 
-/* --- one source file ------------------------------------------------------------ */
+/* --- the source files ---------------------------------------------------------- */
 
-static bool instrument(const struct options *o, const char *file,
-                       const struct km_settings *set, struct km_diag *d)
+/* One input file, read and parsed. */
+struct input {
+    const char *file;
+    char *out;                /* DIR/KM_<file>, or NULL with --dump */
+    bool ok;
+    struct km_source src;
+    struct km_program prog;
+};
+
+static char *output_name(const struct options *o, const char *file)
+{
+    struct km_buf name = {0};
+    km_buf_printf(&name, "KM_%s", base_name(file));
+    char *out = join(o->dir, name.data);
+    km_buf_free(&name);
+    return out;
+}
+
+static void load(const struct options *o, struct input *in, struct km_diag *d)
 {
     struct km_reader_opts ro = {0};
     ro.line_length = o->line_length;
     ro.d_lines_are_code = o->d_lines_are_code;
     ro.include_dirs = o->include_dirs;
     ro.ninclude_dirs = o->ninclude_dirs;
-
-    char *out = NULL;
-    bool ok = true;
+    in->ok = true;
     if (!o->dump) {
-        struct km_buf name = {0};
-        km_buf_printf(&name, "KM_%s", base_name(file));
-        out = join(o->dir, name.data);
-        km_buf_free(&name);
-        for (int i = 0; i < o->nfiles && ok; i++)
-            if (same_file(out, o->files[i])) {
-                km_error(d, out, 0, 0, "is an input file; kmrun will not "
+        in->out = output_name(o, in->file);
+        for (int i = 0; i < o->nfiles && in->ok; i++)
+            if (same_file(in->out, o->files[i])) {
+                km_error(d, in->out, 0, 0, "is an input file; kmrun will not "
                          "write over it (choose another -td directory)");
-                ok = false;
+                in->ok = false;
             }
     }
-    struct km_source src;
-    struct km_program prog = {0};
+    in->ok = in->ok && km_read_source(&in->src, in->file, &ro, d);
+    in->ok = in->ok && km_parse(&in->src, &in->prog, d);
+}
+
+static void add_defined(char ***names, int *n, const char *name)
+{
+    for (int k = 0; k < *n; k++)
+        if (strcmp((*names)[k], name) == 0)
+            return;
+    *names = km_xrealloc(*names, sizeof **names * (size_t)(*n + 1));
+    (*names)[(*n)++] = km_xstrdup(name);
+}
+
+/* Every routine and ENTRY point the user's files define. */
+static void defined_names(const struct input *in, int nin, char ***names,
+                          int *n)
+{
+    for (int f = 0; f < nin; f++) {
+        if (!in[f].ok)
+            continue;
+        const struct km_program *p = &in[f].prog;
+        for (int u = 0; u < p->nunits; u++) {
+            const struct km_unit *un = &p->units[u];
+            if (un->kind == KM_U_SUBROUTINE || un->kind == KM_U_FUNCTION)
+                add_defined(names, n, un->name);
+            for (int k = 0; k < un->nentries; k++)
+                add_defined(names, n, p->info[un->entries[k]].name);
+        }
+    }
+}
+
+static bool instrument(const struct options *o, struct input *in,
+                       const struct km_settings *set, char **defined,
+                       int ndefined, struct km_diag *d)
+{
     struct km_buf text = {0};
-    ok = ok && km_read_source(&src, file, &ro, d);
-    ok = ok && km_parse(&src, &prog, d);
+    bool ok = in->ok;
     if (ok && o->dump) {
         if (o->nfiles > 1)
-            printf("file %s\n", file);
-        km_dump_program(&prog, &text);
+            printf("file %s\n", in->file);
+        km_dump_program(&in->prog, &text);
         fwrite(text.data ? text.data : "", 1, text.len, stdout);
     } else if (ok) {
         struct km_rewrite_opts wo = {0};
-        wo.file_name = base_name(file);
+        wo.file_name = base_name(in->file);
         wo.line_length = o->line_length;
-        ok = km_rewrite(&prog, set, &wo, &text, d) &&
-             write_whole(out, text.data ? text.data : "", text.len, d);
+        wo.defined = defined;
+        wo.ndefined = ndefined;
+        ok = km_rewrite(&in->prog, set, &wo, &text, d) &&
+             write_whole(in->out, text.data ? text.data : "", text.len, d);
     }
-    if (prog.src)
-        km_program_free(&prog);
-    if (src.files)
-        km_source_free(&src);
     km_buf_free(&text);
-    free(out);
+    return ok;
+}
+
+static void unload(struct input *in)
+{
+    if (in->prog.src)
+        km_program_free(&in->prog);
+    if (in->src.files)
+        km_source_free(&in->src);
+    free(in->out);
+}
+
+/* With an INNER_PREFIX other than KM_: DIR/KM_prefix_<prefix>.f, the
+ * routines the instrumented files call, which forward to libkm. */
+static bool write_prefix_shim(const struct options *o,
+                              const struct km_settings *set,
+                              struct km_diag *d)
+{
+    if (strcmp(set->prefix, "KM_") == 0)
+        return true;
+    struct km_buf name = {0}, text = {0};
+    km_buf_printf(&name, "KM_prefix_%s.f", set->prefix);
+    char *path = join(o->dir, name.data);
+    km_rewrite_prefix_shim(set->prefix, &text);
+    bool ok = write_whole(path, text.data, text.len, d);
+    if (ok)
+        km_note(d, "wrote %s: compile it with the instrumented files", path);
+    free(path);
+    km_buf_free(&name);
+    km_buf_free(&text);
     return ok;
 }
 
@@ -384,11 +455,26 @@ int main(int argc, char **argv)
         km_diag_flush(&d);
     }
     int failed = 0;
+    struct input *in = km_xcalloc((size_t)o.nfiles, sizeof *in);
     for (int i = 0; i < o.nfiles; i++) {
-        if (!instrument(&o, o.files[i], &set, &d))
+        in[i].file = o.files[i];
+        load(&o, &in[i], &d);
+    }
+    char **defined = NULL;
+    int ndefined = 0;
+    defined_names(in, o.nfiles, &defined, &ndefined);
+    for (int i = 0; i < o.nfiles; i++) {
+        if (!instrument(&o, &in[i], &set, defined, ndefined, &d))
             failed++;
         km_diag_flush(&d);
+        unload(&in[i]);
     }
+    for (int k = 0; k < ndefined; k++)
+        free(defined[k]);
+    free(defined);
+    free(in);
+    if (!o.dump && !write_prefix_shim(&o, &set, &d))
+        status = 1;
     if (failed) {
         km_note(&d, "%d of %d files could not be instrumented", failed,
                 o.nfiles);

@@ -23,6 +23,10 @@ static int line_end(const char *t, int n, int room, char *quote)
     for (int i = 0; i < room; i++) {
         char c = t[i];
         if (q) {
+            if (c == q && i + 1 < n && t[i + 1] == q) {
+                i++;        /* a doubled delimiter: never break between */
+                continue;
+            }
             if (c == q)
                 q = 0;
         } else if (c == '\'' || c == '"') {

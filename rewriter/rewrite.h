@@ -22,6 +22,10 @@
 struct km_rewrite_opts {
     const char *file_name;    /* the name regions are registered under */
     int line_length;          /* of the source, for re-emitted user text */
+    char **defined;           /* upper-case names of the routines and ENTRY
+                                 points of every file kmrun was given: a
+                                 CALL MPI_xxx to one of them is no MPI call */
+    int ndefined;
 };
 
 /* Write the instrumented source to `out`.  Returns false, with
@@ -29,5 +33,10 @@ struct km_rewrite_opts {
 bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
                 const struct km_rewrite_opts *opts, struct km_buf *out,
                 struct km_diag *diag);
+
+/* With an INNER_PREFIX other than KM_, the instrumented files call
+ * <prefix>IN and so on: write the Fortran routines that forward those
+ * calls to libkm. */
+void km_rewrite_prefix_shim(const char *prefix, struct km_buf *out);
 
 #endif

@@ -1,0 +1,245 @@
+/*
+ * plan.h — what the files of the rewriter share: the plan of edits.
+ *
+ *   rewrite.c   the driver and routine measurement (handles, entry and
+ *               return code, STOP / EXIT / MPI hooks, ENTRY points)
+ *   regions.c   the unit's structure (DO loops, IF blocks) and the regions
+ *               measured in it: DO loops, CALL / MPI / I/O statements and
+ *               !KM_measure / !KM_redundant regions
+ *   jumps.c     jumps that leave or enter measured regions
+ *   copy.c      the copy pass: original lines out, with the edits applied
+ *   emit.c      fixed-form lines of inserted statements
+ *
+ * Planning never writes text; it fills one `struct sedit` per statement
+ * that needs one, and the copy pass writes them in a fixed order around
+ * the statement (see struct sedit).  Nothing outside rewriter/ sees this.
+ */
+#ifndef KM_PLAN_H
+#define KM_PLAN_H
+
+#include <stdbool.h>
+
+#include "control/control.h"
+#include "parser/program.h"
+#include "rewriter/rewrite.h"
+#include "support/buf.h"
+#include "support/diag.h"
+
+/* One inserted statement. */
+struct ins {
+    int label;            /* 0: none */
+    int indent;           /* extra columns of indentation */
+    char *text;
+};
+
+/* A sequence of inserted statements. */
+struct code {
+    struct ins *v;
+    int n, cap;
+};
+
+/* A stub: code reached only by a redirected jump, then on to the target. */
+struct stub {
+    int label;
+    struct code code;
+    int key_close;        /* region closed first (-1: none) */
+    int key_enter;        /* first region entered (-1: none) */
+    bool ends;            /* its code ends with RETURN or STOP */
+};
+
+/* A label token of the statement written with another label. */
+struct relabel {
+    int tok;              /* offset of the token in km_source.tok */
+    int label;
+};
+
+/*
+ * The edits of one statement, written in this order:
+ *
+ *   entry      routine entry code (never takes the statement's label)
+ *   open       KM_IN of user regions that begin here
+ *   stubs      "GOTO lead", then each stub (a jump's way in), each but
+ *              the last ending with "GOTO lead"
+ *   main       what runs just before the statement: KM_IN of a loop or
+ *              location, hooks; main[0] takes the statement's label (or
+ *              `main_label`), so a jump to the statement runs it
+ *   the statement, its label tokens replaced (relabels); a logical IF
+ *              whose statement has `act_pre` / `act_post` code becomes a
+ *              block IF around them; `action` replaces the logical IF's
+ *              statement instead
+ *   stubs, when `stubs_after` (an END IF target): after the statement
+ *   post[0]    what runs just after it (in the same DO iteration)
+ *   for each DO loop m = 1..k that ends here, innermost first: its new
+ *              terminal "term[m] CONTINUE" if it has one, then post[m],
+ *              which runs once loop m has completed
+ */
+struct sedit {
+    struct code entry, open, main;
+    struct stub *stubs;
+    int nstubs, stubcap;
+    bool stubs_after;
+    int after_label;      /* stubs_after: where the normal path goes on */
+    int main_label;       /* label main[0] carries; -1: the statement's */
+    struct code act_pre, act_post;
+    char *action;
+    struct code *post;    /* nslots of them */
+    int nslots;
+    int *term;            /* term[m], m = 1..nslots-1: new terminal label */
+    struct relabel *rl;
+    int nrl, rlcap;
+    bool comment_out;     /* written as comment lines (a moved ENTRY) */
+};
+
+enum region_kind { RG_LOOP = 1, RG_USER, RG_LOC };
+
+/* A measured region of the unit being planned. */
+struct region {
+    int rk;               /* enum region_kind */
+    int kind;             /* KM_K_DO, ... KM_K_USER */
+    int stmt;             /* DO statement, location statement, or the
+                             first statement of a user region */
+    int first, last;      /* the statements it contains */
+    int rank;             /* orders regions that begin at one statement:
+                             user regions (by marker) before the loop */
+    int end_slot;         /* user region: after `last`, in this slot */
+    int line;             /* reported line */
+    char *text;           /* reported statement text */
+    int flags;            /* KM_F_* */
+    bool measured;
+    int handle;           /* index into the handle array, once assigned */
+};
+
+/* The construct tree of a unit: DO loops and branches of block IFs. */
+struct cnode {
+    int stmt;             /* DO, IF, ELSE IF or ELSE statement; -1: the unit */
+    int parent;
+};
+
+struct unit_ctx {
+    int index;
+    const struct km_unit *u;
+    struct km_levels lv;
+    bool measured;        /* the routine itself is timed */
+    bool locations;       /* ROUTINE_MEASURED_LEVEL 2 */
+    bool print_out;       /* the unit's own name is a PRINT_OUT routine */
+    bool entry_print_out; /* some ENTRY's name is */
+    char h[32];           /* handle array name */
+    char e[32];           /* active-entry variable, if the unit has ENTRYs */
+    char hexpr[40];       /* what KM_OUT of the routine is given */
+    int end_label;        /* label of the return code before END, if any */
+    /* structure (regions.c), indexed by statement - u->first */
+    struct cnode *nodes;
+    int nnodes, nodecap;
+    int *before;          /* context just before the statement */
+    int *ctx;             /* the statement's own context */
+    int **after;          /* after[i][m]: context after it, once m loops
+                             ending at it have completed (-1: no such
+                             place, as inside a loop after its END DO) */
+    int **ending;         /* ending[i][m-1]: DO statement of the m-th loop
+                             ending at it, innermost first */
+    int *nend;            /* how many loops end at it */
+    /* regions */
+    struct region *rg;
+    int nrg, rgcap;
+    int nhandles;
+};
+
+/* A !KM_measure or !KM_redundant line. */
+struct marker {
+    int line;
+    bool redundant;
+    bool start;
+    char *text;           /* the line, blanks collapsed */
+    int after;            /* the statement after it (km_source index) */
+    int unit;
+};
+
+struct plan {
+    const struct km_program *prog;
+    const struct km_source *src;
+    const struct km_settings *set;
+    const struct km_rewrite_opts *opts;
+    struct km_diag *diag;
+    struct sedit **ed;    /* per statement; NULL: untouched */
+    unsigned char *used;  /* labels in use in the current unit */
+    int next_label;
+    int *lmap;            /* label -> statement in the current unit, or -1 */
+    int *lset;            /* the labels set in lmap */
+    int nlset, lsetcap;
+    int *ref_first;       /* per statement: its first label reference */
+    int *ref_next;        /* per reference: the next of its statement */
+    char **defined;       /* upper-case names of the user's routines */
+    int ndefined;
+    struct marker *markers;
+    int nmarkers, markercap;
+    bool ok;
+};
+
+/* --- plan.c: shared helpers ---------------------------------------------- */
+
+char *km_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+void km_code_add(struct code *c, int label, int indent, char *text);
+void km_code_prepend(struct code *c, int label, int indent, char *text);
+void km_code_free(struct code *c);
+struct sedit *km_sedit(struct plan *P, int stmt);
+void km_sedit_slots(struct plan *P, int stmt, int nslots);
+void km_add_relabel(struct plan *P, int stmt, int tok, int label);
+int km_fresh_label(struct plan *P);
+void km_collect_labels(struct plan *P, int unit);
+/* An error at the start of statement i; marks the plan failed. */
+void km_fail(struct plan *P, int stmt, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void km_warn(struct plan *P, int stmt, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The kind of what the statement does: its own, or its logical IF's. */
+int km_effective_kind(const struct plan *P, int i);
+bool km_is_io_kind(int kind);
+/* The statement's text from token offset `from` (or its start, -1) to the
+ * end, first physical line only if `first_line`, blanks collapsed outside
+ * character constants. */
+char *km_stmt_text(const struct plan *P, int i, int from, bool first_line);
+/* The statement with that label in the current unit, or -1. */
+int km_label_stmt(const struct plan *P, int label);
+
+/* --- regions.c ------------------------------------------------------------ */
+
+/* The !KM_ lines of the file, each placed between two statements. */
+void km_find_markers(struct plan *P);
+void km_markers_free(struct plan *P);
+/* Is `name` a routine of the user's (defined in a file kmrun was given)? */
+bool km_user_routine(const struct plan *P, const char *name);
+
+void km_unit_structure(struct plan *P, struct unit_ctx *c);
+void km_unit_structure_free(struct unit_ctx *c);
+/* Choose the unit's measured regions (user regions from the markers, then
+ * loops and locations by the levels). */
+void km_choose_regions(struct plan *P, struct unit_ctx *c);
+/* Is statement s inside region r (for a location: is it r's statement)? */
+bool km_region_contains(const struct region *r, int s);
+/* Is region a outside region b (both containing some statement)? */
+bool km_region_outer(const struct region *a, const struct region *b);
+/* The measured region of the location statement s, or -1. */
+int km_location_of(const struct unit_ctx *c, int s);
+/* Assign handles and write the code of every measured region. */
+void km_place_regions(struct plan *P, struct unit_ctx *c);
+/* Registration statements of the measured regions, for the entry code. */
+void km_register_regions(struct plan *P, struct unit_ctx *c,
+                         struct code *out, int indent);
+void km_regions_free(struct unit_ctx *c);
+
+/* --- jumps.c --------------------------------------------------------------- */
+
+/* Find the jumps that leave or enter measured regions; regions that cannot
+ * be kept balanced are no longer measured (with a warning).  Call before
+ * km_place_regions. */
+void km_check_jumps(struct plan *P, struct unit_ctx *c);
+/* Write the code that keeps them balanced.  Call after handles exist. */
+void km_place_jumps(struct plan *P, struct unit_ctx *c);
+/* New terminal labels where code must run after a DO terminal. */
+void km_place_terminals(struct plan *P, struct unit_ctx *c);
+
+/* --- copy.c ---------------------------------------------------------------- */
+
+void km_copy_file(struct plan *P, struct km_buf *out);
+
+#endif
