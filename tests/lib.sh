@@ -6,6 +6,7 @@
 
 : "${srcdir:=.}"
 : "${top_builddir:=.}"
+: "${CC:=cc}"
 : "${F77:=gfortran}"
 : "${MPIF77:=mpif77}"
 : "${MPIRUN:=mpirun}"
