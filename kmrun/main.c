@@ -385,7 +385,7 @@ static void defined_names(const struct input *in, int nin, char ***names,
 
 static bool instrument(const struct options *o, struct input *in,
                        const struct km_settings *set, char **defined,
-                       int ndefined, struct km_diag *d)
+                       int ndefined, bool *mpi_hooks, struct km_diag *d)
 {
     struct km_buf text = {0};
     bool ok = in->ok;
@@ -400,6 +400,7 @@ static bool instrument(const struct options *o, struct input *in,
         wo.line_length = o->line_length;
         wo.defined = defined;
         wo.ndefined = ndefined;
+        wo.mpi_hooks = mpi_hooks;
         ok = km_rewrite(&in->prog, set, &wo, &text, d) &&
              write_whole(in->out, text.data ? text.data : "", text.len, d);
     }
@@ -419,7 +420,7 @@ static void unload(struct input *in)
 /* With an INNER_PREFIX other than KM_: DIR/KM_prefix_<prefix>.f, the
  * routines the instrumented files call, which forward to libkm. */
 static bool write_prefix_shim(const struct options *o,
-                              const struct km_settings *set,
+                              const struct km_settings *set, bool with_mpi,
                               struct km_diag *d)
 {
     if (strcmp(set->prefix, "KM_") == 0)
@@ -427,7 +428,7 @@ static bool write_prefix_shim(const struct options *o,
     struct km_buf name = {0}, text = {0};
     km_buf_printf(&name, "KM_prefix_%s.f", set->prefix);
     char *path = join(o->dir, name.data);
-    km_rewrite_prefix_shim(set->prefix, &text);
+    km_rewrite_prefix_shim(set->prefix, with_mpi, &text);
     bool ok = write_whole(path, text.data, text.len, d);
     if (ok)
         km_note(d, "wrote %s: compile it with the instrumented files", path);
@@ -463,8 +464,9 @@ int main(int argc, char **argv)
     char **defined = NULL;
     int ndefined = 0;
     defined_names(in, o.nfiles, &defined, &ndefined);
+    bool mpi_hooks = false;
     for (int i = 0; i < o.nfiles; i++) {
-        if (!instrument(&o, &in[i], &set, defined, ndefined, &d))
+        if (!instrument(&o, &in[i], &set, defined, ndefined, &mpi_hooks, &d))
             failed++;
         km_diag_flush(&d);
         unload(&in[i]);
@@ -473,7 +475,7 @@ int main(int argc, char **argv)
         free(defined[k]);
     free(defined);
     free(in);
-    if (!o.dump && !write_prefix_shim(&o, &set, &d))
+    if (!o.dump && !write_prefix_shim(&o, &set, mpi_hooks, &d))
         status = 1;
     if (failed) {
         km_note(&d, "%d of %d files could not be instrumented", failed,

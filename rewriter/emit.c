@@ -32,7 +32,7 @@ static int line_end(const char *t, int n, int room, char *quote)
         } else if (c == '\'' || c == '"') {
             q = c;
         }
-        if (!q) {
+        if (!q && !(c == '/' && i + 1 < n && t[i + 1] == '/')) {
             last_ok = i + 1;
             if (c == ',' || c == ' ' || (c == '/' && i > 0 && t[i - 1] == '/'))
                 nice = i + 1;

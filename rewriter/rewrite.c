@@ -275,6 +275,8 @@ static void hook_mpi(struct plan *P, int i, bool init)
     if (in_include(P, i, init ? "CALL MPI_INIT" : "CALL MPI_FINALIZE"))
         return;
     char *hook = km_fmt("CALL %s%s", P->set->prefix, init ? "MPII" : "MPIF");
+    if (P->opts->mpi_hooks)
+        *P->opts->mpi_hooks = true;
     struct sedit *e = km_sedit(P, i);
     if (is_logical_if(P, i))
         km_code_add(init ? &e->act_post : &e->act_pre, 0, 0, hook);
@@ -459,10 +461,12 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
     return P.ok;
 }
 
-void km_rewrite_prefix_shim(const char *prefix, struct km_buf *out)
+void km_rewrite_prefix_shim(const char *prefix, bool with_mpi,
+                            struct km_buf *out)
 {
     static const char *const plain[] = {"END", "STOP", "EXIT", "WRIT",
                                         "MPII", "MPIF"};
+    size_t n = sizeof plain / sizeof plain[0] - (with_mpi ? 0 : 2);
     km_buf_printf(out, "C     Written by kmrun: INNER_PREFIX = %s.  The "
                   "instrumented files call\nC     these routines, which "
                   "hand every call on to libkm.\n", prefix);
@@ -473,7 +477,7 @@ void km_rewrite_prefix_shim(const char *prefix, struct km_buf *out)
                   "      CALL KM_IN(H)\n      END\n", prefix);
     km_buf_printf(out, "      SUBROUTINE %sOUT(H)\n      INTEGER*4 H\n"
                   "      CALL KM_OUT(H)\n      END\n", prefix);
-    for (size_t k = 0; k < sizeof plain / sizeof plain[0]; k++)
+    for (size_t k = 0; k < n; k++)
         km_buf_printf(out, "      SUBROUTINE %s%s\n      CALL KM_%s\n"
                       "      END\n", prefix, plain[k], plain[k]);
 }

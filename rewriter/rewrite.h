@@ -26,6 +26,8 @@ struct km_rewrite_opts {
                                  points of every file kmrun was given: a
                                  CALL MPI_xxx to one of them is no MPI call */
     int ndefined;
+    bool *mpi_hooks;          /* if not NULL, set when MPI_INIT or
+                                 MPI_FINALIZE got their calls */
 };
 
 /* Write the instrumented source to `out`.  Returns false, with
@@ -36,7 +38,9 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
 
 /* With an INNER_PREFIX other than KM_, the instrumented files call
  * <prefix>IN and so on: write the Fortran routines that forward those
- * calls to libkm. */
-void km_rewrite_prefix_shim(const char *prefix, struct km_buf *out);
+ * calls to libkm (those of MPI_INIT and MPI_FINALIZE only `with_mpi`: they
+ * would bring MPI into a serial program). */
+void km_rewrite_prefix_shim(const char *prefix, bool with_mpi,
+                            struct km_buf *out);
 
 #endif
