@@ -202,8 +202,17 @@ char *km_stmt_text(const struct plan *P, int i, int from, bool first_line)
     struct km_buf out = {0};
     char quote = 0;
     const char *raw = src->raw.data;
+    const char *base = raw + s->raw;
     for (int k = a; k < b; k++) {
         char c = raw[k];
+        int holl = !quote && (c == 'H' || c == 'h') ?
+                   km_hollerith_count(base, k - s->raw) : 0;
+        if (holl > 0) {     /* its blanks are part of it */
+            int n = k + holl < b ? holl : b - k - 1;
+            km_buf_add(&out, raw + k, (size_t)n + 1);
+            k += n;
+            continue;
+        }
         if (quote) {
             if (c == quote)
                 quote = 0;
