@@ -71,12 +71,6 @@ static int chain(const struct unit_ctx *c, int s, int *out)
     return n;
 }
 
-static bool editable(const struct plan *P, int i)
-{
-    const struct km_stmt *s = &P->src->stmts[i];
-    return s->file == 0 && !(s->flags & KM_SF_SHARES_LINE);
-}
-
 /* Does control reaching statement t close every region anyway? */
 static bool full_exit(const struct plan *P, int t)
 {
@@ -333,10 +327,10 @@ static const char *impossible(const struct plan *P, const struct unit_ctx *c,
     if (nd->mode == 0)
         return "an assigned GO TO whose targets leave different measured "
                "regions";
-    if (!editable(P, nd->src))
+    if (!km_editable(P, nd->src))
         return "a jump in a statement that cannot be rewritten (include file "
                "or ';')";
-    if (nd->mode == M_STUB && !editable(P, nd->target))
+    if (nd->mode == M_STUB && !km_editable(P, nd->target))
         return "a jump to a statement that cannot be rewritten (include "
                "file or ';')";
     for (int k = 0; k < nd->nenter; k++)
@@ -461,7 +455,7 @@ static void new_terminals(struct plan *P, struct unit_ctx *c, int T)
             continue;
         int d = c->ending[x][m - 1];
         int tok = do_label_tok(P, d);
-        if (tok < 0 || !editable(P, d)) {
+        if (tok < 0 || !km_editable(P, d)) {
             km_fail(P, d, "this DO statement needs a new terminal label but "
                     "cannot be rewritten");
             return;

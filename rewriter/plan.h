@@ -191,6 +191,11 @@ void km_fail(struct plan *P, int stmt, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void km_warn(struct plan *P, int stmt, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Does another statement begin or end on a line of statement i (';')? */
+bool km_shares_line(const struct plan *P, int i);
+/* Can statement i carry edits of its own: are its lines in the file, and
+ * its own? */
+bool km_editable(const struct plan *P, int i);
 /* The kind of what the statement does: its own, or its logical IF's. */
 int km_effective_kind(const struct plan *P, int i);
 bool km_is_io_kind(int kind);

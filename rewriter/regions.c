@@ -402,13 +402,6 @@ static void user_regions(struct plan *P, struct unit_ctx *c)
     free(stack);
 }
 
-/* Can statement i carry edits of its own (its lines are in the file)? */
-static bool editable(const struct plan *P, int i)
-{
-    const struct km_stmt *s = &P->src->stmts[i];
-    return s->file == 0 && !(s->flags & KM_SF_SHARES_LINE);
-}
-
 static int loop_depth(const struct plan *P, int i)
 {
     int d = P->prog->info[i].do_parent;
@@ -440,8 +433,8 @@ static void loop_regions(struct plan *P, struct unit_ctx *c)
                                      in->kind != KS_DO_WHILE) ||
             in->do_end < 0 || in->do_depth > c->lv.doloop)
             continue;
-        if (!editable(P, i) || !editable(P, in->do_end)) {
-            not_editable(P, editable(P, i) ? in->do_end : i, "this DO loop");
+        if (!km_editable(P, i) || !km_editable(P, in->do_end)) {
+            not_editable(P, km_editable(P, i) ? in->do_end : i, "this DO loop");
             continue;
         }
         struct region *r = add_region(c, RG_LOOP, KM_K_DO, i);
@@ -487,7 +480,7 @@ static void location_regions(struct plan *P, struct unit_ctx *c)
         int kind = location_kind(P, c, i);
         if (!kind)
             continue;
-        if (!editable(P, i)) {
+        if (!km_editable(P, i)) {
             not_editable(P, i, "this statement");
             continue;
         }

@@ -124,7 +124,7 @@ static void instrument_entries(struct plan *P, struct unit_ctx *c)
                     "be instrumented");
             continue;
         }
-        if (P->src->stmts[s].flags & KM_SF_SHARES_LINE) {
+        if (km_shares_line(P, s)) {
             km_fail(P, s, "an ENTRY statement sharing its line with another "
                     "(';') cannot be instrumented; put it on a line of its "
                     "own");
@@ -213,7 +213,7 @@ static int add_end_stub(struct plan *P, struct unit_ctx *c, const char *hook,
 /* A hooked statement in a logical IF: the IF's statement becomes GOTO. */
 static void redirect(struct plan *P, int i, int label)
 {
-    if (P->src->stmts[i].flags & KM_SF_SHARES_LINE) {
+    if (km_shares_line(P, i)) {
         km_fail(P, i, "a logical IF sharing its line with another statement "
                 "(';') cannot be instrumented yet");
         return;
@@ -382,7 +382,7 @@ static void instrument_unit(struct plan *P, int unit)
 static void check_shared_lines(struct plan *P)
 {
     for (int i = 0; i < P->src->nstmts; i++)
-        if (P->ed[i] && (P->src->stmts[i].flags & KM_SF_SHARES_LINE)) {
+        if (P->ed[i] && km_shares_line(P, i)) {
             km_fail(P, i, "this statement shares its line with another (';') "
                     "and needs instrumentation around it; put it on a line "
                     "of its own");
