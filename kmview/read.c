@@ -684,6 +684,8 @@ static int block_heading(struct reader *rd, const char *p)
     int line, n;
     const char *lp = ll + 7, *np = lc + 1;
     v = next_field(&lp, &len);
+    if (v && len > 0 && v[len - 1] == ',')
+        len--;
     if (!v || parse_int(rd, v, len, &line, "line"))
         return -1;
     v = next_field(&np, &len);

@@ -47,11 +47,14 @@ static void run_heading(FILE *f, const struct kv_stats *st)
         fprintf(f, "  %s: %s\n", run->extra[i].key, run->extra[i].value);
 }
 
+/* A count (or a mean of counts, to 7 digits), or seconds. */
 static void figure_value(FILE *f, double v, bool integer)
 {
     char b[32];
-    if (integer)
+    if (integer && v == floor(v))
         fprintf(f, " %12.0f", v);
+    else if (integer)
+        fprintf(f, " %12.7g", v);
     else
         fprintf(f, " %12s", kv_human(b, v));
 }
@@ -76,7 +79,7 @@ static void header_figures(FILE *f, const struct kv_stats *st)
         fprintf(f, "  %-34s", label);
         if (st->n > 1) {
             figure_value(f, s->min, integer);
-            figure_value(f, s->mean, integer && s->mean == floor(s->mean));
+            figure_value(f, s->mean, integer);
         }
         figure_value(f, s->max, integer);
         if (st->n > 1)
