@@ -282,9 +282,73 @@ static int by_rank(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+static void rehash(struct kv_hash *t, const struct kv_run *run, size_t n,
+                   uint64_t (*hash)(const struct kv_run *, int))
+{
+    memset(t->slot, 0, t->cap * sizeof *t->slot);
+    for (size_t i = 0; i < n; i++) {
+        size_t s = hash(run, (int)i) & (t->cap - 1);
+        while (t->slot[s])
+            s = (s + 1) & (t->cap - 1);
+        t->slot[s] = (int)i + 1;
+    }
+}
+
+/* Renumber routines (and then locations) by first appearance in the
+ * sections as they now stand. */
+static void renumber(struct kv_run *run)
+{
+    size_t nr = run->nroutines, nl = run->nlocations, next = 0;
+    int *rmap = km_xcalloc(nr + 1, sizeof *rmap), *lmap;
+    for (size_t i = 0; i < nr; i++)
+        rmap[i] = -1;
+    for (size_t s = 0; s < run->nsections; s++)
+        for (size_t k = 0; k < run->ranks[s].nrc; k++) {
+            int *m = &rmap[run->ranks[s].rc[k].routine];
+            if (*m < 0)
+                *m = (int)next++;
+        }
+    struct kv_routine *rt = km_xcalloc(nr + 1, sizeof *rt);
+    for (size_t i = 0; i < nr; i++)
+        rt[rmap[i]] = run->routines[i];
+    free(run->routines);
+    run->routines = rt;
+    run->caproutines = nr + 1;
+    for (size_t i = 0; i < nl; i++)
+        run->locations[i].routine = rmap[run->locations[i].routine];
+    lmap = km_xcalloc(nl + 1, sizeof *lmap);
+    for (size_t i = 0; i < nl; i++)
+        lmap[i] = -1;
+    next = 0;
+    for (size_t s = 0; s < run->nsections; s++) {
+        struct kv_rank *r = &run->ranks[s];
+        for (size_t k = 0; k < r->nrc; k++)
+            r->rc[k].routine = rmap[r->rc[k].routine];
+        for (size_t k = 0; k < r->nlc; k++) {
+            int *m = &lmap[r->lc[k].location];
+            if (*m < 0)
+                *m = (int)next++;
+            r->lc[k].location = *m;
+        }
+    }
+    struct kv_location *lt = km_xcalloc(nl + 1, sizeof *lt);
+    for (size_t i = 0; i < nl; i++)
+        lt[lmap[i]] = run->locations[i];
+    free(run->locations);
+    run->locations = lt;
+    run->caplocations = nl + 1;
+    if (run->routine_index.cap)
+        rehash(&run->routine_index, run, nr, routine_hash);
+    if (run->location_index.cap)
+        rehash(&run->location_index, run, nl, location_hash);
+    free(rmap);
+    free(lmap);
+}
+
 void kv_run_sort_ranks(struct kv_run *run)
 {
     qsort(run->ranks, run->nsections, sizeof *run->ranks, by_rank);
+    renumber(run);
 }
 
 struct kv_rank *kv_rank_find(struct kv_run *run, int rank)

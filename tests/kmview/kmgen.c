@@ -69,7 +69,7 @@ static const char *num(char b[40], double v)
         b[0] = '\0';
         return b;
     }
-    for (int prec = 1; prec <= 17; prec++) {
+    for (int prec = 6; prec <= 17; prec++) {
         snprintf(b, 40, "%.*g", prec, v);
         if (strtod(b, NULL) == v)
             break;
@@ -941,7 +941,7 @@ static int flatten_csv(const char *dir, const char *name)
                     path, nr, nh);
             return free(text), 1;
         }
-        char key[600];
+        char key[1100];
         if (two)
             snprintf(key, sizeof key, "%s/%s", row[0], row[1]);
         else {
