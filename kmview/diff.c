@@ -405,7 +405,7 @@ static void csv_row(FILE *f, const struct kv_diff_row *r)
 
 int kv_diff_csv(struct kv_out *o, const char *dir, const struct kv_diff *d)
 {
-    if (kv_make_dir(dir))
+    if (kv_make_dir(o, dir))
         return -1;
     FILE *f = kv_out_open_in(o, dir, "regions.csv");
     if (!f)

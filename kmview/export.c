@@ -262,7 +262,7 @@ int kv_export_csv(struct kv_out *o, const char *dir, const struct kv_stats *st)
         { "rank_locations.csv", csv_rank_locations },
         { "warnings.csv", csv_warnings },
     };
-    if (kv_make_dir(dir))
+    if (kv_make_dir(o, dir))
         return -1;
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         FILE *f = kv_out_open_in(o, dir, files[i].name);

@@ -52,15 +52,22 @@ static void release(struct kv_out *o)
     free(o->files);
     o->files = NULL;
     o->n = o->cap = 0;
+    for (size_t i = 0; i < o->ndirs; i++)
+        free(o->dirs[i]);
+    free(o->dirs);
+    o->dirs = NULL;
+    o->ndirs = 0;
 }
 
 void kv_out_abandon(struct kv_out *o)
 {
     for (size_t i = 0; i < o->n; i++) {
-        if (o->files[i].f)
+        if (o->files[i].f && o->files[i].f != stdout)
             fclose(o->files[i].f);
         unlink(o->files[i].tmp);
     }
+    for (size_t i = o->ndirs; i-- > 0;)
+        rmdir(o->dirs[i]);
     release(o);
 }
 
@@ -91,9 +98,12 @@ int kv_out_commit(struct kv_out *o)
             for (size_t j = 0; j < i; j++)       /* the ones already placed */
                 unlink(o->files[j].path);
         }
-    if (!ok)
+    if (!ok) {
         for (size_t i = 0; i < o->n; i++)
             unlink(o->files[i].tmp);
+        for (size_t i = o->ndirs; i-- > 0;)
+            rmdir(o->dirs[i]);
+    }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "kmview: error: cannot write standard output\n");
         ok = false;
@@ -103,11 +113,15 @@ int kv_out_commit(struct kv_out *o)
     return ok ? 0 : -1;
 }
 
-int kv_make_dir(const char *dir)
+int kv_make_dir(struct kv_out *o, const char *dir)
 {
     struct stat sb;
-    if (mkdir(dir, 0777) == 0 ||
-        (errno == EEXIST && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)))
+    if (mkdir(dir, 0777) == 0) {
+        o->dirs = km_xrealloc(o->dirs, (o->ndirs + 1) * sizeof *o->dirs);
+        o->dirs[o->ndirs++] = km_xstrdup(dir);
+        return 0;
+    }
+    if (errno == EEXIST && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
         return 0;
     fprintf(stderr, "%s: error: cannot create directory: %s\n", dir,
             errno == EEXIST ? "a file of that name exists" : strerror(errno));

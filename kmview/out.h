@@ -17,6 +17,8 @@ struct kv_out {
         FILE *f;
     } *files;
     size_t n, cap;
+    char **dirs;             /* directories kv_make_dir created */
+    size_t ndirs;
     bool failed;
 };
 
@@ -28,8 +30,9 @@ int kv_out_commit(struct kv_out *o);
 /* Remove every file opened so far. */
 void kv_out_abandon(struct kv_out *o);
 
-/* Create directory `dir` if it does not exist.  -1 with an error printed. */
-int kv_make_dir(const char *dir);
+/* Create directory `dir` if it does not exist (removed again if `o` is
+ * abandoned).  -1 with an error printed. */
+int kv_make_dir(struct kv_out *o, const char *dir);
 
 /* Shortest text that reads back as exactly v; "" for NaN or infinities. */
 const char *kv_num(char buf[32], double v);

@@ -473,7 +473,7 @@ int kv_ranks_csv(struct kv_out *o, const char *dir,
         { "ranks.csv", csv_ranks }, { "groups.csv", csv_groups },
         { "merges.csv", csv_merges }, { "differences.csv", csv_differences },
     };
-    if (kv_make_dir(dir))
+    if (kv_make_dir(o, dir))
         return -1;
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         FILE *f = kv_out_open_in(o, dir, files[i].name);

@@ -879,8 +879,10 @@ static int read_lines(struct reader *rd)
     }
     if (ferror(rd->f))
         return fail_at(rd, NULL, "read error: %s", strerror(errno));
-    if (rd->st == S_START)
+    if (rd->st == S_START) {
+        rd->lineno = rd->lineno ? rd->lineno : 1;
         return fail_at(rd, NULL, "empty file: not a KM_output file");
+    }
     if (rd->st != S_END) {
         free(rd->line);
         rd->line = NULL;
