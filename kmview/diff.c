@@ -276,7 +276,7 @@ static void print_breakdown(FILE *f, const struct kv_diff *d)
                                         "I/O" };
     const double *v[] = { d->total, d->comp, d->mpi, d->io };
     double delta_total = d->total[1] - d->total[0];
-    char b[4][32];
+    char b[5][32];
     fprintf(f, "\nWhere the difference comes from (means over ranks)\n"
             "  %-14s %12s %12s %12s %8s %12s\n", "", "A (s)", "B (s)",
             "B-A (s)", "B/A", "of B-A");
@@ -286,7 +286,7 @@ static void print_breakdown(FILE *f, const struct kv_diff *d)
                 kv_human(b[0], v[k][0]), kv_human(b[1], v[k][1]),
                 kv_human(b[2], dd),
                 ratio_text(b[3], v[k][0] > 0 ? v[k][1] / v[k][0] : NAN),
-                k == 0 ? "" : kv_percent(b[3], delta_total != 0
+                k == 0 ? "" : kv_percent(b[4], delta_total != 0
                                                    ? dd / delta_total : NAN));
     }
 }
