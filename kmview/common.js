@@ -59,7 +59,7 @@ KM.tip = {
 
 /* A bar chart.  items: [{label, labelHtml?, segs: [[cls, value], ...],
    value, tip: function () -> html}], in display order.  max: the value of
-   a full bar.  Rows are one grid; a single delegated listener serves the
+   a full bar; fmt(value, item) its text.  Rows are one grid; a single delegated listener serves the
    hover of every row, so a thousand rows cost a thousand small elements
    and nothing more. */
 KM.bars = function (host, items, max, fmt, cls) {
@@ -72,7 +72,7 @@ KM.bars = function (host, items, max, fmt, cls) {
     }
     html.push('<div class="r' + (cls ? ' ' + cls : '') + '" data-i="' + i + '"><span class="n">' +
               (it.labelHtml || KM.esc(it.label)) + '</span><span class="b' + (clip ? ' clip' : '') +
-              '">' + segs + '</span><span class="v">' + fmt(it.value) + '</span></div>');
+              '">' + segs + '</span><span class="v">' + fmt(it.value, it) + '</span></div>');
   }
   host.innerHTML = '<div class="bars">' + html.join('') + '</div>';
   var grid = host.firstChild;

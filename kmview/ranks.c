@@ -25,7 +25,10 @@
  * within the cut of every other), cut at a height.  The main group is the
  * largest (the one with the lowest rank on a tie); an outlier group is a
  * group other than the main one holding at most a tenth of the ranks (at
- * least one rank) and fewer than half of them.
+ * least one rank) and fewer than half of them, and only when the main
+ * group holds at least half of the ranks: an outlier differs from what
+ * most ranks do, and when no behaviour is shared by most ranks, no rank
+ * is odd (the groups still tell who does what).
  *
  * Must never: read files, or print anything but through kv_ranks_print.
  */
@@ -154,8 +157,9 @@ static void outliers(struct kv_rank_groups *g)
     size_t small = n / 10 > 1 ? n / 10 : 1;
     g->outlier_group = km_xcalloc(g->ngroups + 1, sizeof *g->outlier_group);
     g->to_main = km_xcalloc(g->ngroups + 1, sizeof *g->to_main);
+    bool shared = 2 * g->group_size[0] >= n;
     for (size_t k = 1; k < g->ngroups; k++) {
-        g->outlier_group[k] = g->group_size[k] <= small &&
+        g->outlier_group[k] = shared && g->group_size[k] <= small &&
                               2 * g->group_size[k] < n;
         if (!g->outlier_group[k])
             continue;
@@ -376,7 +380,11 @@ void kv_ranks_print(FILE *f, const struct kv_rank_groups *g,
             any = true;
             print_outlier(f, g, st, k, reasons);
         }
-    if (!any)
+    if (!any && 2 * g->group_size[0] < g->n)
+        fprintf(f, "\nNo outlier ranks: no group holds half of the ranks at "
+                "this cut, so no\nbehaviour is shared by most ranks (a larger "
+                "--cut joins more ranks).\n");
+    else if (!any)
         fprintf(f, "\nNo outlier ranks at this cut.\n");
     if (g->n <= 64)
         print_merges(f, g, st);

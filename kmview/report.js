@@ -259,7 +259,11 @@ function drawBars(main, items, note) {
              ')' + partsHtml(it, w);
     };
   });
-  KM.bars(document.getElementById('chart'), shown, scaleMax(items), fmt);
+  /* times also show their share, as the hover does */
+  KM.bars(document.getElementById('chart'), shown, scaleMax(items), function (v, it) {
+    if (S.metric === 'counts') return fmt(v);
+    return fmt(v) + ' · ' + KM.pct(v / (it.whole !== undefined ? it.whole : whole));
+  });
   return shown;
 }
 
