@@ -217,37 +217,35 @@ static int by_key(const struct kv_diff_row *a, const struct kv_diff_row *b)
     return (a->occurrence > b->occurrence) - (a->occurrence < b->occurrence);
 }
 
-static enum kv_diff_order sort_order;
+/* What a row is sorted by under `order`: one-run regions by the time
+ * they have, whatever the order; ties by the size of the difference,
+ * except in name order. */
+static void set_sort_key(struct kv_diff_row *r, enum kv_diff_order order)
+{
+    double v[] = {
+        [KV_BY_SCORE] = r->score, [KV_BY_DIFF] = fabs(r->diff),
+        [KV_BY_RATIO] = fabs(log(r->ratio)), [KV_BY_A] = r->t[0],
+        [KV_BY_B] = r->t[1], [KV_BY_NAME] = 0,
+    };
+    r->sort_key = r->status != KV_BOTH ? r->t[0] + r->t[1] : v[order];
+    r->sort_tie = order == KV_BY_NAME ? 0 : fabs(r->diff);
+}
 
 static int compare_rows(const void *pa, const void *pb)
 {
     const struct kv_diff_row *a = pa, *b = pb;
     if (a->status != b->status)
         return a->status < b->status ? -1 : 1;
-    int c = 0;
-    /* one-run regions: by the time they have, whatever the order */
-    double ta = a->t[0] + a->t[1], tb = b->t[0] + b->t[1];
-    if (a->status != KV_BOTH)
-        c = desc(ta, tb);
-    else if (sort_order == KV_BY_SCORE)
-        c = desc(a->score, b->score);
-    else if (sort_order == KV_BY_DIFF)
-        c = desc(fabs(a->diff), fabs(b->diff));
-    else if (sort_order == KV_BY_RATIO)
-        c = desc(fabs(log(a->ratio)), fabs(log(b->ratio)));
-    else if (sort_order == KV_BY_A)
-        c = desc(a->t[0], b->t[0]);
-    else if (sort_order == KV_BY_B)
-        c = desc(a->t[1], b->t[1]);
-    if (!c && sort_order != KV_BY_NAME)
-        c = desc(fabs(a->diff), fabs(b->diff));
+    int c = desc(a->sort_key, b->sort_key);
+    if (!c)
+        c = desc(a->sort_tie, b->sort_tie);
     return c ? c : by_key(a, b);
 }
 
 void kv_diff_sort(struct kv_diff *d, enum kv_diff_order order)
 {
-    /* qsort has no context argument; the order is set just for this call */
-    sort_order = order;
+    for (size_t i = 0; i < d->nrows; i++)
+        set_sort_key(&d->rows[i], order);
     qsort(d->rows, d->nrows, sizeof *d->rows, compare_rows);
 }
 
@@ -403,22 +401,20 @@ static void csv_row(FILE *f, const struct kv_diff_row *r)
     fputc('\n', f);
 }
 
-int kv_diff_csv(struct kv_out *o, const char *dir, const struct kv_diff *d)
+static void csv_regions(FILE *f, const void *ctx)
 {
-    if (kv_make_dir(o, dir))
-        return -1;
-    FILE *f = kv_out_open_in(o, dir, "regions.csv");
-    if (!f)
-        return -1;
+    const struct kv_diff *d = ctx;
     fputs("order,status,routine,kind,line,occurrence,statement,t_a,t_b,diff,"
           "ratio,calls_a,calls_b,per_call_a,per_call_b,score,efficiency\n", f);
     for (size_t i = 0; i < d->nrows; i++) {
         fprintf(f, "%zu,", i + 1);
         csv_row(f, &d->rows[i]);
     }
-    f = kv_out_open_in(o, dir, "breakdown.csv");
-    if (!f)
-        return -1;
+}
+
+static void csv_breakdown(FILE *f, const void *ctx)
+{
+    const struct kv_diff *d = ctx;
     static const char *const what[] = { "total", "computation", "mpi", "io" };
     const double *v[] = { d->total, d->comp, d->mpi, d->io };
     fputs("part,a,b,diff\n", f);
@@ -431,7 +427,14 @@ int kv_diff_csv(struct kv_out *o, const char *dir, const struct kv_diff *d)
         kv_csv_num(f, v[k][1] - v[k][0]);
         fputc('\n', f);
     }
-    return 0;
+}
+
+int kv_diff_csv(struct kv_out *o, const char *dir, const struct kv_diff *d)
+{
+    static const struct kv_csv_file files[] = {
+        { "regions.csv", csv_regions }, { "breakdown.csv", csv_breakdown },
+    };
+    return kv_csv_files(o, dir, files, sizeof files / sizeof *files, d);
 }
 
 /* ------------------------------------------------------------------------ */

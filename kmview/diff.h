@@ -27,6 +27,7 @@ struct kv_diff_row {
     double diff, ratio;      /* tB - tA, tB / tA */
     double score;            /* PARP order: (t_hi / T_slow) ln(t_hi / t_lo) */
     double efficiency;       /* NaN unless the rank counts differ */
+    double sort_key, sort_tie; /* set by kv_diff_sort */
 };
 
 struct kv_diff {

@@ -62,8 +62,9 @@ static void csv_pair_num(FILE *f, const char *key, double v)
     csv_pair(f, key, kv_num(b, v));
 }
 
-static void csv_run(FILE *f, const struct kv_stats *st)
+static void csv_run(FILE *f, const void *ctx)
 {
+    const struct kv_stats *st = ctx;
     const struct kv_run *run = st->run;
     struct km_buf b = { 0 };
     fputs("key,value\n", f);
@@ -100,8 +101,9 @@ static void csv_run(FILE *f, const struct kv_stats *st)
     km_buf_free(&b);
 }
 
-static void csv_figures(FILE *f, const struct kv_stats *st)
+static void csv_figures(FILE *f, const void *ctx)
 {
+    const struct kv_stats *st = ctx;
     fputs("figure", f);
     for (size_t i = 0; i < NSTATCOLS; i++)
         fprintf(f, ",%s", stat_columns[i]);
@@ -113,8 +115,9 @@ static void csv_figures(FILE *f, const struct kv_stats *st)
     }
 }
 
-static void csv_rank_figures(FILE *f, const struct kv_stats *st)
+static void csv_rank_figures(FILE *f, const void *ctx)
 {
+    const struct kv_stats *st = ctx;
     const struct kv_run *run = st->run;
     fputs("rank,processors,lost", f);
     for (int k = 0; k < KV_NFIGS; k++)
@@ -132,8 +135,9 @@ static void csv_rank_figures(FILE *f, const struct kv_stats *st)
     }
 }
 
-static void csv_prediction(FILE *f, const struct kv_stats *st)
+static void csv_prediction(FILE *f, const void *ctx)
 {
+    const struct kv_stats *st = ctx;
     const struct kv_prediction *pr = &st->run->pred;
     fputs("rank,total,mpi,redundant,parallel\n", f);
     for (size_t i = 0; i < pr->nrows; i++) {
@@ -148,8 +152,9 @@ static void csv_prediction(FILE *f, const struct kv_stats *st)
     }
 }
 
-static void csv_routines(FILE *f, const struct kv_stats *st)
+static void csv_routines(FILE *f, const void *ctx)
 {
+    const struct kv_stats *st = ctx;
     const struct kv_run *run = st->run;
     fputs("id,name,file,line,extrapolated,net_share", f);
     for (int m = 0; m < KV_NMETRICS; m++)
@@ -178,8 +183,9 @@ static void csv_location_key(FILE *f, const struct kv_run *run, size_t id)
     kv_csv_str(f, l->text);
 }
 
-static void csv_locations(FILE *f, const struct kv_stats *st)
+static void csv_locations(FILE *f, const void *ctx)
 {
+    const struct kv_stats *st = ctx;
     fputs("id,routine_id,routine,kind,line,occurrence,statement,extrapolated", f);
     csv_stat_header(f, "elapsed");
     csv_stat_header(f, "counts");
@@ -193,8 +199,9 @@ static void csv_locations(FILE *f, const struct kv_stats *st)
     }
 }
 
-static void csv_rank_routines(FILE *f, const struct kv_stats *st)
+static void csv_rank_routines(FILE *f, const void *ctx)
 {
+    const struct kv_stats *st = ctx;
     const struct kv_run *run = st->run;
     fputs("rank,id,name,elapsed,net,counts,extrapolated,mpi,io\n", f);
     for (size_t i = 0; i < run->nsections; i++) {
@@ -216,8 +223,9 @@ static void csv_rank_routines(FILE *f, const struct kv_stats *st)
     }
 }
 
-static void csv_rank_locations(FILE *f, const struct kv_stats *st)
+static void csv_rank_locations(FILE *f, const void *ctx)
 {
+    const struct kv_stats *st = ctx;
     const struct kv_run *run = st->run;
     fputs("rank,id,routine_id,routine,kind,line,occurrence,statement,elapsed,"
           "counts,extrapolated\n", f);
@@ -234,8 +242,9 @@ static void csv_rank_locations(FILE *f, const struct kv_stats *st)
     }
 }
 
-static void csv_warnings(FILE *f, const struct kv_stats *st)
+static void csv_warnings(FILE *f, const void *ctx)
 {
+    const struct kv_stats *st = ctx;
     const struct kv_run *run = st->run;
     fputs("rank,warning\n", f);
     for (size_t i = 0; i < run->nsections; i++)
@@ -246,12 +255,23 @@ static void csv_warnings(FILE *f, const struct kv_stats *st)
         }
 }
 
+int kv_csv_files(struct kv_out *o, const char *dir,
+                 const struct kv_csv_file *files, size_t n, const void *ctx)
+{
+    if (kv_make_dir(o, dir))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        FILE *f = kv_out_open_in(o, dir, files[i].name);
+        if (!f)
+            return -1;
+        files[i].write(f, ctx);
+    }
+    return 0;
+}
+
 int kv_export_csv(struct kv_out *o, const char *dir, const struct kv_stats *st)
 {
-    static const struct {
-        const char *name;
-        void (*write)(FILE *, const struct kv_stats *);
-    } files[] = {
+    static const struct kv_csv_file files[] = {
         { "run.csv", csv_run },
         { "figures.csv", csv_figures },
         { "rank_figures.csv", csv_rank_figures },
@@ -262,15 +282,7 @@ int kv_export_csv(struct kv_out *o, const char *dir, const struct kv_stats *st)
         { "rank_locations.csv", csv_rank_locations },
         { "warnings.csv", csv_warnings },
     };
-    if (kv_make_dir(o, dir))
-        return -1;
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        FILE *f = kv_out_open_in(o, dir, files[i].name);
-        if (!f)
-            return -1;
-        files[i].write(f, st);
-    }
-    return 0;
+    return kv_csv_files(o, dir, files, sizeof files / sizeof *files, st);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -17,4 +17,14 @@ int kv_export_json(struct kv_out *o, const char *path, const struct kv_stats *st
 /* Open dir/name through `o`. */
 FILE *kv_out_open_in(struct kv_out *o, const char *dir, const char *name);
 
+/* A set of CSV files in one directory, each written by its function from
+ * the same context. */
+struct kv_csv_file {
+    const char *name;
+    void (*write)(FILE *f, const void *ctx);
+};
+/* Create `dir` if needed and write each file through `o`.  -1 on error. */
+int kv_csv_files(struct kv_out *o, const char *dir,
+                 const struct kv_csv_file *files, size_t n, const void *ctx);
+
 #endif

@@ -294,6 +294,14 @@ static void rehash(struct kv_hash *t, const struct kv_run *run, size_t n,
     }
 }
 
+/* The new number of `old`: the next one if it has none yet. */
+static int first_seen(int *map, int old, size_t *next)
+{
+    if (map[old] < 0)
+        map[old] = (int)(*next)++;
+    return map[old];
+}
+
 /* Renumber routines (and then locations) by first appearance in the
  * sections as they now stand. */
 static void renumber(struct kv_run *run)
@@ -303,11 +311,8 @@ static void renumber(struct kv_run *run)
     for (size_t i = 0; i < nr; i++)
         rmap[i] = -1;
     for (size_t s = 0; s < run->nsections; s++)
-        for (size_t k = 0; k < run->ranks[s].nrc; k++) {
-            int *m = &rmap[run->ranks[s].rc[k].routine];
-            if (*m < 0)
-                *m = (int)next++;
-        }
+        for (size_t k = 0; k < run->ranks[s].nrc; k++)
+            first_seen(rmap, run->ranks[s].rc[k].routine, &next);
     struct kv_routine *rt = km_xcalloc(nr + 1, sizeof *rt);
     for (size_t i = 0; i < nr; i++)
         rt[rmap[i]] = run->routines[i];
@@ -324,12 +329,8 @@ static void renumber(struct kv_run *run)
         struct kv_rank *r = &run->ranks[s];
         for (size_t k = 0; k < r->nrc; k++)
             r->rc[k].routine = rmap[r->rc[k].routine];
-        for (size_t k = 0; k < r->nlc; k++) {
-            int *m = &lmap[r->lc[k].location];
-            if (*m < 0)
-                *m = (int)next++;
-            r->lc[k].location = *m;
-        }
+        for (size_t k = 0; k < r->nlc; k++)
+            r->lc[k].location = first_seen(lmap, r->lc[k].location, &next);
     }
     struct kv_location *lt = km_xcalloc(nl + 1, sizeof *lt);
     for (size_t i = 0; i < nl; i++)
@@ -349,13 +350,6 @@ void kv_run_sort_ranks(struct kv_run *run)
 {
     qsort(run->ranks, run->nsections, sizeof *run->ranks, by_rank);
     renumber(run);
-}
-
-struct kv_rank *kv_rank_find(struct kv_run *run, int rank)
-{
-    struct kv_rank key = { .rank = rank };
-    return bsearch(&key, run->ranks, run->nsections, sizeof *run->ranks,
-                   by_rank);
 }
 
 size_t kv_run_live_ranks(const struct kv_run *run)

@@ -145,8 +145,6 @@ struct kv_rank *kv_rank_add(struct kv_run *run, int rank);
 struct kv_rcell *kv_rank_add_routine(struct kv_rank *r);
 struct kv_lcell *kv_rank_add_location(struct kv_rank *r);
 void kv_rank_add_warning(struct kv_rank *r, const char *text);
-/* The section of rank number `rank`, or NULL. */
-struct kv_rank *kv_rank_find(struct kv_run *run, int rank);
 /* Put the sections in rank order and number routines and locations in
  * order of first appearance in that order (after reading every file), so
  * that the order files are given in changes nothing. */

@@ -393,9 +393,16 @@ void kv_ranks_print(FILE *f, const struct kv_rank_groups *g,
 /* ------------------------------------------------------------------------ */
 /* CSV                                                                       */
 
-static void csv_ranks(FILE *f, const struct kv_rank_groups *g,
-                      const struct kv_stats *st)
+struct ranks_csv {
+    const struct kv_rank_groups *g;
+    const struct kv_stats *st;
+};
+
+static void csv_ranks(FILE *f, const void *ctx)
 {
+    const struct ranks_csv *c = ctx;
+    const struct kv_rank_groups *g = c->g;
+    const struct kv_stats *st = c->st;
     int *position = km_xcalloc(g->n + 1, sizeof *position);
     for (size_t i = 0; i < g->n; i++)
         position[g->order[i]] = (int)i;
@@ -406,9 +413,11 @@ static void csv_ranks(FILE *f, const struct kv_rank_groups *g,
     free(position);
 }
 
-static void csv_groups(FILE *f, const struct kv_rank_groups *g,
-                       const struct kv_stats *st)
+static void csv_groups(FILE *f, const void *ctx)
 {
+    const struct ranks_csv *c = ctx;
+    const struct kv_rank_groups *g = c->g;
+    const struct kv_stats *st = c->st;
     char ranks[4096];
     fputs("group,size,main,outlier,diameter,distance_to_main,ranks\n", f);
     for (size_t k = 0; k < g->ngroups; k++) {
@@ -425,9 +434,11 @@ static void csv_groups(FILE *f, const struct kv_rank_groups *g,
     }
 }
 
-static void csv_merges(FILE *f, const struct kv_rank_groups *g,
-                       const struct kv_stats *st)
+static void csv_merges(FILE *f, const void *ctx)
 {
+    const struct ranks_csv *c = ctx;
+    const struct kv_rank_groups *g = c->g;
+    const struct kv_stats *st = c->st;
     fputs("cluster,a,b,a_rank,b_rank,height,size\n", f);
     for (size_t k = 0; k + 1 < g->n; k++) {
         const struct kv_merge *m = &g->merges[k];
@@ -443,9 +454,11 @@ static void csv_merges(FILE *f, const struct kv_rank_groups *g,
     }
 }
 
-static void csv_differences(FILE *f, const struct kv_rank_groups *g,
-                            const struct kv_stats *st)
+static void csv_differences(FILE *f, const void *ctx)
 {
+    const struct ranks_csv *c = ctx;
+    const struct kv_rank_groups *g = c->g;
+    const struct kv_stats *st = c->st;
     fputs("group,routine,part,group_mean,main_mean,difference\n", f);
     for (size_t k = 1; k < g->ngroups; k++) {
         if (!g->outlier_group[k])
@@ -473,21 +486,10 @@ static void csv_differences(FILE *f, const struct kv_rank_groups *g,
 int kv_ranks_csv(struct kv_out *o, const char *dir,
                  const struct kv_rank_groups *g, const struct kv_stats *st)
 {
-    static const struct {
-        const char *name;
-        void (*write)(FILE *, const struct kv_rank_groups *,
-                      const struct kv_stats *);
-    } files[] = {
+    static const struct kv_csv_file files[] = {
         { "ranks.csv", csv_ranks }, { "groups.csv", csv_groups },
         { "merges.csv", csv_merges }, { "differences.csv", csv_differences },
     };
-    if (kv_make_dir(o, dir))
-        return -1;
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        FILE *f = kv_out_open_in(o, dir, files[i].name);
-        if (!f)
-            return -1;
-        files[i].write(f, g, st);
-    }
-    return 0;
+    struct ranks_csv c = { g, st };
+    return kv_csv_files(o, dir, files, sizeof files / sizeof *files, &c);
 }
