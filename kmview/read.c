@@ -870,8 +870,18 @@ static int read_lines(struct reader *rd)
     ssize_t n;
     while ((n = getline(&rd->line, &rd->cap, rd->f)) >= 0) {
         rd->lineno++;
+        /* libkm ends every line: a last line without its newline is where
+         * the writing stopped, whatever it looks like (but the End line
+         * of a file someone edited) */
+        bool partial = n > 0 && rd->line[n - 1] != '\n';
         while (n > 0 && (rd->line[n - 1] == '\n' || rd->line[n - 1] == '\r'))
             rd->line[--n] = '\0';
+        size_t len;
+        const char *end = section_marker(rd->line, &len);
+        if (partial && !(is_comment(rd->line) && end && len == 3 &&
+                         strncasecmp(end, "End", 3) == 0))
+            return fail_at(rd, NULL, "the file ends in the middle of this "
+                           "line: truncated");
         if (memchr(rd->line, '\0', (size_t)n))
             return fail_at(rd, NULL, "a NUL byte: not a text file");
         if (one_line(rd))
