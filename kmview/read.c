@@ -876,10 +876,10 @@ static int read_lines(struct reader *rd)
         bool partial = n > 0 && rd->line[n - 1] != '\n';
         while (n > 0 && (rd->line[n - 1] == '\n' || rd->line[n - 1] == '\r'))
             rd->line[--n] = '\0';
-        size_t len;
-        const char *end = section_marker(rd->line, &len);
-        if (partial && !(is_comment(rd->line) && end && len == 3 &&
-                         strncasecmp(end, "End", 3) == 0))
+        size_t len = 0;
+        const char *end = is_comment(rd->line) ? section_marker(rd->line, &len)
+                                               : NULL;
+        if (partial && !(end && len == 3 && strncasecmp(end, "End", 3) == 0))
             return fail_at(rd, NULL, "the file ends in the middle of this "
                            "line: truncated");
         if (memchr(rd->line, '\0', (size_t)n))
