@@ -198,6 +198,16 @@ static void make_run(struct gen *g)
         }
 }
 
+static void free_run(struct gen *g)
+{
+    void *arrays[] = { g->present, g->el, g->net, g->mpi, g->io, g->cnt,
+                       g->plus, g->lel, g->lcnt, g->lplus, g->outside,
+                       g->unmeasured, g->redundant, g->read_cost, g->reads,
+                       g->id_of, g->routine_of_id };
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        free(arrays[i]);
+}
+
 static void routine_name(char *b, size_t size, int r)
 {
     snprintf(b, size, "SUB%04d", r + 1);
@@ -701,6 +711,7 @@ static int profile(int argc, char **argv)
     expect_cells(e, &g);
     expect_prediction(e, &g);
     free(lv.rank);
+    free_run(&g);
     return fclose(f) || fclose(e) ? 2 : 0;
 }
 
@@ -974,9 +985,9 @@ static int by_key(const void *a, const void *b)
     return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
 }
 
-static struct kv *load(const char *path, size_t *n)
+static struct kv *load(const char *path, size_t *n, char **keep)
 {
-    char *text = slurp(path);
+    char *text = *keep = slurp(path);
     if (!text) {
         perror(path);
         exit(2);
@@ -1010,7 +1021,8 @@ static bool same_value(const char *a, const char *b)
 static int compare(const char *expect, const char *got)
 {
     size_t ne, ng, bad = 0;
-    struct kv *e = load(expect, &ne), *g = load(got, &ng);
+    char *te, *tg;
+    struct kv *e = load(expect, &ne, &te), *g = load(got, &ng, &tg);
     for (size_t i = 0; i < ne; i++) {
         struct kv *hit = bsearch(&e[i], g, ng, sizeof *g, by_key);
         if (!hit || !same_value(e[i].value, hit->value)) {
@@ -1021,6 +1033,10 @@ static int compare(const char *expect, const char *got)
         }
     }
     printf("    %zu of %zu values as expected\n", ne - bad, ne);
+    free(e);
+    free(g);
+    free(te);
+    free(tg);
     return bad ? 1 : 0;
 }
 
