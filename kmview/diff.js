@@ -59,14 +59,8 @@ function pairBars(host, rows) {
             labelHtml: KM.esc(label(r)) + (r.text ? ' <small>' + KM.esc(r.text.slice(0, 50)) + '</small>' : ''),
             tip: function () { return tip(r); }};
   });
-  var grid = KM.bars(host, items, max, function (v) { return (v > 0 ? '+' : '') + KM.sec(v); }, 'pair');
-  /* each row's two bars are stacked, not side by side: width per bar */
-  var bars = grid.querySelectorAll('.b');
-  for (var i = 0; i < bars.length; i++) {
-    var is = bars[i].children, r = rows[i];
-    if (is[0]) is[0].style.width = (max > 0 ? 100 * r.ta / max : 0) + '%';
-    if (is[1]) is[1].style.width = (max > 0 ? 100 * r.tb / max : 0) + '%';
-  }
+  /* 'pair' rows stack their two segments (CSS), so each is one bar */
+  KM.bars(host, items, max, function (v) { return (v > 0 ? '+' : '') + KM.sec(v); }, 'pair');
 }
 function table(rows, id) {
   var h = '<table id="' + id + '"><tr><th>#</th><th class="l">region</th><th>tA (s)</th><th>tB (s)</th>' +

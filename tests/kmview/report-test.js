@@ -79,6 +79,13 @@ function profile() {
   var v = values(), good = true;
   l.forEach(function (n, i) { good = good && near(v[i], mean(ids[n], 'net') + mean(ids[n], 'mpi')); });
   ok(good, 'profile: net bars show net + own MPI time, mean over ranks');
+  var vmax = Math.max.apply(null, v), lengths = true;
+  rows().forEach(function (r, i) {
+    var w = 0, segs = r.querySelectorAll('.b i');
+    for (var k = 0; k < segs.length; k++) w += parseFloat(segs[k].style.width);
+    lengths = lengths && Math.abs(w - 100 * v[i] / vmax) < 0.05;
+  });
+  ok(lengths, 'profile: each bar\'s length is its value against the largest (automatic scale)');
   var first = rows()[0], tip = hover(first.querySelector('.b'));
   var share = (mean(1, 'net') + mean(1, 'mpi')) / num('figures.csv:total_time:mean');
   ok(tip.indexOf(names[0]) === 0 && tip.indexOf((100 * share).toFixed(1) + '% of total time') > 0,
@@ -243,6 +250,10 @@ function diffPage() {
   selfContained();
   ok(tableOrder() === E.order, 'diff: regions in PARP order (' + tableOrder() + ')');
   ok(rows().length === E.order.split(' ').length, 'diff: a pair of bars per region');
+  var w = rows().map(function (r) {
+    return Array.prototype.map.call(r.querySelectorAll('.b i'), function (i) { return parseFloat(i.style.width); });
+  });
+  ok(w.join(' ') === E.widths, 'diff: bar lengths are tA and tB against the longest (' + w.join(' ') + ')');
   btn('order', 'diff');
   ok(tableOrder() === E.bydiff, 'diff: ordered by |B-A| on a click (' + tableOrder() + ')');
   btn('order', 'ratio');
