@@ -195,18 +195,32 @@ function figures() {
   ok($('#pred') !== null, 'figures: the prediction');
 }
 
+/* Going back and forth is asynchronous: wait for the page's popstate
+   (its own listener, registered first, has rendered by then), or give up
+   after a while. */
+function afterNavigation(then) {
+  var done = false;
+  function once() {
+    if (done) return;
+    done = true;
+    window.removeEventListener('popstate', once);
+    then();
+  }
+  window.addEventListener('popstate', once);
+  setTimeout(once, 10000);
+}
 function history() {
   var before = $('button.view.on').dataset.v;
-  document.getElementById('back').click();
-  setTimeout(function () {
+  afterNavigation(function () {
     var after = $('button.view.on').dataset.v;
     ok(before === 'figures' && after === 'ranks', '<< goes back to the previous view (' + after + ')');
-    document.getElementById('fwd').click();
-    setTimeout(function () {
+    afterNavigation(function () {
       ok($('button.view.on').dataset.v === 'figures', '>> goes forward again');
       finish();
-    }, 50);
-  }, 50);
+    });
+    document.getElementById('fwd').click();
+  });
+  document.getElementById('back').click();
 }
 
 /* --- speed: every view against one pass over all the data ------------- */
