@@ -2,9 +2,10 @@
 # deps.sh — install the Debian packages kmtool needs that are missing.
 #
 # Sourced by scripts/demo and scripts/test.  Uses sudo when not root.
-# Everything comes from Debian's own archive.
+# Everything comes from Debian's own archive.  Chromium (and a font for it
+# to draw text with) runs the test of kmview's HTML report headless.
 KMTOOL_PACKAGES="gcc make autoconf automake flex bison gfortran \
-libopenmpi-dev openmpi-bin"
+libopenmpi-dev openmpi-bin chromium fonts-dejavu-core"
 
 km_missing_packages() {
     missing=""
