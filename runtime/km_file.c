@@ -82,10 +82,31 @@ static void fail_errno(struct km_out_file *f, const char *what,
     km_file_fail(f, why);
 }
 
+/* A file-size limit (ulimit -f) makes write() raise SIGXFSZ, whose
+ * default action (and the Fortran runtime's handler) kills the program:
+ * while libkm writes, the signal is ignored, so the write fails with EFBIG
+ * instead, the temporary file is removed, and the program goes on. */
+static void hold_xfsz(struct km_out_file *f)
+{
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    f->xfsz_held = sigaction(SIGXFSZ, &ign, &f->xfsz) == 0;
+}
+
+static void release_xfsz(struct km_out_file *f)
+{
+    if (f->xfsz_held)
+        sigaction(SIGXFSZ, &f->xfsz, NULL);
+    f->xfsz_held = 0;
+}
+
 int km_file_open_temp(struct km_out_file *f)
 {
     static unsigned seq;
     *f = (struct km_out_file){ .fd = -1 };
+    hold_xfsz(f);
     for (int tries = 0; tries < 100; tries++) {
         snprintf(f->tmp, sizeof f->tmp, ".KM_output.tmp.%ld.%u",
                  (long)getpid(), seq++);
@@ -97,6 +118,7 @@ int km_file_open_temp(struct km_out_file *f)
     }
     fail_errno(f, "create", f->tmp);
     f->tmp[0] = '\0';
+    release_xfsz(f);
     return -1;
 }
 
@@ -130,6 +152,7 @@ void km_file_close(struct km_out_file *f)
     if (f->fd >= 0 && close(f->fd) != 0)
         fail_errno(f, "close", f->tmp);
     f->fd = -1;
+    release_xfsz(f);
 }
 
 void km_file_abandon(struct km_out_file *f)
@@ -137,6 +160,7 @@ void km_file_abandon(struct km_out_file *f)
     if (f->fd >= 0)
         close(f->fd);
     f->fd = -1;
+    release_xfsz(f);
     if (f->tmp[0])
         unlink(f->tmp);
     f->tmp[0] = '\0';

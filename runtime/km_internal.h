@@ -25,6 +25,7 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -339,6 +340,8 @@ struct km_out_file {
     int fd;
     int failed;              /* a write failed; `why` says which */
     off_t end;               /* where km_file_write appends */
+    int xfsz_held;           /* SIGXFSZ ignored while it is open ... */
+    struct sigaction xfsz;   /* ... instead of this */
     char tmp[64];
     char why[160];
 };

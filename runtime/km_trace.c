@@ -152,8 +152,8 @@ static void write_skeleton(const struct km_trace_run *run)
     put_line(L_CLOCK, "! Clock      : %s", run->clock_name);
     put_line(L_STATUS, "! Status     : running");
     put_line(L_DEPTH, "! Depth      : 0");
-    put_line(L_HOWTO, "! Events     : the last %ld entries (IN) and exits "
-             "(OUT); grep -v '^!' | sort -n lists them in order", tr.nlines);
+    put_line(L_HOWTO, "! Events     : the last %ld, in a ring; in order: "
+             "grep -v '^!' <file> | sort -n", tr.nlines);
     put_line(L_STACK_HEAD, "! Open regions, outermost first (depth, region):");
     for (int i = 0; i < TRACE_STACK; i++)
         put_line(L_STACK + i, "!");
