@@ -18,6 +18,13 @@ command -v timeout > /dev/null 2>&1 && limit="timeout 300"
 $MPIF77 -o prog "$FIX/mpi.f" "$LIBKM" > build.log 2>&1 ||
     { fail "cannot build mpi.f with $MPIF77: $(cat build.log)"; finish; }
 
+# libkm's own messages must never count as the program's MPI calls, nor be
+# seen by another MPI tool: it calls MPI through the profiling names only.
+if command -v nm > /dev/null 2>&1; then
+    own=$(nm -u "$LIBKM" 2> /dev/null | awk '$1 == "U" && $2 ~ /^MPI_/ { print $2 }' | sort -u | tr '\n' ' ')
+    expect "MPI functions libkm calls by their MPI_ names" "$own" ""
+fi
+
 for np in 1 2 4 16; do
     mkdir np$np && cd np$np || exit 1
     $limit $MPIRUN $MPIRUN_FLAGS -np $np ../prog > out 2> err ||
