@@ -5,7 +5,7 @@
 # nothing is written after MPI_FINALIZE), one section per rank in rank
 # order, exact counts on every rank, a Prediction section consistent with
 # the sections (recomputed by check_output.awk), whose redundant time holds
-# the region mpi.f declares redundant.
+# the region mpi.f declares redundant; on 2 ranks, one trace file per rank.
 . "${srcdir:-.}/tests/runtime/common.sh"
 need "$MPIF77"
 need "$MPIRUN"
@@ -27,7 +27,10 @@ fi
 
 for np in 1 2 4 16; do
     mkdir np$np && cd np$np || exit 1
-    $limit $MPIRUN $MPIRUN_FLAGS -np $np ../prog > out 2> err ||
+    # on 2 ranks, with a trace per rank (KM_trace.<rank>)
+    trace=0
+    [ $np = 2 ] && trace=1
+    KM_TRACE_FILE_NUMBER=$trace $limit $MPIRUN $MPIRUN_FLAGS -np $np ../prog > out 2> err ||
         fail "$np ranks: mpirun exited with status $?: $(tail -5 err)"
     expect "$np ranks: standard output" "$(cat out)" \
         "$(awk -v n=$np 'BEGIN { printf "%12.1f", n * (n - 1) / 2 + 5 * n }')"
@@ -35,6 +38,13 @@ for np in 1 2 4 16; do
     only_outputs KM_output.000
     f=KM_output.000
     check $f
+    if [ $np = 2 ]; then
+        for r in 0 1; do
+            expect "trace of rank $r" "$(sed -n 's/^! Rank *: \(.*[^ ]\) *$/\1/p' KM_trace.$r 2> /dev/null)" "$r of 2"
+        done
+    else
+        [ -f KM_trace ] || [ -f KM_trace.0 ] && fail "$np ranks: a trace without being asked"
+    fi
     expect "$np ranks: Written at" "$(sed -n 4p $f)" "! Written at : MPI_FINALIZE"
     expect "$np ranks: Ranks" "$(sed -n 6p $f)" "! Ranks      : $np"
     expect "$np ranks: section order" \
