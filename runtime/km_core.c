@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define KM_STACK_DEPTH 4096
 #define KM_UNREAD INT64_MIN          /* frame.start of an unmeasured frame */
@@ -84,6 +85,7 @@ static struct {
     uint64_t lost, bad_out, bad_in, bad_reg;
     /* run */
     int initialized;
+    pid_t pid;               /* a child forked without exec writes nothing */
     int clock_injected;
     km_tick t0;
     char started[32];
@@ -166,6 +168,7 @@ static void init(void)
     st.sp = 0;
     st.stack[0] = (struct km_frame){ .r = NULL, .id = KM_ID_ROOT, .own = 0 };
     st.t0 = cold_now();              /* the root's start */
+    st.pid = getpid();
     if (!atexit_registered && atexit(at_exit) == 0)
         atexit_registered = 1;
     if (!st.clock_injected)
@@ -662,7 +665,8 @@ static void take_pending_signal(void);
 /* `final`: END, STOP, EXIT or exit; nothing is written after these. */
 static void write_results(const char *event, int final)
 {
-    if (!st.initialized || st.mpi_state == MPI_DONE || st.final_done)
+    if (!st.initialized || st.mpi_state == MPI_DONE || st.final_done ||
+        getpid() != st.pid)
         return;
     st.writing = 1;
     if (final)
@@ -692,7 +696,7 @@ static void at_exit(void)
  * the signal go on, 1 when a write under way will raise it again. */
 int km_core_on_signal(int sig)
 {
-    if (!st.initialized)
+    if (!st.initialized || getpid() != st.pid)
         return 0;
     if (st.writing) {
         st.pending_signal = sig;
