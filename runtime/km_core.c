@@ -692,6 +692,24 @@ static void at_exit(void)
 /* ------------------------------------------------------------------------ */
 /* Signals                                                                   */
 
+/* An MPI rank that has written its results on a signal waits a moment
+ * before it dies: mpirun kills every other rank the moment one dies, and
+ * they got the signal at the same time and may still be writing theirs.
+ * At least 0.2 s, ten times this rank's own write, at most 3 s; the batch
+ * system's SIGKILL, if it comes sooner, ends the wait. */
+static void linger(double write_seconds)
+{
+    double wait = 10 * write_seconds;
+    if (wait < 0.2)
+        wait = 0.2;
+    if (wait > 3)
+        wait = 3;
+    struct timespec ts = { (time_t)wait,
+                           (long)((wait - (double)(time_t)wait) * 1e9) };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
 /* The write a terminating signal asks for; 0 when the caller should let
  * the signal go on, 1 when a write under way will raise it again. */
 int km_core_on_signal(int sig)
@@ -714,8 +732,11 @@ int km_core_on_signal(int sig)
     if (st.mpi_state != MPI_DONE && !st.final_done) {
         st.writing = 1;
         st.final_done = 1;
-        write_alone(st.signal_event, cold_now());
+        km_tick t = cold_now();
+        write_alone(st.signal_event, t);
         st.writing = 0;
+        if (st.mpi_state == MPI_ACTIVE)
+            linger((double)(cold_now() - t) * st.clock.seconds_per_tick);
     }
     km_trace_status(st.signal_event);
     return 0;
