@@ -9,6 +9,11 @@
  * raises the signal again, so the process ends exactly as it would have
  * (same signal, same exit status for the shell and for mpirun).
  *
+ * A signal sent to the process may be delivered to any of its threads
+ * (MPI libraries start helper threads); on Linux the handler passes it on
+ * to the thread that runs the program, whose state libkm measures, so
+ * that the write never races with the program's own calls into libkm.
+ *
  * The handler runs on top of whatever the program was doing, so the write
  * it makes (km_core_on_signal) takes no lock: its memory comes from mmap
  * (km_mem.c), its text from vsnprintf, its file from open/write/link;
@@ -20,11 +25,17 @@
  * Must never: replace a handler the program installed, call malloc, stdio
  * or MPI from the handler, or swallow a signal.
  */
+/* syscall(): beyond POSIX */
+#define _DEFAULT_SOURCE 1
 #include "runtime/km_internal.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
 static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGXCPU };
 #define NSIG_HANDLED (sizeof stop_signals / sizeof *stop_signals)
@@ -43,9 +54,41 @@ void km_signal_reraise(int sig)
     sigprocmask(SIG_UNBLOCK, &set, NULL);   /* ... delivered here */
 }
 
+#if defined(__linux__) && defined(SYS_gettid) && defined(SYS_tgkill)
+static long program_thread;          /* the thread that installed them */
+
+/* 1 when the signal was passed on to the program's thread. */
+static int passed_on(int sig)
+{
+    long self = syscall(SYS_gettid);
+    if (program_thread == 0 || self == program_thread)
+        return 0;
+    return syscall(SYS_tgkill, (long)getpid(), program_thread, sig) == 0;
+}
+
+static void note_program_thread(void)
+{
+    program_thread = syscall(SYS_gettid);
+}
+#else
+static int passed_on(int sig)
+{
+    (void)sig;
+    return 0;
+}
+
+static void note_program_thread(void)
+{
+}
+#endif
+
 static void on_signal(int sig)
 {
     int saved_errno = errno;
+    if (passed_on(sig)) {
+        errno = saved_errno;
+        return;
+    }
     if (km_core_on_signal(sig) == 0)
         km_signal_reraise(sig);
     errno = saved_errno;
@@ -54,6 +97,7 @@ static void on_signal(int sig)
 void km_signal_install(void)
 {
     struct sigaction sa, old;
+    note_program_thread();
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
