@@ -33,7 +33,8 @@ static const char *const kind_names[KS_COUNT_] = {
     [KS_FORMAT] = "format", [KS_ENTRY] = "entry", [KS_DATA] = "data",
     [KS_INCLUDE] = "include", [KS_PROGRAM] = "program",
     [KS_SUBROUTINE] = "subroutine", [KS_FUNCTION] = "function",
-    [KS_BLOCKDATA] = "block-data", [KS_END] = "end", [KS_TYPE] = "type",
+    [KS_BLOCKDATA] = "block-data", [KS_END] = "end",
+    [KS_CONTAINS] = "contains", [KS_TYPE] = "type",
     [KS_IMPLICIT] = "implicit", [KS_DIMENSION] = "dimension",
     [KS_COMMON] = "common", [KS_EQUIVALENCE] = "equivalence",
     [KS_PARAMETER] = "parameter", [KS_EXTERNAL] = "external",
@@ -107,7 +108,7 @@ static void crunch_stmt(const char *raw, int n, struct crunch *cr)
         }
         if (ch == 'H' || ch == 'h') {
             int k = km_hollerith_count(raw, i);
-            if (k > 0) {
+            if (k > 0 && k < n - i) {
                 /* lower case: the scanner's sign of a Hollerith constant */
                 push(cr, 'h', 'h', i++);
                 for (; k > 0 && i < n; k--, i++)
@@ -457,6 +458,10 @@ static int classify_keyword(struct cls *k, int i, bool unit_start)
         add_span(k, i, "CONTINUE");
         return KS_CONTINUE;
     }
+    if (rest_is(k, i, "CONTAINS")) {
+        add_span(k, i, "CONTAINS");
+        return KS_CONTAINS;
+    }
     if ((at(k, i, "EXIT") && skip_name(k, i + 4) == k->n) ||
         (at(k, i, "CYCLE") && skip_name(k, i + 5) == k->n)) {
         bool exit = at(k, i, "EXIT");
@@ -585,9 +590,11 @@ bool km_classify(struct km_source *src)
             ok = false;
         }
         write_tok(src, s, &cr, &k);
-        /* A FUNCTION statement may only follow an END, an INTERFACE or
-         * nothing; elsewhere INTEGER FUNCTIONX(N) declares an array. */
-        if (s->kind == KS_END || s->kind == KS_INTERFACE)
+        /* A FUNCTION statement may only follow an END, an INTERFACE, a
+         * CONTAINS or nothing; elsewhere INTEGER FUNCTIONX(N) declares
+         * an array. */
+        if (s->kind == KS_END || s->kind == KS_INTERFACE ||
+            s->kind == KS_CONTAINS)
             unit_start = true;
         else if (s->kind != KS_INCLUDE)
             unit_start = false;

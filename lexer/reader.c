@@ -13,12 +13,21 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_INCLUDE_DEPTH 32
 #define MAX_HOLLERITH 100000
+/* No compiler's fixed form needs more; a longer line is not source. */
+#define MAX_LINE 100000
+/* Offsets are ints: no file, and not all text read for one source file
+ * with its includes, may come near 2 GiB. */
+#define MAX_FILE_SIZE ((size_t)512 << 20)
+#define MAX_TOTAL_TEXT ((size_t)1 << 30)
 
 /* State of the statement being assembled in one file. */
 struct asm_state {
@@ -62,29 +71,83 @@ void km_raw_position(const struct km_source *src, const struct km_stmt *s,
     *col = seg->col + (raw - seg->raw);
 }
 
-static bool load_file(struct km_source *src, const char *path, int *out)
+/* Read the whole regular file `path`: its text (NUL-terminated) and
+ * size, or NULL with `why` saying what is wrong.  Only regular files: a
+ * device or a FIFO named by an INCLUDE line could be read forever. */
+static char *slurp(const char *path, size_t limit, struct stat *st,
+                   size_t *size, const char **why)
 {
-    struct km_buf b = {0};
-    if (!km_buf_read_file(&b, path)) {
-        km_buf_free(&b);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return NULL;
+    }
+    char *text = NULL;
+    if (fstat(fd, st) != 0) {
+        *why = strerror(errno);
+    } else if (!S_ISREG(st->st_mode)) {
+        *why = S_ISDIR(st->st_mode) ? "is a directory" : "not a regular file";
+    } else if ((unsigned long long)st->st_size > limit) {
+        *why = "file too large for a Fortran source file";
+    } else {
+        size_t want = (size_t)st->st_size, got = 0;
+        text = km_xmalloc(want + 1);
+        while (got < want) {
+            ssize_t n = read(fd, text + got, want - got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0) {
+                *why = strerror(errno);
+                free(text);
+                text = NULL;
+                break;
+            }
+            if (n == 0)
+                break;    /* shorter than fstat said: it shrank */
+            got += (size_t)n;
+        }
+        if (text) {
+            text[got] = '\0';
+            *size = got;
+        }
+    }
+    close(fd);
+    return text;
+}
+
+static bool load_file(struct km_source *src, const char *path, int *out,
+                      const char **why)
+{
+    size_t room = MAX_TOTAL_TEXT - src->text_read;
+    size_t size = 0;
+    struct stat st;
+    char *text = slurp(path, room < MAX_FILE_SIZE ? room : MAX_FILE_SIZE,
+                       &st, &size, why);
+    if (!text) {
+        if (room < MAX_FILE_SIZE && strstr(*why, "too large"))
+            *why = "the INCLUDE files read add up to too much text "
+                   "(do they include each other many times over?)";
         return false;
     }
+    src->text_read += size;
 
     KM_GROW(src->files, src->filecap, src->nfiles + 1);
     struct km_file *f = &src->files[src->nfiles];
     memset(f, 0, sizeof *f);
     f->path = km_xstrdup(path);
-    f->text = b.data;
-    f->size = b.len;
+    f->text = text;
+    f->size = size;
     f->include_stmt = -1;
+    f->dev = st.st_dev;
+    f->ino = st.st_ino;
 
     int cap = 0;
     size_t pos = 0;
-    while (pos < b.len) {
+    while (pos < size) {
         KM_GROW(f->line_start, cap, f->nlines + 1);
         f->line_start[f->nlines++] = (int)pos;
-        char *nl = memchr(b.data + pos, '\n', b.len - pos);
-        pos = nl ? (size_t)(nl - b.data) + 1 : b.len;
+        char *nl = memchr(text + pos, '\n', size - pos);
+        pos = nl ? (size_t)(nl - text) + 1 : size;
     }
     *out = src->nfiles++;
     return true;
@@ -354,6 +417,30 @@ static char *resolve_include(const struct km_source *src, const char *from,
 
 static bool read_file(struct km_source *src, int file, int depth);
 
+/* Drop the file loaded last (nothing refers to it yet). */
+static void forget_last_file(struct km_source *src)
+{
+    struct km_file *f = &src->files[--src->nfiles];
+    src->text_read -= f->size;
+    free(f->path);
+    free(f->text);
+    free(f->line_start);
+}
+
+/* Does file f, or a file that includes it, have the identity of file g? */
+static bool on_include_chain(const struct km_source *src, int f, int g)
+{
+    const struct km_file *b = &src->files[g];
+    for (;;) {
+        const struct km_file *a = &src->files[f];
+        if (a->dev == b->dev && a->ino == b->ino)
+            return true;
+        if (a->include_stmt < 0)
+            return false;
+        f = src->stmts[a->include_stmt].file;
+    }
+}
+
 static bool expand_include(struct km_source *src, int i, int depth)
 {
     struct km_stmt *s = &src->stmts[i];
@@ -365,26 +452,28 @@ static bool expand_include(struct km_source *src, int i, int depth)
     int line, col;
     km_raw_position(src, s, s->raw, &line, &col);
     bool ok = false;
+    char *path = resolve_include(src, from, name);
+    const char *why = "";
+    int f;
     if (depth >= MAX_INCLUDE_DEPTH) {
         km_error(src->diag, from, line, col,
-                 "INCLUDE nested more than %d deep (does '%s' include "
-                 "itself?)", MAX_INCLUDE_DEPTH, name);
+                 "INCLUDE nested more than %d deep", MAX_INCLUDE_DEPTH);
+    } else if (!path) {
+        km_error(src->diag, from, line, col,
+                 "cannot find include file '%s' (add its directory with -I)",
+                 name);
+    } else if (!load_file(src, path, &f, &why)) {
+        km_error(src->diag, from, line, col, "cannot read '%s': %s", path,
+                 why);
+    } else if (on_include_chain(src, s->file, f)) {
+        km_error(src->diag, from, line, col,
+                 "'%s' includes itself", path);
+        forget_last_file(src);
     } else {
-        char *path = resolve_include(src, from, name);
-        int f;
-        if (!path) {
-            km_error(src->diag, from, line, col,
-                     "cannot find include file '%s' (add its directory "
-                     "with -I)", name);
-        } else if (!load_file(src, path, &f)) {
-            km_error(src->diag, from, line, col, "cannot read '%s': %s",
-                     path, strerror(errno));
-        } else {
-            src->files[f].include_stmt = i;
-            ok = read_file(src, f, depth + 1);
-        }
-        free(path);
+        src->files[f].include_stmt = i;
+        ok = read_file(src, f, depth + 1);
     }
+    free(path);
     free(name);
     return ok;
 }
@@ -529,6 +618,13 @@ static bool read_file(struct km_source *src, int file, int depth)
     for (int n = 1; n <= nlines; n++) {
         int len;
         const char *p = line_text(file_of(src, file), n, &len);
+        if (len > MAX_LINE) {
+            km_error(src->diag, path, n, MAX_LINE + 1,
+                     "line longer than %d characters (is this a Fortran "
+                     "source file?)", MAX_LINE);
+            ok = false;
+            continue;
+        }
         if (cpp_continues || (len > 0 && p[0] == '#')) {
             cpp_continues = len > 0 && p[len - 1] == '\\';
             continue;         /* preprocessor line: the compiler's business */
@@ -600,8 +696,9 @@ bool km_read_source(struct km_source *src, const char *path,
     src->opts = *opts;
     src->diag = diag;
     int f;
-    if (!load_file(src, path, &f)) {
-        km_error(diag, path, 0, 0, "cannot read: %s", strerror(errno));
+    const char *why = "";
+    if (!load_file(src, path, &f, &why)) {
+        km_error(diag, path, 0, 0, "cannot read: %s", why);
         return false;
     }
     return read_file(src, f, 0);

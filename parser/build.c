@@ -62,6 +62,8 @@ static struct km_unit *unit_for(struct km_builder *B, int stmt)
         u->header = -1;
         u->first = stmt;
         u->end = -1;
+        u->last = -1;
+        u->host = -1;
         u->spec_end = -1;
         u->first_exec = -1;
         B->unit = p->nunits++;
@@ -302,7 +304,11 @@ void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
             info(B, stmt)->name = tok_text(B, name);
         return;
     }
-    if (B->unit >= 0) {
+    int host = -1;
+    if (B->host >= 0 && B->unit == B->host) {
+        host = B->host;   /* an internal procedure */
+        B->unit = -1;
+    } else if (B->unit >= 0) {
         struct km_unit *open = &B->prog->units[B->unit];
         km_b_error(B, stmt, -1, "a new program unit begins before the END "
                    "of %s %s", open->kind == KM_U_PROGRAM ? "program" :
@@ -313,9 +319,11 @@ void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
     struct km_unit *u = unit_for(B, stmt);
     free(u->name);
     u->kind = ukind;
-    u->name = named ? tok_text(B, name) : km_xstrdup("_BLOCKDATA");
+    u->name = named ? tok_text(B, name)
+            : km_xstrdup(ukind == KM_U_BLOCKDATA ? "_BLOCKDATA" : "MAIN");
     u->named = named;
     u->header = stmt;
+    u->host = host;
     u->recursive = recursive;
     info(B, stmt)->kind = kinds[ukind];
     info(B, stmt)->name = km_xstrdup(u->name);
@@ -335,6 +343,30 @@ void km_b_entry(struct km_builder *B, int stmt, struct km_tokv name)
         km_b_error(B, stmt, -1, "ENTRY inside a DO loop or IF block");
 }
 
+/* The unit's executable part ends at `stmt` (its END or CONTAINS): every
+ * DO loop and block IF must be closed. */
+static void end_executable_part(struct km_builder *B, int stmt)
+{
+    const char *what = info(B, stmt)->kind == KS_CONTAINS ? "CONTAINS"
+                                                           : "END";
+    int line = B->src->stmts[stmt].first_line;
+    for (int i = 0; i < B->ndos; i++) {
+        if (B->dos[i].label)
+            km_b_error(B, B->dos[i].stmt, -1,
+                       "DO loop has no terminal statement with label %d "
+                       "before the %s of line %d", B->dos[i].label, what,
+                       line);
+        else
+            km_b_error(B, B->dos[i].stmt, -1,
+                       "DO loop has no END DO before the %s of line %d",
+                       what, line);
+    }
+    for (int i = 0; i < B->nifs; i++)
+        km_b_error(B, B->ifs[i], -1, "block IF has no END IF before the %s "
+                   "of line %d", what, line);
+    B->ndos = B->nifs = 0;
+}
+
 void km_b_end(struct km_builder *B, int stmt)
 {
     struct km_unit *u = unit_for(B, stmt);
@@ -343,24 +375,31 @@ void km_b_end(struct km_builder *B, int stmt)
     if (B->interface > 0)
         return;           /* the end of an interface body */
     B->closing_unit = true;
-    u->end = stmt;
-    for (int i = 0; i < B->ndos; i++) {
-        const struct km_stmt *d = &B->src->stmts[B->dos[i].stmt];
-        if (B->dos[i].label)
-            km_b_error(B, B->dos[i].stmt, -1,
-                       "DO loop has no terminal statement with label %d "
-                       "before the END of line %d", B->dos[i].label,
-                       B->src->stmts[stmt].first_line);
-        else
-            km_b_error(B, B->dos[i].stmt, -1,
-                       "DO loop has no END DO before the END of line %d",
-                       B->src->stmts[stmt].first_line);
-        (void)d;
+    u->last = stmt;
+    if (B->unit == B->host) {
+        B->host = -1;     /* the host's END, after its internal procedures */
+        return;
     }
-    for (int i = 0; i < B->nifs; i++)
-        km_b_error(B, B->ifs[i], -1, "block IF has no END IF before the END "
-                   "of line %d", B->src->stmts[stmt].first_line);
-    B->ndos = B->nifs = 0;
+    u->end = stmt;
+    end_executable_part(B, stmt);
+}
+
+void km_b_contains(struct km_builder *B, int stmt)
+{
+    struct km_unit *u = unit_for(B, stmt);
+    km_b_kind(B, stmt, KS_CONTAINS);
+    if (B->host >= 0 || u->host >= 0 || B->interface > 0) {
+        km_b_error(B, stmt, -1, "CONTAINS inside an internal procedure or "
+                   "an interface");
+        return;
+    }
+    if (u->first_exec < 0)
+        u->first_exec = stmt;
+    if (u->spec_end < 0)
+        u->spec_end = stmt;
+    u->end = stmt;
+    B->host = B->unit;
+    end_executable_part(B, stmt);
 }
 
 void km_b_array(struct km_builder *B, struct km_tokv name)
@@ -484,7 +523,8 @@ void km_b_end_statement(struct km_builder *B, int stmt)
         if (B->interface > 0)
             km_b_error(B, stmt, -1, "INTERFACE block has no END INTERFACE");
         B->interface = 0;
-        B->unit = -1;
+        /* after an internal procedure, back to its host */
+        B->unit = u->host >= 0 ? u->host : -1;
         B->closing_unit = false;
     }
     B->nargs = 0;

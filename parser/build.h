@@ -80,6 +80,8 @@ struct km_builder {
     struct km_diag *diag;
     struct km_scanner *scanner;
     int unit;             /* the open unit, or -1 */
+    int host;             /* a unit past its CONTAINS, or -1: the unit that
+                             its internal procedures return to */
     struct km_open_do *dos;
     int ndos, docap;
     int *ifs;             /* open block IFs */
@@ -119,6 +121,7 @@ void km_b_if_block(struct km_builder *B, int stmt, int kind);
 void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
                bool named, bool recursive);
 void km_b_end(struct km_builder *B, int stmt);
+void km_b_contains(struct km_builder *B, int stmt);
 void km_b_entry(struct km_builder *B, int stmt, struct km_tokv name);
 void km_b_array(struct km_builder *B, struct km_tokv name);
 void km_b_entity(struct km_builder *B, struct km_tokv name, bool dims);

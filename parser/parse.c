@@ -66,6 +66,7 @@ bool km_parse(struct km_source *src, struct km_program *prog,
     B.src = src;
     B.diag = diag;
     B.unit = -1;
+    B.host = -1;
     B.last_stmt = -1;
     B.scanner = km_scanner_new(src);
     int rc = km_yyparse(&B);
