@@ -379,6 +379,8 @@ int main(int argc, char **argv)
             km_diag_flush(&d);
             km_diag_free(&d);
             km_settings_free(&set);
+            free(o.files);
+            free(o.include_dirs);
             return 1;
         }
         km_diag_flush(&d);

@@ -277,6 +277,9 @@ static int classify_if(struct cls *k, int i)
     if (labels >= 2 && j == k->n)
         return KS_IF_ARITH;
     if (p < k->n && name_start(k->m[p])) {
+        if (k->sub_off >= 0)  /* IF (a) IF (b) ...: nothing can hold it */
+            return fail(k, i, "a logical IF cannot hold another IF"),
+                   KS_NONE;
         k->sub_off = p;
         k->sub_kind = classify_at(k, p, false);
         if (k->sub_kind == KS_NONE)
@@ -574,6 +577,7 @@ bool km_classify(struct km_source *src)
         k.n = (int)cr.m.len;
         k.err_off = -1;
         k.sub_kind = KS_NONE;
+        k.sub_off = -1;
         s->kind = classify_at(&k, 0, unit_start);
         s->sub_kind = k.sub_kind;
         s->sub_tok = -1;

@@ -18,7 +18,7 @@
 
 enum km_skind {
     KS_NONE = 0,
-    /* executable */
+    /* executable: KS_ASSIGNMENT to KS_ALLOCATE, and nothing else */
     KS_ASSIGNMENT, KS_ASSIGN, KS_CALL, KS_GOTO,
     KS_IF_LOGICAL, KS_IF_ARITH, KS_IF_BLOCK, KS_ELSEIF, KS_ELSE, KS_ENDIF,
     KS_DO, KS_DO_WHILE, KS_ENDDO, KS_CONTINUE, KS_EXIT, KS_CYCLE,

@@ -115,6 +115,34 @@ static char *slurp(const char *path, size_t limit, struct stat *st,
     return text;
 }
 
+/* Make `text` (malloc'ed, NUL-terminated, owned from now on) file number
+ * src->nfiles, with the index of its lines. */
+static int add_file(struct km_source *src, const char *path, char *text,
+                    size_t size, const struct stat *st)
+{
+    src->text_read += size;
+    KM_GROW(src->files, src->filecap, src->nfiles + 1);
+    struct km_file *f = &src->files[src->nfiles];
+    memset(f, 0, sizeof *f);
+    f->path = km_xstrdup(path);
+    f->text = text;
+    f->size = size;
+    f->include_stmt = -1;
+    if (st) {
+        f->dev = st->st_dev;
+        f->ino = st->st_ino;
+    }
+    int cap = 0;
+    size_t pos = 0;
+    while (pos < size) {
+        KM_GROW(f->line_start, cap, f->nlines + 1);
+        f->line_start[f->nlines++] = (int)pos;
+        char *nl = memchr(text + pos, '\n', size - pos);
+        pos = nl ? (size_t)(nl - text) + 1 : size;
+    }
+    return src->nfiles++;
+}
+
 static bool load_file(struct km_source *src, const char *path, int *out,
                       const char **why)
 {
@@ -129,27 +157,7 @@ static bool load_file(struct km_source *src, const char *path, int *out,
                    "(do they include each other many times over?)";
         return false;
     }
-    src->text_read += size;
-
-    KM_GROW(src->files, src->filecap, src->nfiles + 1);
-    struct km_file *f = &src->files[src->nfiles];
-    memset(f, 0, sizeof *f);
-    f->path = km_xstrdup(path);
-    f->text = text;
-    f->size = size;
-    f->include_stmt = -1;
-    f->dev = st.st_dev;
-    f->ino = st.st_ino;
-
-    int cap = 0;
-    size_t pos = 0;
-    while (pos < size) {
-        KM_GROW(f->line_start, cap, f->nlines + 1);
-        f->line_start[f->nlines++] = (int)pos;
-        char *nl = memchr(text + pos, '\n', size - pos);
-        pos = nl ? (size_t)(nl - text) + 1 : size;
-    }
-    *out = src->nfiles++;
+    *out = add_file(src, path, text, size, &st);
     return true;
 }
 
@@ -701,6 +709,23 @@ bool km_read_source(struct km_source *src, const char *path,
         km_error(diag, path, 0, 0, "cannot read: %s", why);
         return false;
     }
+    return read_file(src, f, 0);
+}
+
+bool km_read_source_text(struct km_source *src, const char *path,
+                         const char *text, size_t size,
+                         const struct km_reader_opts *opts,
+                         struct km_diag *diag)
+{
+    memset(src, 0, sizeof *src);
+    src->opts = *opts;
+    src->diag = diag;
+    if (size > MAX_FILE_SIZE) {
+        km_error(diag, path, 0, 0, "cannot read: file too large for a "
+                 "Fortran source file");
+        return false;
+    }
+    int f = add_file(src, path, km_xstrndup(text, size), size, NULL);
     return read_file(src, f, 0);
 }
 

@@ -94,6 +94,12 @@ struct km_source {
  * diagnostics, if the file cannot be read or its layout is malformed. */
 bool km_read_source(struct km_source *src, const char *path,
                     const struct km_reader_opts *opts, struct km_diag *diag);
+/* The same for a file's text already in memory (`size` bytes, which need
+ * not end with a NUL; copied), named `path`: what a fuzzer feeds. */
+bool km_read_source_text(struct km_source *src, const char *path,
+                         const char *text, size_t size,
+                         const struct km_reader_opts *opts,
+                         struct km_diag *diag);
 void km_source_free(struct km_source *src);
 
 /* Where raw text offset `raw` of statement `s` came from. */

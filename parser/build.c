@@ -39,9 +39,17 @@ static char *tok_text(const struct km_builder *B, struct km_tokv t)
     return km_xstrndup(B->src->tok.data + t.off, (size_t)t.len);
 }
 
-static int tok_int(const struct km_builder *B, struct km_tokv t)
+/* The value of a label token: digits, 1-99999; 0 if out of range. */
+int km_b_label_value(const struct km_builder *B, struct km_tokv t)
 {
-    return atoi(B->src->tok.data + t.off);
+    const char *p = B->src->tok.data + t.off;
+    int n = 0;
+    for (int i = 0; i < t.len; i++) {
+        if (p[i] < '0' || p[i] > '9' || n > 99999)
+            return 0;
+        n = n * 10 + (p[i] - '0');
+    }
+    return n <= 99999 ? n : 0;
 }
 
 static struct km_sinfo *info(struct km_builder *B, int stmt)
@@ -73,7 +81,7 @@ static struct km_unit *unit_for(struct km_builder *B, int stmt)
 
 static bool is_executable(int kind)
 {
-    return kind >= KS_ASSIGNMENT && kind <= KS_ENDFILE;
+    return kind >= KS_ASSIGNMENT && kind <= KS_ALLOCATE;
 }
 
 static bool has_name(char **names, int n, const char *name)
@@ -139,10 +147,12 @@ void km_b_label_ref(struct km_builder *B, struct km_tokv label, int kind)
 {
     struct km_program *p = B->prog;
     unit_for(B, label.stmt);
-    int n = tok_int(B, label);
-    if (n <= 0 || n > 99999) {
+    int n = km_b_label_value(B, label);
+    if (n == 0) {
+        char *text = tok_text(B, label);
         km_b_error(B, label.stmt, label.off, "label %s out of range 1-99999",
-                   tok_text(B, label));
+                   text);
+        free(text);
         return;
     }
     KM_GROW(p->refs, p->refcap, p->nrefs + 1);

@@ -111,6 +111,7 @@ int km_b_assignment(struct km_builder *B, int stmt, struct km_tokv name,
 void km_b_logical_if(struct km_builder *B, int stmt, int action,
                      int action_tok, int cond_end_tok);
 void km_b_label_ref(struct km_builder *B, struct km_tokv label, int kind);
+int km_b_label_value(const struct km_builder *B, struct km_tokv label);
 void km_b_call(struct km_builder *B, int stmt, struct km_tokv name,
                struct km_argl args);
 void km_b_io(struct km_builder *B, int stmt, int kind, struct km_argl ctl,
