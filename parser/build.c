@@ -251,6 +251,19 @@ void km_b_io(struct km_builder *B, int stmt, int kind, struct km_argl ctl,
     }
 }
 
+void km_b_do_labeled(struct km_builder *B, int stmt, int kind,
+                     struct km_tokv label)
+{
+    int value = km_b_label_value(B, label);
+    km_b_label_ref(B, label, KM_REF_DO);
+    if (value == 0) {
+        km_b_kind(B, stmt, kind);   /* diagnosed: no loop to close */
+        info(B, stmt)->do_end = -1;
+        return;
+    }
+    km_b_do(B, stmt, kind, value);
+}
+
 void km_b_do(struct km_builder *B, int stmt, int kind, int label)
 {
     km_b_kind(B, stmt, kind);

@@ -117,6 +117,9 @@ void km_b_call(struct km_builder *B, int stmt, struct km_tokv name,
 void km_b_io(struct km_builder *B, int stmt, int kind, struct km_argl ctl,
              struct km_ev fmt);
 void km_b_do(struct km_builder *B, int stmt, int kind, int label);
+/* DO with a label: the terminal's label is checked and referred to. */
+void km_b_do_labeled(struct km_builder *B, int stmt, int kind,
+                     struct km_tokv label);
 void km_b_enddo(struct km_builder *B, int stmt);
 void km_b_if_block(struct km_builder *B, int stmt, int kind);
 void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,

@@ -23,6 +23,29 @@ static const char *unit_kind(int k)
     }
 }
 
+/* km_buf_printf is the dump's cost on a large file: numbers and words
+ * are appended by hand. */
+static void add_int(struct km_buf *out, int n)
+{
+    char digits[16];
+    int k = sizeof digits;
+    unsigned v = n < 0 ? 0u - (unsigned)n : (unsigned)n;
+    do {
+        digits[--k] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (n < 0)
+        digits[--k] = '-';
+    km_buf_add(out, digits + k, sizeof digits - (size_t)k);
+}
+
+/* " key=" then n */
+static void add_field(struct km_buf *out, const char *key, int n)
+{
+    km_buf_adds(out, key);
+    add_int(out, n);
+}
+
 static int line_of(const struct km_program *p, int stmt)
 {
     return stmt >= 0 ? p->src->stmts[stmt].first_line : 0;
@@ -69,10 +92,13 @@ static void dump_refs(const struct km_program *p, int stmt,
         for (int r = span.first; r < span.end; r++) {
             if (p->refs[r].stmt != stmt || p->refs[r].kind != kinds[k].kind)
                 continue;
-            if (shown++)
-                km_buf_printf(out, ",%d", p->refs[r].label);
-            else
-                km_buf_printf(out, " %s=%d", kinds[k].name, p->refs[r].label);
+            if (shown++) {
+                add_field(out, ",", p->refs[r].label);
+            } else {
+                km_buf_addc(out, ' ');
+                km_buf_adds(out, kinds[k].name);
+                add_field(out, "=", p->refs[r].label);
+            }
         }
     }
 }
@@ -87,24 +113,32 @@ static void dump_statement(const struct km_program *p, int i,
     if (s->file != 0) {
         const char *path = src->files[s->file].path;
         const char *base = strrchr(path, '/');
-        km_buf_printf(out, "%s:", base ? base + 1 : path);
+        km_buf_adds(out, base ? base + 1 : path);
+        km_buf_addc(out, ':');
     }
-    km_buf_printf(out, "%d", s->first_line);
+    add_int(out, s->first_line);
     if (s->last_line != s->first_line)
-        km_buf_printf(out, "-%d", s->last_line);
+        add_field(out, "-", s->last_line);
     if (s->label)
-        km_buf_printf(out, " L%d", s->label);
-    km_buf_printf(out, " %s", km_skind_name(in->kind));
-    if (in->kind == KS_IF_LOGICAL)
-        km_buf_printf(out, "(%s)", km_skind_name(in->action));
-    if (in->kind == KS_DO || in->kind == KS_DO_WHILE)
-        km_buf_printf(out, " depth=%d end=%d", in->do_depth,
-                      line_of(p, in->do_end));
+        add_field(out, " L", s->label);
+    km_buf_addc(out, ' ');
+    km_buf_adds(out, km_skind_name(in->kind));
+    if (in->kind == KS_IF_LOGICAL) {
+        km_buf_addc(out, '(');
+        km_buf_adds(out, km_skind_name(in->action));
+        km_buf_addc(out, ')');
+    }
+    if (in->kind == KS_DO || in->kind == KS_DO_WHILE) {
+        add_field(out, " depth=", in->do_depth);
+        add_field(out, " end=", line_of(p, in->do_end));
+    }
     if (in->ends_dos)
-        km_buf_printf(out, " ends=%d", in->ends_dos);
+        add_field(out, " ends=", in->ends_dos);
     if (in->name && in->kind != KS_PROGRAM && in->kind != KS_SUBROUTINE &&
-        in->kind != KS_FUNCTION && in->kind != KS_BLOCKDATA)
-        km_buf_printf(out, " name=%s", in->name);
+        in->kind != KS_FUNCTION && in->kind != KS_BLOCKDATA) {
+        km_buf_adds(out, " name=");
+        km_buf_adds(out, in->name);
+    }
     dump_refs(p, i, refs, out);
     km_buf_adds(out, " | ");
     km_buf_add(out, src->tok.data + s->tok, (size_t)s->tok_len);
