@@ -301,8 +301,10 @@ static int add_field(struct asm_state *st, int line, int col0, int fcol,
             end = i;
             semi = i;
             break;
-        } else if (c == 'H' || c == 'h') {
-            /* The count is already in raw text: append what we have. */
+        } else if ((c == 'H' || c == 'h') &&
+                   (i == 0 || isdigit((unsigned char)p[i - 1]))) {
+            /* A digit right before: nH may begin a Hollerith constant.
+             * The count is already in raw text: append what we have. */
             add_text(st, line, col0 + piece, fcol, p + piece, i - piece);
             piece = i;
             int have = (int)src->raw.len - start_raw;
