@@ -74,8 +74,13 @@ for f in "$top"/fixtures/frontend/*.f "$top"/fixtures/frontend/*.F \
 done
 
 cd "$build/fuzz"
-# -timeout: an input the front end needs more than 10 s for is a hang.
-exec nice -n 10 "$target" -max_total_time="$seconds" -jobs="$jobs" \
-    -workers="$jobs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+# Several jobs write their logs to fuzz-N.log here; one runs in the
+# foreground.  -timeout: an input the front end needs more than 10 s for
+# is a hang.
+parallel=""
+[ "$jobs" -gt 1 ] && parallel="-jobs=$jobs -workers=$jobs"
+# shellcheck disable=SC2086
+exec nice -n 10 "$target" -max_total_time="$seconds" $parallel \
+    -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -dict="$top/fuzz/fortran.dict" -artifact_prefix=artifacts/ \
     -print_final_stats=1 corpus "$seeds"
