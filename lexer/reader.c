@@ -8,6 +8,10 @@
  * tracked across lines because they decide where `!` and `;` count, and
  * because a constant continued from a line shorter than the statement field
  * holds the blanks that pad that line, as compilers read it.
+ *
+ * Offsets are ints, and input can be hostile: only regular files are read
+ * (an INCLUDE of a device could be read forever), include cycles are
+ * caught, and lines, files and the text read are bounded.
  */
 #include "lexer/reader.h"
 
@@ -74,8 +78,8 @@ void km_raw_position(const struct km_source *src, const struct km_stmt *s,
 /* Read the whole regular file `path`: its text (NUL-terminated) and
  * size, or NULL with `why` saying what is wrong.  Only regular files: a
  * device or a FIFO named by an INCLUDE line could be read forever. */
-static char *slurp(const char *path, size_t limit, struct stat *st,
-                   size_t *size, const char **why)
+static char *slurp(const char *path, size_t limit, const char *too_large,
+                   struct stat *st, size_t *size, const char **why)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
@@ -88,7 +92,7 @@ static char *slurp(const char *path, size_t limit, struct stat *st,
     } else if (!S_ISREG(st->st_mode)) {
         *why = S_ISDIR(st->st_mode) ? "is a directory" : "not a regular file";
     } else if ((unsigned long long)st->st_size > limit) {
-        *why = "file too large for a Fortran source file";
+        *why = too_large;
     } else {
         size_t want = (size_t)st->st_size, got = 0;
         text = km_xmalloc(want + 1);
@@ -149,14 +153,14 @@ static bool load_file(struct km_source *src, const char *path, int *out,
     size_t room = MAX_TOTAL_TEXT - src->text_read;
     size_t size = 0;
     struct stat st;
-    char *text = slurp(path, room < MAX_FILE_SIZE ? room : MAX_FILE_SIZE,
-                       &st, &size, why);
-    if (!text) {
-        if (room < MAX_FILE_SIZE && strstr(*why, "too large"))
-            *why = "the INCLUDE files read add up to too much text "
-                   "(do they include each other many times over?)";
+    char *text = room < MAX_FILE_SIZE
+        ? slurp(path, room, "the INCLUDE files read add up to too much "
+                "text (do they include each other many times over?)",
+                &st, &size, why)
+        : slurp(path, MAX_FILE_SIZE, "file too large for a Fortran source "
+                "file", &st, &size, why);
+    if (!text)
         return false;
-    }
     *out = add_file(src, path, text, size, &st);
     return true;
 }
@@ -677,6 +681,12 @@ static bool read_file(struct km_source *src, int file, int depth)
             flen = width;
         const char *fp = p + L.field;
         int col0 = L.field + 1;
+        if (src->raw.len > MAX_TOTAL_TEXT) {
+            /* blanks padding constants continued over many short lines */
+            km_error(src->diag, path, n, 1, "too much statement text: "
+                     "more than %zu bytes", MAX_TOTAL_TEXT);
+            return false;
+        }
         for (;;) {
             bool padded;
             int semi = add_field(&st, n, col0, L.field + 1, fp, flen, width,
