@@ -56,7 +56,8 @@ cpu() {
 dump() { xargs "$kmrun" --dump < "$work/files"; }
 instrument() {
     mkdir -p "$work/out"
-    xargs "$kmrun" -y -td "$work/out" < "$work/files"
+    xargs "$kmrun" -y --default-control="$top/control/KM_control.dat" \
+        -td "$work/out" < "$work/files"
 }
 syntax() { xargs -n 200 "$FC" -std=legacy -fsyntax-only -w < "$work/files"; }
 
@@ -72,5 +73,8 @@ awk -v l="$lines" -v d="$t_dump" -v i="$t_inst" -v g="$t_fc" -v fc="$FC" '
         if (d > 0 && i > 0)
             printf "kmrun is %.1f times as fast as %s -fsyntax-only (front end), %.1f times (instrumenting)\n", g / d, fc, g / i
     }'
-errs=$(grep -c 'error' "$work/errors" || true)
-echo "diagnostics with 'error' in them, all three runs: $errs"
+written=$(find "$work/out" -name 'KM_*.f' | wc -l)
+echo "kmrun instrumented $written of $nfiles files"
+errs=$(grep -c ': error: ' "$work/errors" || true)
+echo "error messages, all three runs: $errs"
+grep ': error: ' "$work/errors" | head -5
