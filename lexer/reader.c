@@ -545,13 +545,15 @@ struct line_layout {
     int field;            /* index of the statement field's first character */
     bool tab;
     bool bad_label;       /* something other than digits in columns 1-5 */
+    int len;              /* the line's length, less a `!` comment begun
+                             in columns 2-5 */
 };
 
 /* Decide what a physical line is and where its statement field starts. */
 static struct line_layout layout(const char *p, int len,
                                  const struct km_reader_opts *o)
 {
-    struct line_layout L = {LK_COMMENT, 0, 0, 6, false, false};
+    struct line_layout L = {LK_COMMENT, 0, 0, 6, false, false, len};
     if (len == 0)
         return L;
     char c0 = p[0];
@@ -560,11 +562,16 @@ static struct line_layout layout(const char *p, int len,
     if ((c0 == 'D' || c0 == 'd') && !o->d_lines_are_code)
         return L;
     int tab = -1;
-    for (int i = 0; i < len && i < 6; i++)
+    for (int i = 0; i < len && i < 6; i++) {
         if (p[i] == '\t') {
             tab = i;
             break;
         }
+        if (p[i] == '!' && i < 5) {
+            len = L.len = i;  /* a comment from columns 2-5 on (gfortran) */
+            break;
+        }
+    }
     int lab_end = tab >= 0 ? tab : (len < 5 ? len : 5);
     bool cont = false;
     if (tab >= 0) {
@@ -646,6 +653,7 @@ static bool read_file(struct km_source *src, int file, int depth)
         struct line_layout L = layout(p, len, o);
         if (L.kind == LK_COMMENT)
             continue;
+        len = L.len;
         if (L.bad_label) {
             int col = 1;
             while (col <= 5 && (isdigit((unsigned char)p[col - 1]) ||
