@@ -177,12 +177,16 @@ int km_b_assignment(struct km_builder *B, int stmt, struct km_tokv name,
 {
     struct km_unit *u = unit_for(B, stmt);
     /* Before the first executable statement, NAME(a, b) = ... with NAME
-     * not an array and only names as arguments defines a statement
+     * not an array (of the unit, or of its host for an internal
+     * procedure) and only names as arguments defines a statement
      * function. */
     if (has_subscripts && u->first_exec < 0 && subscripts.all_names &&
         !subscripts.has_range) {
         char *n = tok_text(B, name);
-        bool array = has_name(u->arrays, u->narrays, n);
+        const struct km_unit *host =
+            u->host >= 0 ? &B->prog->units[u->host] : NULL;
+        bool array = has_name(u->arrays, u->narrays, n) ||
+                     (host && has_name(host->arrays, host->narrays, n));
         free(n);
         if (!array)
             return KS_STMT_FUNCTION;
