@@ -54,6 +54,7 @@ target=$build/fuzz/fuzz_frontend
     "$top/lexer/reader.c" "$top/lexer/classify.c" "$top/lexer/keywords.c" \
     "$(generated lexer/scanner.c)" "$(generated parser/grammar.c)" \
     "$top/parser/parse.c" "$top/parser/build.c" "$top/parser/dump.c" \
+    "$top/parser/names.c" \
     "$top/support/buf.c" "$top/support/diag.c"
 echo "built $target"
 [ "$build_only" = yes ] && exit 0

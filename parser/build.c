@@ -84,13 +84,6 @@ static bool is_executable(int kind)
     return kind >= KS_ASSIGNMENT && kind <= KS_ALLOCATE;
 }
 
-static bool has_name(char **names, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(names[i], name) == 0)
-            return true;
-    return false;
-}
 
 /* --- arguments ------------------------------------------------------------- */
 
@@ -183,10 +176,8 @@ int km_b_assignment(struct km_builder *B, int stmt, struct km_tokv name,
     if (has_subscripts && u->first_exec < 0 && subscripts.all_names &&
         !subscripts.has_range) {
         char *n = tok_text(B, name);
-        const struct km_unit *host =
-            u->host >= 0 ? &B->prog->units[u->host] : NULL;
-        bool array = has_name(u->arrays, u->narrays, n) ||
-                     (host && has_name(host->arrays, host->narrays, n));
+        bool array = km_names_has(&B->arrays, B->unit, n) ||
+                     (u->host >= 0 && km_names_has(&B->arrays, u->host, n));
         free(n);
         if (!array)
             return KS_STMT_FUNCTION;
@@ -214,9 +205,10 @@ void km_b_call(struct km_builder *B, int stmt, struct km_tokv name,
     struct km_sinfo *in = info(B, stmt);
     in->name = tok_text(B, name);
     in->name_tok = name.off;
-    if (!has_name(u->calls, u->ncalls, in->name)) {
+    if (!km_names_has(&B->calls, B->unit, in->name)) {
         KM_GROW(u->calls, u->callcap, u->ncalls + 1);
         u->calls[u->ncalls++] = km_xstrdup(in->name);
+        km_names_add(&B->calls, B->unit, u->calls[u->ncalls - 1]);
     }
     for (int a = args.head; a >= 0; a = B->args[a].next)
         if (B->args[a].kind == KM_ARG_ALTRET)
@@ -279,6 +271,20 @@ void km_b_do(struct km_builder *B, int stmt, int kind, int label)
     B->dos[B->ndos].stmt = stmt;
     B->dos[B->ndos].label = label;
     B->ndos++;
+    if (label > 0) {
+        if (!B->open_labels)
+            B->open_labels = km_xcalloc(100000, sizeof *B->open_labels);
+        B->open_labels[label]++;
+    }
+}
+
+/* Close the innermost open DO loop, which ends at `stmt`. */
+static void pop_do(struct km_builder *B, int stmt)
+{
+    struct km_open_do *d = &B->dos[--B->ndos];
+    info(B, d->stmt)->do_end = stmt;
+    if (d->label > 0)
+        B->open_labels[d->label]--;
 }
 
 void km_b_enddo(struct km_builder *B, int stmt)
@@ -296,9 +302,8 @@ void km_b_enddo(struct km_builder *B, int stmt)
                    "label %d", B->src->stmts[d->stmt].first_line, d->label);
         return;
     }
-    info(B, d->stmt)->do_end = stmt;
     info(B, stmt)->ends_dos = 1;
-    B->ndos--;
+    pop_do(B, stmt);
 }
 
 void km_b_if_block(struct km_builder *B, int stmt, int kind)
@@ -391,7 +396,9 @@ static void end_executable_part(struct km_builder *B, int stmt)
     for (int i = 0; i < B->nifs; i++)
         km_b_error(B, B->ifs[i], -1, "block IF has no END IF before the %s "
                    "of line %d", what, line);
-    B->ndos = B->nifs = 0;
+    while (B->ndos > 0)
+        pop_do(B, -1);
+    B->nifs = 0;
 }
 
 void km_b_end(struct km_builder *B, int stmt)
@@ -433,12 +440,13 @@ void km_b_array(struct km_builder *B, struct km_tokv name)
 {
     struct km_unit *u = unit_for(B, name.stmt);
     char *n = tok_text(B, name);
-    if (has_name(u->arrays, u->narrays, n)) {
+    if (km_names_has(&B->arrays, B->unit, n)) {
         free(n);
         return;
     }
     KM_GROW(u->arrays, u->arraycap, u->narrays + 1);
     u->arrays[u->narrays++] = n;
+    km_names_add(&B->arrays, B->unit, n);
 }
 
 void km_b_entity(struct km_builder *B, struct km_tokv name, bool dims)
@@ -500,18 +508,22 @@ static void end_loops(struct km_builder *B, int stmt, int label)
 {
     int ended = 0;
     while (B->ndos > 0 && B->dos[B->ndos - 1].label == label) {
-        info(B, B->dos[B->ndos - 1].stmt)->do_end = stmt;
-        B->ndos--;
+        pop_do(B, stmt);
         ended++;
     }
     info(B, stmt)->ends_dos = ended;
-    for (int i = 0; i < B->ndos; i++)
-        if (B->dos[i].label == label) {
-            km_b_error(B, stmt, -1, "statement %d ends the DO loop of line %d "
-                       "but not the loops nested in it", label,
-                       B->src->stmts[B->dos[i].stmt].first_line);
-            break;
-        }
+    if (B->open_labels && B->open_labels[label] > 0) {
+        /* An outer loop ends here too, but loops nested in it do not.
+         * Close them all, so that every loop is looked at once. */
+        int i = B->ndos - 1;
+        while (B->dos[i].label != label)
+            i--;
+        km_b_error(B, stmt, -1, "statement %d ends the DO loop of line %d "
+                   "but not the loops nested in it", label,
+                   B->src->stmts[B->dos[i].stmt].first_line);
+        while (B->ndos > i)
+            pop_do(B, stmt);
+    }
     if (ended > 0) {
         int k = info(B, stmt)->kind;
         int a = k == KS_IF_LOGICAL ? info(B, stmt)->action : KS_NONE;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "lexer/scanner.h"
+#include "parser/names.h"
 #include "parser/program.h"
 #include "support/diag.h"
 
@@ -84,6 +85,7 @@ struct km_builder {
                              its internal procedures return to */
     struct km_open_do *dos;
     int ndos, docap;
+    int *open_labels;     /* per label, how many open DO loops end there */
     int *ifs;             /* open block IFs */
     int nifs, ifcap;
     struct km_arg *args;  /* arguments of the statement being parsed */
@@ -94,6 +96,8 @@ struct km_builder {
     int interface;        /* depth of INTERFACE blocks: their SUBROUTINE and
                              END statements open and close nothing */
     bool closing_unit;    /* the statement being parsed ends the unit */
+    struct km_names arrays;   /* each unit's arrays (km_unit.arrays) */
+    struct km_names calls;    /* each unit's CALL targets (km_unit.calls) */
     int last_stmt;        /* the last statement parsed, for "END missing" */
 };
 

@@ -84,9 +84,12 @@ bool km_parse(struct km_source *src, struct km_program *prog,
     }
     km_scanner_free(B.scanner);
     free(B.dos);
+    free(B.open_labels);
     free(B.ifs);
     free(B.args);
     free(B.ents);
+    km_names_free(&B.arrays);
+    km_names_free(&B.calls);
     return rc == 0 && diag->errors == errors;
 }
 
