@@ -1,7 +1,8 @@
 #!/bin/sh
 # fuzz.sh — build the front end's libFuzzer target and run it.
 #
-#   fuzz/fuzz.sh [-b BUILDDIR] [-t SECONDS] [-j JOBS] [--build-only]
+#   fuzz/fuzz.sh [-b BUILDDIR] [-t SECONDS] [-j JOBS] [--rewriter]
+#                [--build-only]
 #
 # BUILDDIR is a configured and built kmtool tree (default: build/ at the
 # top of the source tree); it supplies config.h and the flex and bison
@@ -12,20 +13,25 @@
 # BUILDDIR/fuzz/corpus.  Crashing, leaking or slow inputs are written to
 # BUILDDIR/fuzz/artifacts; replay one with
 #   BUILDDIR/fuzz/fuzz_frontend ARTIFACT
-# and make it a fixture once fixed.  See fuzz/README.md.
+# and make it a fixture once fixed.  With --rewriter the target is
+# fuzz/fuzz_kmrun, which also instruments each input (its corpus and
+# artifacts are BUILDDIR/fuzz/kmrun-*).  See fuzz/README.md.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
 seconds=600
 jobs=1
 build_only=no
+rewriter=no
 while [ $# -gt 0 ]; do
     case $1 in
         -b) build=$2; shift 2 ;;
         -t) seconds=$2; shift 2 ;;
         -j) jobs=$2; shift 2 ;;
+        --rewriter) rewriter=yes; shift ;;
         --build-only) build_only=yes; shift ;;
-        *) echo "usage: $0 [-b BUILDDIR] [-t SECONDS] [-j JOBS] [--build-only]" >&2
+        *) echo "usage: $0 [-b BUILDDIR] [-t SECONDS] [-j JOBS]" \
+                "[--rewriter] [--build-only]" >&2
            exit 2 ;;
     esac
 done
@@ -44,12 +50,22 @@ for f in config.h lexer/scanner.c parser/grammar.c parser/grammar.h; do
     fi
 done
 
-mkdir -p "$build/fuzz/corpus" "$build/fuzz/artifacts"
 target=$build/fuzz/fuzz_frontend
+corpus=corpus
+artifacts=artifacts
+extra=""
+if [ "$rewriter" = yes ]; then
+    target=$build/fuzz/fuzz_kmrun
+    corpus=kmrun-corpus
+    artifacts=kmrun-artifacts
+    extra="-DKM_FUZZ_REWRITE $(echo "$top"/rewriter/*.c "$top"/control/*.c)"
+fi
+mkdir -p "$build/fuzz/$corpus" "$build/fuzz/$artifacts"
+# shellcheck disable=SC2086
 "$CLANG" -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
     -fno-omit-frame-pointer -I"$top" -I"$build" -I"$build/parser" \
-    -o "$target" \
+    -o "$target" $extra \
     "$top/fuzz/fuzz_frontend.c" \
     "$top/lexer/reader.c" "$top/lexer/classify.c" "$top/lexer/keywords.c" \
     "$(generated lexer/scanner.c)" "$(generated parser/grammar.c)" \
@@ -83,5 +99,5 @@ parallel=""
 # shellcheck disable=SC2086
 exec nice -n 10 "$target" -max_total_time="$seconds" $parallel \
     -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-    -dict="$top/fuzz/fortran.dict" -artifact_prefix=artifacts/ \
-    -print_final_stats=1 corpus "$seeds"
+    -dict="$top/fuzz/fortran.dict" -artifact_prefix="$artifacts/" \
+    -print_final_stats=1 "$corpus" "$seeds"

@@ -10,6 +10,11 @@
  * return with no error counted aborts (a "crash" the fuzzer reports).
  * It never writes files and never reads any but INCLUDEs named by an
  * absolute path (the input's own directory does not exist).
+ *
+ * Built with -DKM_FUZZ_REWRITE (fuzz.sh --rewriter), it also instruments
+ * what it parsed, with the default settings, as kmrun -td does: the
+ * rewriter works from what the front end found, so inconsistencies there
+ * show up as the rewriter's crashes.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +25,10 @@
 #include "parser/program.h"
 #include "support/buf.h"
 #include "support/diag.h"
+#ifdef KM_FUZZ_REWRITE
+#include "control/control.h"
+#include "rewriter/rewrite.h"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -55,6 +64,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             km_dump_program(&prog, &dump);
             km_buf_free(&dump);
         }
+#ifdef KM_FUZZ_REWRITE
+        if (ok) {
+            struct km_settings set;
+            km_settings_default(&set);
+            struct km_rewrite_opts wo = {"fuzz.f", o.line_length};
+            struct km_buf text = {0};
+            require_diagnostic(km_rewrite(&prog, &set, &wo, &text, &d), &d,
+                               "instrumenting");
+            km_buf_free(&text);
+            km_settings_free(&set);
+        }
+#endif
         if (prog.src)
             km_program_free(&prog);
     }
