@@ -74,7 +74,9 @@ awk -v l="$lines" -v d="$t_dump" -v i="$t_inst" -v g="$t_fc" -v fc="$FC" '
             printf "kmrun is %.1f times as fast as %s -fsyntax-only (front end), %.1f times (instrumenting)\n", g / d, fc, g / i
     }'
 written=$(find "$work/out" -name 'KM_*.f' | wc -l)
-echo "kmrun instrumented $written of $nfiles files"
+distinct=$(sed 's|.*/||' "$work/files" | sort -u | wc -l)
+# (files of the same name in different directories share one KM_ file)
+echo "kmrun wrote $written KM_ files for the $distinct distinct file names"
 errs=$(grep -c ': error: ' "$work/errors" || true)
 echo "error messages, all three runs: $errs"
 grep ': error: ' "$work/errors" | head -5
