@@ -744,7 +744,8 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
         instrument_unit(&P, u);
     check_shared_lines(&P);
     if (P.ok) {
-        qsort(P.edits, (size_t)P.nedits, sizeof *P.edits, cmp_edit);
+        if (P.nedits > 0)     /* no edits (BLOCK DATA only): no array */
+            qsort(P.edits, (size_t)P.nedits, sizeof *P.edits, cmp_edit);
         struct copier C = {0};
         C.P = &P;
         C.f = &P.src->files[0];

@@ -34,7 +34,15 @@ km_build() {
     top=$1
     shift
     (cd "$top" && autoreconf -fi >/dev/null) || return 1
-    mkdir -p "$top/build"
-    (cd "$top/build" && "$top/configure" -q "$@" &&
+    km_build_in "$top" "$top/build" "$@"
+}
+
+# Configure (with the given options) and build in DIR; configure exists.
+km_build_in() {
+    top=$1
+    dir=$2
+    shift 2
+    mkdir -p "$dir"
+    (cd "$dir" && "$top/configure" -q "$@" &&
         make -j"$(nproc 2>/dev/null || echo 2)" >/dev/null) || return 1
 }
