@@ -42,6 +42,11 @@ struct options {
     bool dump;
     enum control_answer answer;
     const char *default_control;  /* --default-control=FILE */
+    struct file_id {              /* each input file's identity */
+        bool known;
+        dev_t dev;
+        ino_t ino;
+    } *ids;
 };
 
 static void usage(FILE *to)
@@ -139,6 +144,15 @@ static void parse_options(int argc, char **argv, struct options *o)
         o->include_dirs[o->ninclude_dirs++] = KM_MPIF_INCDIR;
     if (o->nfiles == 0)
         die_usage("%s", "no source file given");
+    o->ids = km_xcalloc((size_t)o->nfiles, sizeof *o->ids);
+    for (int i = 0; i < o->nfiles; i++) {
+        struct stat st;
+        if (stat(o->files[i], &st) == 0) {
+            o->ids[i].known = true;
+            o->ids[i].dev = st.st_dev;
+            o->ids[i].ino = st.st_ino;
+        }
+    }
 }
 
 /* --- files ------------------------------------------------------------------ */
@@ -161,11 +175,19 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-static bool same_file(const char *a, const char *b)
+/* Is `path` one of the input files?  Their identities are taken once
+ * (a stat of every input for every output is quadratic in the number of
+ * files: minutes for a library of thousands). */
+static bool is_input_file(const struct options *o, const char *path)
 {
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return false;
+    for (int i = 0; i < o->nfiles; i++)
+        if (o->ids[i].known && o->ids[i].dev == st.st_dev &&
+            o->ids[i].ino == st.st_ino)
+            return true;
+    return false;
 }
 
 /* Write `len` bytes to `path` whole or not at all: a temporary file in the
@@ -345,12 +367,11 @@ static void load(const struct options *o, struct input *in, struct km_diag *d)
     in->ok = true;
     if (!o->dump) {
         in->out = output_name(o, in->file);
-        for (int i = 0; i < o->nfiles && in->ok; i++)
-            if (same_file(in->out, o->files[i])) {
-                km_error(d, in->out, 0, 0, "is an input file; kmrun will not "
-                         "write over it (choose another -td directory)");
-                in->ok = false;
-            }
+        if (is_input_file(o, in->out)) {
+            km_error(d, in->out, 0, 0, "is an input file; kmrun will not "
+                     "write over it (choose another -td directory)");
+            in->ok = false;
+        }
     }
     in->ok = in->ok && km_read_source(&in->src, in->file, &ro, d);
     in->ok = in->ok && km_parse(&in->src, &in->prog, d);
@@ -451,6 +472,9 @@ int main(int argc, char **argv)
             km_diag_flush(&d);
             km_diag_free(&d);
             km_settings_free(&set);
+            free(o.files);
+            free(o.include_dirs);
+            free(o.ids);
             return 1;
         }
         km_diag_flush(&d);
@@ -496,5 +520,6 @@ int main(int argc, char **argv)
     km_settings_free(&set);
     free(o.files);
     free(o.include_dirs);
+    free(o.ids);
     return status;
 }

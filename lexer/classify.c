@@ -33,7 +33,8 @@ static const char *const kind_names[KS_COUNT_] = {
     [KS_FORMAT] = "format", [KS_ENTRY] = "entry", [KS_DATA] = "data",
     [KS_INCLUDE] = "include", [KS_PROGRAM] = "program",
     [KS_SUBROUTINE] = "subroutine", [KS_FUNCTION] = "function",
-    [KS_BLOCKDATA] = "block-data", [KS_END] = "end", [KS_TYPE] = "type",
+    [KS_BLOCKDATA] = "block-data", [KS_END] = "end",
+    [KS_CONTAINS] = "contains", [KS_TYPE] = "type",
     [KS_IMPLICIT] = "implicit", [KS_DIMENSION] = "dimension",
     [KS_COMMON] = "common", [KS_EQUIVALENCE] = "equivalence",
     [KS_PARAMETER] = "parameter", [KS_EXTERNAL] = "external",
@@ -62,12 +63,14 @@ struct crunch {
     int cap;
 };
 
-static void push(struct crunch *cr, char c, char m, int raw)
+/* Every character pushed consumes at least one of the statement's, so
+ * crunch_stmt reserves room for all of them first and push never grows. */
+static inline void push(struct crunch *cr, char c, char m, int raw)
 {
-    KM_GROW(cr->c2r, cr->cap, (int)cr->c.len + 1);
-    cr->c2r[cr->c.len] = raw;
-    km_buf_addc(&cr->c, c);
-    km_buf_addc(&cr->m, m);
+    size_t at = cr->c.len++;
+    cr->c2r[at] = raw;
+    cr->c.data[at] = c;
+    cr->m.data[at] = m;
 }
 
 static bool blank(char c)
@@ -75,11 +78,17 @@ static bool blank(char c)
     return c == ' ' || c == '\t' || c == '\f' || c == '\v';
 }
 
+static char upper(char c)
+{
+    return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
+
 static void crunch_stmt(const char *raw, int n, struct crunch *cr)
 {
     cr->c.len = cr->m.len = 0;
-    km_buf_reserve(&cr->c, (size_t)n);
-    km_buf_reserve(&cr->m, (size_t)n);
+    km_buf_reserve(&cr->c, (size_t)n + 1);
+    km_buf_reserve(&cr->m, (size_t)n + 1);
+    KM_GROW(cr->c2r, cr->cap, n + 1);
     int i = 0;
     while (i < n) {
         char ch = raw[i];
@@ -107,7 +116,7 @@ static void crunch_stmt(const char *raw, int n, struct crunch *cr)
         }
         if (ch == 'H' || ch == 'h') {
             int k = km_hollerith_count(raw, i);
-            if (k > 0) {
+            if (k > 0 && k < n - i) {
                 /* lower case: the scanner's sign of a Hollerith constant */
                 push(cr, 'h', 'h', i++);
                 for (; k > 0 && i < n; k--, i++)
@@ -115,11 +124,10 @@ static void crunch_stmt(const char *raw, int n, struct crunch *cr)
                 continue;
             }
         }
-        char u = (char)toupper((unsigned char)ch);
+        char u = upper(ch);
         push(cr, u, u, i++);
     }
-    km_buf_reserve(&cr->c, 0);
-    km_buf_reserve(&cr->m, 0);
+    cr->m.len = cr->c.len;
     cr->c.data[cr->c.len] = '\0';
     cr->m.data[cr->m.len] = '\0';
 }
@@ -276,6 +284,9 @@ static int classify_if(struct cls *k, int i)
     if (labels >= 2 && j == k->n)
         return KS_IF_ARITH;
     if (p < k->n && name_start(k->m[p])) {
+        if (k->sub_off >= 0)  /* IF (a) IF (b) ...: nothing can hold it */
+            return fail(k, i, "a logical IF cannot hold another IF"),
+                   KS_NONE;
         k->sub_off = p;
         k->sub_kind = classify_at(k, p, false);
         if (k->sub_kind == KS_NONE)
@@ -457,6 +468,10 @@ static int classify_keyword(struct cls *k, int i, bool unit_start)
         add_span(k, i, "CONTINUE");
         return KS_CONTINUE;
     }
+    if (rest_is(k, i, "CONTAINS")) {
+        add_span(k, i, "CONTAINS");
+        return KS_CONTAINS;
+    }
     if ((at(k, i, "EXIT") && skip_name(k, i + 4) == k->n) ||
         (at(k, i, "CYCLE") && skip_name(k, i + 5) == k->n)) {
         bool exit = at(k, i, "EXIT");
@@ -488,7 +503,7 @@ static int classify_keyword(struct cls *k, int i, bool unit_start)
         }
     }
     for (size_t s = 0; s < sizeof simple / sizeof simple[0]; s++)
-        if (at(k, i, simple[s].kw)) {
+        if (simple[s].kw[0] == k->m[i] && at(k, i, simple[s].kw)) {
             add_span(k, i, simple[s].kw);
             return simple[s].kind;
         }
@@ -513,45 +528,74 @@ static int classify_at(struct cls *k, int i, bool unit_start)
 
 /* --- token text ------------------------------------------------------------ */
 
-static bool in_span(const struct cls *k, int j, bool *starts, bool *glued)
+/* The keyword spans in text order (insertion sort: there are few);
+ * a span overlapping the one before it is dropped. */
+static int sorted_spans(const struct cls *k, int (*out)[2])
 {
-    *starts = *glued = false;
+    int n = 0;
     for (int s = 0; s < k->nspan; s++) {
-        if (j >= k->span[s][0] && j < k->span[s][1]) {
-            if (j == k->span[s][0]) {
-                *starts = true;
-                for (int t = 0; t < k->nspan; t++)
-                    if (k->span[t][1] == j)
-                        *glued = true;
-            }
-            return true;
+        int j = n;
+        while (j > 0 && out[j - 1][0] > k->span[s][0]) {
+            out[j][0] = out[j - 1][0];
+            out[j][1] = out[j - 1][1];
+            j--;
         }
+        out[j][0] = k->span[s][0];
+        out[j][1] = k->span[s][1];
+        n++;
     }
-    return false;
+    int kept = 0;
+    for (int s = 0; s < n; s++) {
+        if (kept > 0 && out[s][0] < out[kept - 1][1])
+            continue;
+        out[kept][0] = out[s][0];
+        out[kept][1] = out[s][1];
+        kept++;
+    }
+    return kept;
 }
 
+/* The statement's token text: the crunched text with its keywords in
+ * lower case, and a blank between two keywords that touch. */
 static void write_tok(struct km_source *src, struct km_stmt *s,
                       const struct crunch *cr, const struct cls *k)
 {
-    s->tok = (int)src->tok.len;
-    km_buf_reserve(&src->tok, cr->c.len + 8);
-    for (int j = 0; j < (int)cr->c.len; j++) {
-        bool starts, glued;
-        char c = cr->c.data[j];
-        if (in_span(k, j, &starts, &glued)) {
-            if (glued) {
-                KM_GROW(src->seps, src->sepcap, src->nseps + 1);
-                src->seps[src->nseps++] = (int)src->tok.len;
-                km_buf_addc(&src->tok, ' ');
-            }
-            c = (char)tolower((unsigned char)c);
+    int span[MAX_SPANS][2];
+    int nspan = sorted_spans(k, span);
+    int n = (int)cr->c.len;
+    km_buf_reserve(&src->tok, (size_t)(n + nspan + 1));
+    char *out = src->tok.data;
+    int at = (int)src->tok.len;
+    s->tok = at;
+    int j = 0;
+    for (int sp = 0; sp <= nspan; sp++) {
+        int start = sp < nspan ? span[sp][0] : n;
+        memcpy(out + at, cr->c.data + j, (size_t)(start - j));
+        at += start - j;
+        if (sp == nspan)
+            break;
+        if (sp > 0 && span[sp - 1][1] == start) {
+            KM_GROW(src->seps, src->sepcap, src->nseps + 1);
+            src->seps[src->nseps++] = at;
+            out[at++] = ' ';
         }
-        if (k->sub_kind != KS_NONE && j == k->sub_off)
-            s->sub_tok = (int)src->tok.len;
-        km_buf_addc(&src->tok, c);
+        for (j = start; j < span[sp][1]; j++) {
+            char c = cr->c.data[j];
+            out[at++] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+        }
     }
-    s->tok_len = (int)src->tok.len - s->tok;
-    km_buf_addc(&src->tok, '\n');
+    if (k->sub_kind != KS_NONE && k->sub_off >= 0) {
+        /* where the logical IF's statement begins, blanks counted */
+        int off = k->sub_off;
+        for (int sp = 0; sp < nspan && span[sp][0] <= k->sub_off; sp++)
+            if (sp > 0 && span[sp - 1][1] == span[sp][0])
+                off++;
+        s->sub_tok = s->tok + off;
+    }
+    out[at++] = '\n';
+    s->tok_len = at - 1 - s->tok;
+    src->tok.len = (size_t)at;
+    out[at] = '\0';
 }
 
 bool km_classify(struct km_source *src)
@@ -569,6 +613,7 @@ bool km_classify(struct km_source *src)
         k.n = (int)cr.m.len;
         k.err_off = -1;
         k.sub_kind = KS_NONE;
+        k.sub_off = -1;
         s->kind = classify_at(&k, 0, unit_start);
         s->sub_kind = k.sub_kind;
         s->sub_tok = -1;
@@ -585,9 +630,11 @@ bool km_classify(struct km_source *src)
             ok = false;
         }
         write_tok(src, s, &cr, &k);
-        /* A FUNCTION statement may only follow an END, an INTERFACE or
-         * nothing; elsewhere INTEGER FUNCTIONX(N) declares an array. */
-        if (s->kind == KS_END || s->kind == KS_INTERFACE)
+        /* A FUNCTION statement may only follow an END, an INTERFACE, a
+         * CONTAINS or nothing; elsewhere INTEGER FUNCTIONX(N) declares
+         * an array. */
+        if (s->kind == KS_END || s->kind == KS_INTERFACE ||
+            s->kind == KS_CONTAINS)
             unit_start = true;
         else if (s->kind != KS_INCLUDE)
             unit_start = false;

@@ -8,11 +8,11 @@
 struct entry {
     int tok;
     const char *text;
-    int is_keyword;
+    int len;              /* of a keyword's spelling; 0 for other tokens */
 };
 
 static const struct entry table[] = {
-#define KW(id, spelling) {KM_T_KW_##id, spelling, 1},
+#define KW(id, spelling) {KM_T_KW_##id, spelling, sizeof spelling - 1},
 #define TK(id, what) {KM_T_##id, what, 0},
 #include "lexer/tokens.def"
 #undef KW
@@ -22,7 +22,7 @@ static const struct entry table[] = {
 int km_keyword_token(const char *s, int len)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (table[i].is_keyword && (int)strlen(table[i].text) == len &&
+        if (table[i].len == len && table[i].text[0] == s[0] &&
             memcmp(table[i].text, s, (size_t)len) == 0)
             return table[i].tok;
     return 0;

@@ -8,17 +8,30 @@
  * tracked across lines because they decide where `!` and `;` count, and
  * because a constant continued from a line shorter than the statement field
  * holds the blanks that pad that line, as compilers read it.
+ *
+ * Offsets are ints, and input can be hostile: only regular files are read
+ * (an INCLUDE of a device could be read forever), include cycles are
+ * caught, and lines, files and the text read are bounded.
  */
 #include "lexer/reader.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_INCLUDE_DEPTH 32
 #define MAX_HOLLERITH 100000
+/* No compiler's fixed form needs more; a longer line is not source. */
+#define MAX_LINE 100000
+/* Offsets are ints: no file, and not all text read for one source file
+ * with its includes, may come near 2 GiB. */
+#define MAX_FILE_SIZE ((size_t)512 << 20)
+#define MAX_TOTAL_TEXT ((size_t)1 << 30)
 
 /* State of the statement being assembled in one file. */
 struct asm_state {
@@ -62,31 +75,93 @@ void km_raw_position(const struct km_source *src, const struct km_stmt *s,
     *col = seg->col + (raw - seg->raw);
 }
 
-static bool load_file(struct km_source *src, const char *path, int *out)
+/* Read the whole regular file `path`: its text (NUL-terminated) and
+ * size, or NULL with `why` saying what is wrong.  Only regular files: a
+ * device or a FIFO named by an INCLUDE line could be read forever. */
+static char *slurp(const char *path, size_t limit, const char *too_large,
+                   struct stat *st, size_t *size, const char **why)
 {
-    struct km_buf b = {0};
-    if (!km_buf_read_file(&b, path)) {
-        km_buf_free(&b);
-        return false;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return NULL;
     }
+    char *text = NULL;
+    if (fstat(fd, st) != 0) {
+        *why = strerror(errno);
+    } else if (!S_ISREG(st->st_mode)) {
+        *why = S_ISDIR(st->st_mode) ? "is a directory" : "not a regular file";
+    } else if ((unsigned long long)st->st_size > limit) {
+        *why = too_large;
+    } else {
+        size_t want = (size_t)st->st_size, got = 0;
+        text = km_xmalloc(want + 1);
+        while (got < want) {
+            ssize_t n = read(fd, text + got, want - got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0) {
+                *why = strerror(errno);
+                free(text);
+                text = NULL;
+                break;
+            }
+            if (n == 0)
+                break;    /* shorter than fstat said: it shrank */
+            got += (size_t)n;
+        }
+        if (text) {
+            text[got] = '\0';
+            *size = got;
+        }
+    }
+    close(fd);
+    return text;
+}
 
+/* Make `text` (malloc'ed, NUL-terminated, owned from now on) file number
+ * src->nfiles, with the index of its lines. */
+static int add_file(struct km_source *src, const char *path, char *text,
+                    size_t size, const struct stat *st)
+{
+    src->text_read += size;
     KM_GROW(src->files, src->filecap, src->nfiles + 1);
     struct km_file *f = &src->files[src->nfiles];
     memset(f, 0, sizeof *f);
     f->path = km_xstrdup(path);
-    f->text = b.data;
-    f->size = b.len;
+    f->text = text;
+    f->size = size;
     f->include_stmt = -1;
-
+    if (st) {
+        f->dev = st->st_dev;
+        f->ino = st->st_ino;
+    }
     int cap = 0;
     size_t pos = 0;
-    while (pos < b.len) {
+    while (pos < size) {
         KM_GROW(f->line_start, cap, f->nlines + 1);
         f->line_start[f->nlines++] = (int)pos;
-        char *nl = memchr(b.data + pos, '\n', b.len - pos);
-        pos = nl ? (size_t)(nl - b.data) + 1 : b.len;
+        char *nl = memchr(text + pos, '\n', size - pos);
+        pos = nl ? (size_t)(nl - text) + 1 : size;
     }
-    *out = src->nfiles++;
+    return src->nfiles++;
+}
+
+static bool load_file(struct km_source *src, const char *path, int *out,
+                      const char **why)
+{
+    size_t room = MAX_TOTAL_TEXT - src->text_read;
+    size_t size = 0;
+    struct stat st;
+    char *text = room < MAX_FILE_SIZE
+        ? slurp(path, room, "the INCLUDE files read add up to too much "
+                "text (do they include each other many times over?)",
+                &st, &size, why)
+        : slurp(path, MAX_FILE_SIZE, "file too large for a Fortran source "
+                "file", &st, &size, why);
+    if (!text)
+        return false;
+    *out = add_file(src, path, text, size, &st);
     return true;
 }
 
@@ -230,8 +305,10 @@ static int add_field(struct asm_state *st, int line, int col0, int fcol,
             end = i;
             semi = i;
             break;
-        } else if (c == 'H' || c == 'h') {
-            /* The count is already in raw text: append what we have. */
+        } else if ((c == 'H' || c == 'h') &&
+                   (i == 0 || isdigit((unsigned char)p[i - 1]))) {
+            /* A digit right before: nH may begin a Hollerith constant.
+             * The count is already in raw text: append what we have. */
             add_text(st, line, col0 + piece, fcol, p + piece, i - piece);
             piece = i;
             int have = (int)src->raw.len - start_raw;
@@ -354,6 +431,30 @@ static char *resolve_include(const struct km_source *src, const char *from,
 
 static bool read_file(struct km_source *src, int file, int depth);
 
+/* Drop the file loaded last (nothing refers to it yet). */
+static void forget_last_file(struct km_source *src)
+{
+    struct km_file *f = &src->files[--src->nfiles];
+    src->text_read -= f->size;
+    free(f->path);
+    free(f->text);
+    free(f->line_start);
+}
+
+/* Does file f, or a file that includes it, have the identity of file g? */
+static bool on_include_chain(const struct km_source *src, int f, int g)
+{
+    const struct km_file *b = &src->files[g];
+    for (;;) {
+        const struct km_file *a = &src->files[f];
+        if (a->dev == b->dev && a->ino == b->ino)
+            return true;
+        if (a->include_stmt < 0)
+            return false;
+        f = src->stmts[a->include_stmt].file;
+    }
+}
+
 static bool expand_include(struct km_source *src, int i, int depth)
 {
     struct km_stmt *s = &src->stmts[i];
@@ -365,26 +466,28 @@ static bool expand_include(struct km_source *src, int i, int depth)
     int line, col;
     km_raw_position(src, s, s->raw, &line, &col);
     bool ok = false;
+    char *path = resolve_include(src, from, name);
+    const char *why = "";
+    int f;
     if (depth >= MAX_INCLUDE_DEPTH) {
         km_error(src->diag, from, line, col,
-                 "INCLUDE nested more than %d deep (does '%s' include "
-                 "itself?)", MAX_INCLUDE_DEPTH, name);
+                 "INCLUDE nested more than %d deep", MAX_INCLUDE_DEPTH);
+    } else if (!path) {
+        km_error(src->diag, from, line, col,
+                 "cannot find include file '%s' (add its directory with -I)",
+                 name);
+    } else if (!load_file(src, path, &f, &why)) {
+        km_error(src->diag, from, line, col, "cannot read '%s': %s", path,
+                 why);
+    } else if (on_include_chain(src, s->file, f)) {
+        km_error(src->diag, from, line, col,
+                 "'%s' includes itself", path);
+        forget_last_file(src);
     } else {
-        char *path = resolve_include(src, from, name);
-        int f;
-        if (!path) {
-            km_error(src->diag, from, line, col,
-                     "cannot find include file '%s' (add its directory "
-                     "with -I)", name);
-        } else if (!load_file(src, path, &f)) {
-            km_error(src->diag, from, line, col, "cannot read '%s': %s",
-                     path, strerror(errno));
-        } else {
-            src->files[f].include_stmt = i;
-            ok = read_file(src, f, depth + 1);
-        }
-        free(path);
+        src->files[f].include_stmt = i;
+        ok = read_file(src, f, depth + 1);
     }
+    free(path);
     free(name);
     return ok;
 }
@@ -442,13 +545,15 @@ struct line_layout {
     int field;            /* index of the statement field's first character */
     bool tab;
     bool bad_label;       /* something other than digits in columns 1-5 */
+    int len;              /* the line's length, less a `!` comment begun
+                             in columns 2-5 */
 };
 
 /* Decide what a physical line is and where its statement field starts. */
 static struct line_layout layout(const char *p, int len,
                                  const struct km_reader_opts *o)
 {
-    struct line_layout L = {LK_COMMENT, 0, 0, 6, false, false};
+    struct line_layout L = {LK_COMMENT, 0, 0, 6, false, false, len};
     if (len == 0)
         return L;
     char c0 = p[0];
@@ -457,11 +562,16 @@ static struct line_layout layout(const char *p, int len,
     if ((c0 == 'D' || c0 == 'd') && !o->d_lines_are_code)
         return L;
     int tab = -1;
-    for (int i = 0; i < len && i < 6; i++)
+    for (int i = 0; i < len && i < 6; i++) {
         if (p[i] == '\t') {
             tab = i;
             break;
         }
+        if (p[i] == '!' && i < 5) {
+            len = L.len = i;  /* a comment from columns 2-5 on (gfortran) */
+            break;
+        }
+    }
     int lab_end = tab >= 0 ? tab : (len < 5 ? len : 5);
     bool cont = false;
     if (tab >= 0) {
@@ -529,6 +639,13 @@ static bool read_file(struct km_source *src, int file, int depth)
     for (int n = 1; n <= nlines; n++) {
         int len;
         const char *p = line_text(file_of(src, file), n, &len);
+        if (len > MAX_LINE) {
+            km_error(src->diag, path, n, MAX_LINE + 1,
+                     "line longer than %d characters (is this a Fortran "
+                     "source file?)", MAX_LINE);
+            ok = false;
+            continue;
+        }
         if (cpp_continues || (len > 0 && p[0] == '#')) {
             cpp_continues = len > 0 && p[len - 1] == '\\';
             continue;         /* preprocessor line: the compiler's business */
@@ -536,6 +653,7 @@ static bool read_file(struct km_source *src, int file, int depth)
         struct line_layout L = layout(p, len, o);
         if (L.kind == LK_COMMENT)
             continue;
+        len = L.len;
         if (L.bad_label) {
             int col = 1;
             while (col <= 5 && (isdigit((unsigned char)p[col - 1]) ||
@@ -571,6 +689,12 @@ static bool read_file(struct km_source *src, int file, int depth)
             flen = width;
         const char *fp = p + L.field;
         int col0 = L.field + 1;
+        if (src->raw.len > MAX_TOTAL_TEXT) {
+            /* blanks padding constants continued over many short lines */
+            km_error(src->diag, path, n, 1, "too much statement text: "
+                     "more than %zu bytes", MAX_TOTAL_TEXT);
+            return false;
+        }
         for (;;) {
             bool padded;
             int semi = add_field(&st, n, col0, L.field + 1, fp, flen, width,
@@ -600,10 +724,28 @@ bool km_read_source(struct km_source *src, const char *path,
     src->opts = *opts;
     src->diag = diag;
     int f;
-    if (!load_file(src, path, &f)) {
-        km_error(diag, path, 0, 0, "cannot read: %s", strerror(errno));
+    const char *why = "";
+    if (!load_file(src, path, &f, &why)) {
+        km_error(diag, path, 0, 0, "cannot read: %s", why);
         return false;
     }
+    return read_file(src, f, 0);
+}
+
+bool km_read_source_text(struct km_source *src, const char *path,
+                         const char *text, size_t size,
+                         const struct km_reader_opts *opts,
+                         struct km_diag *diag)
+{
+    memset(src, 0, sizeof *src);
+    src->opts = *opts;
+    src->diag = diag;
+    if (size > MAX_FILE_SIZE) {
+        km_error(diag, path, 0, 0, "cannot read: file too large for a "
+                 "Fortran source file");
+        return false;
+    }
+    int f = add_file(src, path, km_xstrndup(text, size), size, NULL);
     return read_file(src, f, 0);
 }
 

@@ -37,6 +37,7 @@ struct km_file {
     int nlines;
     int *line_start;          /* offset of physical line n at line_start[n-1] */
     int include_stmt;         /* the INCLUDE statement that read it; -1 for 0 */
+    unsigned long long dev, ino;  /* its identity, to catch INCLUDE cycles */
 };
 
 /* A piece of statement text and where it came from. */
@@ -77,6 +78,7 @@ struct km_source {
     struct km_diag *diag;
     struct km_file *files;
     int nfiles, filecap;
+    size_t text_read;         /* bytes of every file read, includes too */
     struct km_buf raw;        /* every statement's text, one after another */
     struct km_seg *segs;
     int nsegs, segcap;
@@ -92,6 +94,12 @@ struct km_source {
  * diagnostics, if the file cannot be read or its layout is malformed. */
 bool km_read_source(struct km_source *src, const char *path,
                     const struct km_reader_opts *opts, struct km_diag *diag);
+/* The same for a file's text already in memory (`size` bytes, which need
+ * not end with a NUL; copied), named `path`: what a fuzzer feeds. */
+bool km_read_source_text(struct km_source *src, const char *path,
+                         const char *text, size_t size,
+                         const struct km_reader_opts *opts,
+                         struct km_diag *diag);
 void km_source_free(struct km_source *src);
 
 /* Where raw text offset `raw` of statement `s` came from. */

@@ -39,9 +39,17 @@ static char *tok_text(const struct km_builder *B, struct km_tokv t)
     return km_xstrndup(B->src->tok.data + t.off, (size_t)t.len);
 }
 
-static int tok_int(const struct km_builder *B, struct km_tokv t)
+/* The value of a label token: digits, 1-99999; 0 if out of range. */
+int km_b_label_value(const struct km_builder *B, struct km_tokv t)
 {
-    return atoi(B->src->tok.data + t.off);
+    const char *p = B->src->tok.data + t.off;
+    int n = 0;
+    for (int i = 0; i < t.len; i++) {
+        if (p[i] < '0' || p[i] > '9' || n > 99999)
+            return 0;
+        n = n * 10 + (p[i] - '0');
+    }
+    return n <= 99999 ? n : 0;
 }
 
 static struct km_sinfo *info(struct km_builder *B, int stmt)
@@ -62,6 +70,8 @@ static struct km_unit *unit_for(struct km_builder *B, int stmt)
         u->header = -1;
         u->first = stmt;
         u->end = -1;
+        u->last = -1;
+        u->host = -1;
         u->spec_end = -1;
         u->first_exec = -1;
         B->unit = p->nunits++;
@@ -71,16 +81,9 @@ static struct km_unit *unit_for(struct km_builder *B, int stmt)
 
 static bool is_executable(int kind)
 {
-    return kind >= KS_ASSIGNMENT && kind <= KS_ENDFILE;
+    return kind >= KS_ASSIGNMENT && kind <= KS_ALLOCATE;
 }
 
-static bool has_name(char **names, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(names[i], name) == 0)
-            return true;
-    return false;
-}
 
 /* --- arguments ------------------------------------------------------------- */
 
@@ -137,10 +140,12 @@ void km_b_label_ref(struct km_builder *B, struct km_tokv label, int kind)
 {
     struct km_program *p = B->prog;
     unit_for(B, label.stmt);
-    int n = tok_int(B, label);
-    if (n <= 0 || n > 99999) {
+    int n = km_b_label_value(B, label);
+    if (n == 0) {
+        char *text = tok_text(B, label);
         km_b_error(B, label.stmt, label.off, "label %s out of range 1-99999",
-                   tok_text(B, label));
+                   text);
+        free(text);
         return;
     }
     KM_GROW(p->refs, p->refcap, p->nrefs + 1);
@@ -166,12 +171,14 @@ int km_b_assignment(struct km_builder *B, int stmt, struct km_tokv name,
 {
     struct km_unit *u = unit_for(B, stmt);
     /* Before the first executable statement, NAME(a, b) = ... with NAME
-     * not an array and only names as arguments defines a statement
+     * not an array (of the unit, or of its host for an internal
+     * procedure) and only names as arguments defines a statement
      * function. */
     if (has_subscripts && u->first_exec < 0 && subscripts.all_names &&
         !subscripts.has_range) {
         char *n = tok_text(B, name);
-        bool array = has_name(u->arrays, u->narrays, n);
+        bool array = km_names_has(&B->arrays, B->unit, n) ||
+                     (u->host >= 0 && km_names_has(&B->arrays, u->host, n));
         free(n);
         if (!array)
             return KS_STMT_FUNCTION;
@@ -205,9 +212,10 @@ void km_b_call(struct km_builder *B, int stmt, struct km_tokv name,
     struct km_sinfo *in = info(B, stmt);
     in->name = tok_text(B, name);
     in->name_tok = name.off;
-    if (!has_name(u->calls, u->ncalls, in->name)) {
+    if (!km_names_has(&B->calls, B->unit, in->name)) {
         KM_GROW(u->calls, u->callcap, u->ncalls + 1);
         u->calls[u->ncalls++] = km_xstrdup(in->name);
+        km_names_add(&B->calls, B->unit, u->calls[u->ncalls - 1]);
     }
     for (int a = args.head; a >= 0; a = B->args[a].next)
         if (B->args[a].kind == KM_ARG_ALTRET)
@@ -246,6 +254,19 @@ void km_b_io(struct km_builder *B, int stmt, int kind, struct km_argl ctl,
     }
 }
 
+void km_b_do_labeled(struct km_builder *B, int stmt, int kind,
+                     struct km_tokv label)
+{
+    int value = km_b_label_value(B, label);
+    km_b_label_ref(B, label, KM_REF_DO);
+    if (value == 0) {
+        km_b_kind(B, stmt, kind);   /* diagnosed: no loop to close */
+        info(B, stmt)->do_end = -1;
+        return;
+    }
+    km_b_do(B, stmt, kind, value);
+}
+
 void km_b_do(struct km_builder *B, int stmt, int kind, int label)
 {
     km_b_kind(B, stmt, kind);
@@ -257,6 +278,20 @@ void km_b_do(struct km_builder *B, int stmt, int kind, int label)
     B->dos[B->ndos].stmt = stmt;
     B->dos[B->ndos].label = label;
     B->ndos++;
+    if (label > 0) {
+        if (!B->open_labels)
+            B->open_labels = km_xcalloc(100000, sizeof *B->open_labels);
+        B->open_labels[label]++;
+    }
+}
+
+/* Close the innermost open DO loop, which ends at `stmt`. */
+static void pop_do(struct km_builder *B, int stmt)
+{
+    struct km_open_do *d = &B->dos[--B->ndos];
+    info(B, d->stmt)->do_end = stmt;
+    if (d->label > 0)
+        B->open_labels[d->label]--;
 }
 
 void km_b_enddo(struct km_builder *B, int stmt)
@@ -274,9 +309,8 @@ void km_b_enddo(struct km_builder *B, int stmt)
                    "label %d", B->src->stmts[d->stmt].first_line, d->label);
         return;
     }
-    info(B, d->stmt)->do_end = stmt;
     info(B, stmt)->ends_dos = 1;
-    B->ndos--;
+    pop_do(B, stmt);
 }
 
 void km_b_if_block(struct km_builder *B, int stmt, int kind)
@@ -309,7 +343,11 @@ void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
             info(B, stmt)->name = tok_text(B, name);
         return;
     }
-    if (B->unit >= 0) {
+    int host = -1;
+    if (B->host >= 0 && B->unit == B->host) {
+        host = B->host;   /* an internal procedure */
+        B->unit = -1;
+    } else if (B->unit >= 0) {
         struct km_unit *open = &B->prog->units[B->unit];
         km_b_error(B, stmt, -1, "a new program unit begins before the END "
                    "of %s %s", open->kind == KM_U_PROGRAM ? "program" :
@@ -320,9 +358,11 @@ void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
     struct km_unit *u = unit_for(B, stmt);
     free(u->name);
     u->kind = ukind;
-    u->name = named ? tok_text(B, name) : km_xstrdup("_BLOCKDATA");
+    u->name = named ? tok_text(B, name)
+            : km_xstrdup(ukind == KM_U_BLOCKDATA ? "_BLOCKDATA" : "MAIN");
     u->named = named;
     u->header = stmt;
+    u->host = host;
     u->recursive = recursive;
     info(B, stmt)->kind = kinds[ukind];
     info(B, stmt)->name = km_xstrdup(u->name);
@@ -342,6 +382,32 @@ void km_b_entry(struct km_builder *B, int stmt, struct km_tokv name)
         km_b_error(B, stmt, -1, "ENTRY inside a DO loop or IF block");
 }
 
+/* The unit's executable part ends at `stmt` (its END or CONTAINS): every
+ * DO loop and block IF must be closed. */
+static void end_executable_part(struct km_builder *B, int stmt)
+{
+    const char *what = info(B, stmt)->kind == KS_CONTAINS ? "CONTAINS"
+                                                           : "END";
+    int line = B->src->stmts[stmt].first_line;
+    for (int i = 0; i < B->ndos; i++) {
+        if (B->dos[i].label)
+            km_b_error(B, B->dos[i].stmt, -1,
+                       "DO loop has no terminal statement with label %d "
+                       "before the %s of line %d", B->dos[i].label, what,
+                       line);
+        else
+            km_b_error(B, B->dos[i].stmt, -1,
+                       "DO loop has no END DO before the %s of line %d",
+                       what, line);
+    }
+    for (int i = 0; i < B->nifs; i++)
+        km_b_error(B, B->ifs[i], -1, "block IF has no END IF before the %s "
+                   "of line %d", what, line);
+    while (B->ndos > 0)
+        pop_do(B, -1);
+    B->nifs = 0;
+}
+
 void km_b_end(struct km_builder *B, int stmt)
 {
     struct km_unit *u = unit_for(B, stmt);
@@ -350,36 +416,44 @@ void km_b_end(struct km_builder *B, int stmt)
     if (B->interface > 0)
         return;           /* the end of an interface body */
     B->closing_unit = true;
-    u->end = stmt;
-    for (int i = 0; i < B->ndos; i++) {
-        const struct km_stmt *d = &B->src->stmts[B->dos[i].stmt];
-        if (B->dos[i].label)
-            km_b_error(B, B->dos[i].stmt, -1,
-                       "DO loop has no terminal statement with label %d "
-                       "before the END of line %d", B->dos[i].label,
-                       B->src->stmts[stmt].first_line);
-        else
-            km_b_error(B, B->dos[i].stmt, -1,
-                       "DO loop has no END DO before the END of line %d",
-                       B->src->stmts[stmt].first_line);
-        (void)d;
+    u->last = stmt;
+    if (B->unit == B->host) {
+        B->host = -1;     /* the host's END, after its internal procedures */
+        return;
     }
-    for (int i = 0; i < B->nifs; i++)
-        km_b_error(B, B->ifs[i], -1, "block IF has no END IF before the END "
-                   "of line %d", B->src->stmts[stmt].first_line);
-    B->ndos = B->nifs = 0;
+    u->end = stmt;
+    end_executable_part(B, stmt);
+}
+
+void km_b_contains(struct km_builder *B, int stmt)
+{
+    struct km_unit *u = unit_for(B, stmt);
+    km_b_kind(B, stmt, KS_CONTAINS);
+    if (B->host >= 0 || u->host >= 0 || B->interface > 0) {
+        km_b_error(B, stmt, -1, "CONTAINS inside an internal procedure or "
+                   "an interface");
+        return;
+    }
+    if (u->first_exec < 0)
+        u->first_exec = stmt;
+    if (u->spec_end < 0)
+        u->spec_end = stmt;
+    u->end = stmt;
+    B->host = B->unit;
+    end_executable_part(B, stmt);
 }
 
 void km_b_array(struct km_builder *B, struct km_tokv name)
 {
     struct km_unit *u = unit_for(B, name.stmt);
     char *n = tok_text(B, name);
-    if (has_name(u->arrays, u->narrays, n)) {
+    if (km_names_has(&B->arrays, B->unit, n)) {
         free(n);
         return;
     }
     KM_GROW(u->arrays, u->arraycap, u->narrays + 1);
     u->arrays[u->narrays++] = n;
+    km_names_add(&B->arrays, B->unit, n);
 }
 
 void km_b_entity(struct km_builder *B, struct km_tokv name, bool dims)
@@ -441,18 +515,22 @@ static void end_loops(struct km_builder *B, int stmt, int label)
 {
     int ended = 0;
     while (B->ndos > 0 && B->dos[B->ndos - 1].label == label) {
-        info(B, B->dos[B->ndos - 1].stmt)->do_end = stmt;
-        B->ndos--;
+        pop_do(B, stmt);
         ended++;
     }
     info(B, stmt)->ends_dos = ended;
-    for (int i = 0; i < B->ndos; i++)
-        if (B->dos[i].label == label) {
-            km_b_error(B, stmt, -1, "statement %d ends the DO loop of line %d "
-                       "but not the loops nested in it", label,
-                       B->src->stmts[B->dos[i].stmt].first_line);
-            break;
-        }
+    if (B->open_labels && B->open_labels[label] > 0) {
+        /* An outer loop ends here too, but loops nested in it do not.
+         * Close them all, so that every loop is looked at once. */
+        int i = B->ndos - 1;
+        while (B->dos[i].label != label)
+            i--;
+        km_b_error(B, stmt, -1, "statement %d ends the DO loop of line %d "
+                   "but not the loops nested in it", label,
+                   B->src->stmts[B->dos[i].stmt].first_line);
+        while (B->ndos > i)
+            pop_do(B, stmt);
+    }
     if (ended > 0) {
         int k = info(B, stmt)->kind;
         int a = k == KS_IF_LOGICAL ? info(B, stmt)->action : KS_NONE;
@@ -491,7 +569,8 @@ void km_b_end_statement(struct km_builder *B, int stmt)
         if (B->interface > 0)
             km_b_error(B, stmt, -1, "INTERFACE block has no END INTERFACE");
         B->interface = 0;
-        B->unit = -1;
+        /* after an internal procedure, back to its host */
+        B->unit = u->host >= 0 ? u->host : -1;
         B->closing_unit = false;
     }
     B->nargs = 0;

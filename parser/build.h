@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "lexer/scanner.h"
+#include "parser/names.h"
 #include "parser/program.h"
 #include "support/diag.h"
 
@@ -80,8 +81,11 @@ struct km_builder {
     struct km_diag *diag;
     struct km_scanner *scanner;
     int unit;             /* the open unit, or -1 */
+    int host;             /* a unit past its CONTAINS, or -1: the unit that
+                             its internal procedures return to */
     struct km_open_do *dos;
     int ndos, docap;
+    int *open_labels;     /* per label, how many open DO loops end there */
     int *ifs;             /* open block IFs */
     int nifs, ifcap;
     struct km_arg *args;  /* arguments of the statement being parsed */
@@ -92,6 +96,8 @@ struct km_builder {
     int interface;        /* depth of INTERFACE blocks: their SUBROUTINE and
                              END statements open and close nothing */
     bool closing_unit;    /* the statement being parsed ends the unit */
+    struct km_names arrays;   /* each unit's arrays (km_unit.arrays) */
+    struct km_names calls;    /* each unit's CALL targets (km_unit.calls) */
     int last_stmt;        /* the last statement parsed, for "END missing" */
 };
 
@@ -110,16 +116,21 @@ void km_b_logical_if(struct km_builder *B, int stmt, int action,
                      int action_tok, int cond_end_tok);
 void km_b_label_ref(struct km_builder *B, struct km_tokv label, int kind);
 void km_b_goto(struct km_builder *B, int stmt, int form);
+int km_b_label_value(const struct km_builder *B, struct km_tokv label);
 void km_b_call(struct km_builder *B, int stmt, struct km_tokv name,
                struct km_argl args);
 void km_b_io(struct km_builder *B, int stmt, int kind, struct km_argl ctl,
              struct km_ev fmt);
 void km_b_do(struct km_builder *B, int stmt, int kind, int label);
+/* DO with a label: the terminal's label is checked and referred to. */
+void km_b_do_labeled(struct km_builder *B, int stmt, int kind,
+                     struct km_tokv label);
 void km_b_enddo(struct km_builder *B, int stmt);
 void km_b_if_block(struct km_builder *B, int stmt, int kind);
 void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
                bool named, bool recursive);
 void km_b_end(struct km_builder *B, int stmt);
+void km_b_contains(struct km_builder *B, int stmt);
 void km_b_entry(struct km_builder *B, int stmt, struct km_tokv name);
 void km_b_array(struct km_builder *B, struct km_tokv name);
 void km_b_entity(struct km_builder *B, struct km_tokv name, bool dims);

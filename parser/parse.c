@@ -33,13 +33,26 @@ void km_yyerror(KM_YYLTYPE *lloc, struct km_builder *B, const char *msg)
     /* The classifier has already reported a statement it did not know. */
     if (B->src->stmts[lloc->stmt].kind == KS_NONE)
         return;
-    /* "syntax error, unexpected X, expecting Y": say which statement. */
+    /* "syntax error, unexpected X, expecting Y": say which statement,
+     * and which character when X is one Fortran has no use for. */
     const char *kind = km_skind_name(B->src->stmts[lloc->stmt].kind);
-    if (strncmp(msg, "syntax error", 12) == 0)
+    unsigned char c = (unsigned char)B->src->tok.data[lloc->first];
+    if (strstr(msg, "unexpected invalid character")) {
+        if (c > ' ' && c < 127)
+            km_b_error(B, lloc->stmt, lloc->first, "invalid character '%c' "
+                       "in %s statement", c, kind);
+        else
+            km_b_error(B, lloc->stmt, lloc->first, "invalid character "
+                       "(byte 0x%02X) in %s statement", c, kind);
+    } else if (strncmp(msg, "syntax error", 12) == 0) {
         km_b_error(B, lloc->stmt, lloc->first, "syntax error in %s statement%s",
                    kind, msg + 12);
-    else
+    } else if (strcmp(msg, "memory exhausted") == 0) {
+        km_b_error(B, lloc->stmt, lloc->first, "%s statement nested too "
+                   "deeply for the parser", kind);
+    } else {
         km_b_error(B, lloc->stmt, lloc->first, "%s", msg);
+    }
 }
 
 bool km_parse(struct km_source *src, struct km_program *prog,
@@ -66,6 +79,7 @@ bool km_parse(struct km_source *src, struct km_program *prog,
     B.src = src;
     B.diag = diag;
     B.unit = -1;
+    B.host = -1;
     B.last_stmt = -1;
     B.scanner = km_scanner_new(src);
     int rc = km_yyparse(&B);
@@ -83,9 +97,12 @@ bool km_parse(struct km_source *src, struct km_program *prog,
     }
     km_scanner_free(B.scanner);
     free(B.dos);
+    free(B.open_labels);
     free(B.ifs);
     free(B.args);
     free(B.ents);
+    km_names_free(&B.arrays);
+    km_names_free(&B.calls);
     return rc == 0 && diag->errors == errors;
 }
 

@@ -6,7 +6,9 @@
  * and its executable part begins, its entry points, every DO loop with its
  * terminal and depth, every CALL with its target, every RETURN, STOP and
  * END, every label and every reference to one.  Everything is indexed by
- * statement number (km_source.stmts); names are upper case.
+ * statement number (km_source.stmts); names are upper case.  Internal
+ * procedures (after a CONTAINS) are units of their own, listed after their
+ * host, whose statements lie between the host's `end` and `last`.
  */
 #ifndef KM_PROGRAM_H
 #define KM_PROGRAM_H
@@ -67,7 +69,12 @@ struct km_unit {
     char *name;           /* "MAIN" for a main program without PROGRAM */
     bool named;           /* a PROGRAM/SUBROUTINE/... statement gave it */
     int header;           /* its header statement, or -1 */
-    int first, end;       /* first statement and END statement */
+    int first;            /* first statement */
+    int end;              /* where its execution ends: its END statement,
+                             or its CONTAINS if it has internal procedures */
+    int last;             /* its END statement (after the internal
+                             procedures, if any) */
+    int host;             /* an internal procedure's host unit, or -1 */
     int spec_end;         /* first statement function or executable
                              statement (or END): declarations go before */
     int first_exec;       /* first executable statement, or END */

@@ -2,10 +2,10 @@
  * km_core.c — the measuring heart of libkm.
  *
  * Owns the region table (KM_REG), the frame stack and the hot path
- * (KM_IN / KM_OUT), time extrapolation, snapshots of the figures
- * (struct km_report), and the moments results are written: KM_END, KM_STOP,
- * KM_EXIT, KM_WRIT, the atexit handler, and the core side of KM_MPII /
- * KM_MPIF.
+ * (KM_IN / KM_OUT), time extrapolation, redundant-work accounting,
+ * snapshots of the figures (struct km_report), and the moments results are
+ * written: KM_END, KM_STOP, KM_EXIT, KM_WRIT, the atexit handler, a
+ * terminating signal (km_signal.c), and the core side of KM_MPII / KM_MPIF.
  *
  * Must never: reference an MPI symbol (a serial program links without MPI;
  * MPI arrives as a table of function pointers), allocate, lock or make a
@@ -22,31 +22,42 @@
  * accounts for.  Each instant is in exactly one innermost callee frame (or
  * none), so total = sum of routine net + sum of CALL/MPI exclusive + outside
  * holds exactly in ticks while nothing is extrapolated.
+ *
+ * Signals.  A terminating signal may arrive at any instruction, and its
+ * handler takes a snapshot of this state.  So the hot path publishes a new
+ * frame (st.sp) only once the frame is complete, and retires a frame (sp)
+ * before folding it into its region; the region table grows by copying,
+ * publishing the new table, then freeing the old one.  The compiler is kept
+ * from reordering those stores with signal fences (no instruction at run
+ * time).
+ *
+ * Clock reads are not counted on the hot path: every measured frame reads
+ * the clock once at entry and once at exit, so the count follows from the
+ * regions' measured exits and the open frames (see clock_reads()).
  */
 #include "runtime/km_internal.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define KM_STACK_DEPTH 4096
-#define KM_REG_TEXT_MAX 8192          /* longest registration text read */
+#define KM_UNREAD INT64_MIN          /* frame.start of an unmeasured frame */
+#define KM_ID_ROOT (INT32_MIN + 1)   /* frame.id no handle can match */
+#define KM_ID_FULL INT32_MIN         /* the sentinel on top of a full stack */
 
-#if defined(__GNUC__) || defined(__clang__)
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
-#else
-#define likely(x) (x)
-#define unlikely(x) (x)
-#endif
+#define signal_fence() atomic_signal_fence(memory_order_seq_cst)
 
 struct km_frame {
-    struct km_region *r;     /* NULL for the root */
-    km_tick start;           /* clock at entry (measured frames) */
+    struct km_region *r;     /* NULL for the root and the sentinel */
+    km_tick start;           /* clock at entry, or KM_UNREAD */
     km_tick child;           /* callee time directly inside (callee frames) */
+    int32_t id;              /* r->id, KM_ID_ROOT or KM_ID_FULL */
     int32_t own;             /* nearest callee frame at or below this one */
-    uint8_t measured;        /* the clock was read at entry */
 };
 
 enum mpi_state { MPI_NONE, MPI_ACTIVE, MPI_DONE };
@@ -56,40 +67,51 @@ static struct {
     struct km_region **tab;  /* tab[id - 1] */
     int32_t nreg;
     int32_t sp;              /* top frame; 0 = only the root */
-    uint64_t overflow_depth; /* entries above a full stack still open */
-    uint64_t reads;          /* clock reads, calibration excluded */
     struct km_clock clock;
+    /* redundant work (KM_HOOK_REDUNDANT, KM_HOOK_MPI) */
+    int32_t red_depth;       /* open redundant frames */
+    km_tick red_time;        /* closed outermost redundant frames */
+    km_tick red_mpi;         /* MPI calls closed inside redundant frames */
     /* registration */
     int32_t cap;
     int32_t *hash;           /* open addressing over ids, 0 = empty */
     size_t hcap;
     int32_t nentered;        /* routines entered at least once */
-    int have_override;
-    long long override_thresh;
-    /* problems */
+    struct km_region_options opt;
+    /* counts */
+    uint64_t cold_reads;     /* clock reads off the measured frames */
+    uint64_t saved_reads;    /* exits that shared one read (km_out_slow) */
+    uint64_t overflow_depth; /* entries above a full stack still open */
     uint64_t lost, bad_out, bad_in, bad_reg;
     /* run */
     int initialized;
+    pid_t pid;               /* a child forked without exec writes nothing */
     int clock_injected;
     km_tick t0;
-    time_t started;
+    char started[32];
     int nwrites;
     int final_done;          /* END / STOP / EXIT / exit / MPI_FINALIZE wrote */
-    struct km_outname out;   /* this process's KM_output.NNN */
+    volatile sig_atomic_t writing;   /* a write is under way */
+    volatile sig_atomic_t pending_signal;
+    int gathering;           /* inside the collective part of KM_MPIF */
+    char signal_event[32];
+    struct km_outname out;   /* this process's KM_output file */
     /* MPI */
     enum mpi_state mpi_state;
     int rank, nranks;
     km_tick t_mpii;          /* when MPI_INIT returned */
     km_tick mpi_before;      /* MPI time before that */
+    km_tick red_before;      /* declared redundant time before that */
     struct km_frame stack[KM_STACK_DEPTH];
 } st;
 
 static int atexit_registered;
 
-static km_tick now_tick(void)
+/* A clock read off the measured frames (start, snapshots, writes). */
+static km_tick cold_now(void)
 {
-    st.reads++;
-    return st.clock.read();
+    st.cold_reads++;
+    return km_clock_read(&st.clock);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -97,23 +119,38 @@ static km_tick now_tick(void)
 
 static void at_exit(void);
 
-static void read_environment(void)
+/* A number >= 0 from the environment, or -1 (absent or bad: said once). */
+static long long env_count(const char *name)
 {
-    const char *s = getenv("KM_TIME_PREDICTION_MODE_NUMBER");
+    const char *s = getenv(name);
     if (!s || !*s)
-        return;
+        return -1;
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
     while (*end == ' ')
         end++;
     if (errno || *end || v < 0) {
-        fprintf(stderr, "kmtool: ignoring KM_TIME_PREDICTION_MODE_NUMBER=%s "
-                "(not a number >= 0)\n", s);
-        return;
+        km_complain("ignoring %s=%.40s (not a number >= 0)", name, s);
+        return -1;
     }
-    st.have_override = 1;
-    st.override_thresh = v;
+    return v;
+}
+
+static void read_environment(void)
+{
+    st.opt.thresh_override = env_count("KM_TIME_PREDICTION_MODE_NUMBER");
+    long long trace = env_count("KM_TRACE_FILE_NUMBER");
+    st.opt.trace_override = trace < 0 ? -1 : trace > 0;
+}
+
+static void note_start_time(void)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    snprintf(st.started, sizeof st.started, "unknown");
+    if (localtime_r(&now, &tm))
+        strftime(st.started, sizeof st.started, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
 static void init(void)
@@ -123,73 +160,50 @@ static void init(void)
     if (!st.clock_injected)
         km_clock_init(&st.clock);
     read_environment();
+    note_start_time();
     st.out.nnn = -1;
+    st.out.rank = -1;
     st.rank = 0;
     st.nranks = 1;
-    st.started = time(NULL);
     st.sp = 0;
-    st.stack[0] = (struct km_frame){ .r = NULL, .own = 0, .measured = 1 };
-    st.t0 = now_tick();              /* the root's start */
+    st.stack[0] = (struct km_frame){ .r = NULL, .id = KM_ID_ROOT, .own = 0 };
+    st.t0 = cold_now();              /* the root's start */
+    st.pid = getpid();
     if (!atexit_registered && atexit(at_exit) == 0)
         atexit_registered = 1;
+    if (!st.clock_injected)
+        km_signal_install();
     st.initialized = 1;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Registration                                                              */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    while (n--)
-        h = (h ^ *c++) * 1099511628211u;
-    return h;
-}
-
-static uint64_t key_hash(int kind, int line, int32_t routine,
-                         const char *name, const char *file)
-{
-    uint64_t h = 14695981039346656037u;
-    h = fnv(h, &kind, sizeof kind);
-    h = fnv(h, &line, sizeof line);
-    if (!KM_KIND_IS_ROUTINE(kind))    /* a routine's own is set later */
-        h = fnv(h, &routine, sizeof routine);
-    if (name)
-        h = fnv(h, name, strlen(name) + 1);
-    if (file)
-        h = fnv(h, file, strlen(file) + 1);
-    return h;
-}
-
-static int same_key(const struct km_region *r, int kind, int line,
-                    int32_t routine, const char *name, const char *file)
-{
-    if (r->kind != kind || r->line != line)
-        return 0;
-    if (KM_KIND_IS_ROUTINE(kind))
-        return strcmp(r->name, name) == 0 && strcmp(r->file, file) == 0;
-    return r->routine == routine;
-}
-
-static int32_t *hash_slot(int kind, int line, int32_t routine,
-                          const char *name, const char *file)
+static int32_t *hash_slot(const struct km_region *key)
 {
     size_t mask = st.hcap - 1;
-    size_t i = (size_t)key_hash(kind, line, routine, name, file) & mask;
-    while (st.hash[i] &&
-           !same_key(st.tab[st.hash[i] - 1], kind, line, routine, name, file))
+    size_t i = (size_t)km_region_hash(key) & mask;
+    while (st.hash[i] && !km_region_same(st.tab[st.hash[i] - 1], key))
         i = (i + 1) & mask;
     return &st.hash[i];
 }
 
+/* Room for one more region.  The table a signal handler may be reading is
+ * freed only after the new one is published. */
 static int grow_tables(void)
 {
     if (st.nreg == st.cap) {
         int32_t ncap = st.cap ? st.cap * 2 : 256;
-        struct km_region **t = realloc(st.tab, (size_t)ncap * sizeof *t);
+        struct km_region **t = malloc((size_t)ncap * sizeof *t);
         if (!t)
             return -1;
+        if (st.nreg)
+            memcpy(t, st.tab, (size_t)st.nreg * sizeof *t);
+        struct km_region **old = st.tab;
+        signal_fence();
         st.tab = t;
+        signal_fence();
+        free(old);
         st.cap = ncap;
     }
     if ((size_t)(st.nreg + 1) * 2 > st.hcap) {
@@ -200,164 +214,84 @@ static int grow_tables(void)
         free(st.hash);
         st.hash = h;
         st.hcap = ncap;
-        for (int32_t i = 0; i < st.nreg; i++) {
-            const struct km_region *r = st.tab[i];
-            *hash_slot(r->kind, r->line, r->routine, r->name, r->file) = r->id;
-        }
+        for (int32_t i = 0; i < st.nreg; i++)
+            *hash_slot(st.tab[i]) = st.tab[i]->id;
     }
-    return 0;
-}
-
-static char *dup_range(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
-
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static int read_int(const char **s, long long *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtoll(*s, &end, 10);
-    if (end == *s || errno || !(is_blank(*end) || *end == '\0'))
-        return -1;
-    *s = end;
-    while (is_blank(**s))
-        (*s)++;
-    return 0;
-}
-
-/* The fields of a registration text (see km_abi.h). */
-struct reg_text {
-    long long kind, line, thresh, flags;
-    const char *rest;        /* routine "NAME file" or statement text */
-    size_t rest_len;         /* trailing blanks excluded */
-};
-
-static int parse_reg_text(const char *text, struct reg_text *rt)
-{
-    size_t len = strnlen(text, KM_REG_TEXT_MAX);
-    if (len == KM_REG_TEXT_MAX)
-        return -1;
-    const char *s = text;
-    while (is_blank(*s))
-        s++;
-    if (read_int(&s, &rt->kind) || read_int(&s, &rt->line) ||
-        read_int(&s, &rt->thresh) || read_int(&s, &rt->flags))
-        return -1;
-    if (rt->kind <= 0 || rt->kind > 1000 || rt->line < 0 || rt->line > 1000000000)
-        return -1;
-    const char *e = text + len;
-    while (e > s && is_blank(e[-1]))
-        e--;
-    rt->rest = s;
-    rt->rest_len = (size_t)(e - s);
     return 0;
 }
 
 static void report_bad_registration(const char *text, const char *why)
 {
     if (st.bad_reg++ < 5)
-        fprintf(stderr, "kmtool: region not registered (%s): %.200s\n", why,
-                text);
-}
-
-static void free_region(struct km_region *r)
-{
-    free(r->name);
-    free(r->file);
-    free(r->text);
-    free(r);
-}
-
-static struct km_region *new_region(const struct reg_text *rt, int32_t routine)
-{
-    struct km_region *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
-    r->kind = (int)rt->kind;
-    r->line = (int)rt->line;
-    r->flags = (int)rt->flags;
-    long long th = st.have_override ? st.override_thresh : rt->thresh;
-    r->thresh = th > 0 ? (uint64_t)th : UINT64_MAX;    /* 0: never */
-    r->callee = KM_KIND_IS_ROUTINE(r->kind) || r->kind == KM_K_CALL ||
-                r->kind == KM_K_MPI;
-    r->routine = routine;
-    if (KM_KIND_IS_ROUTINE(r->kind)) {
-        size_t n = 0;
-        while (n < rt->rest_len && !is_blank(rt->rest[n]))
-            n++;
-        const char *f = rt->rest + n;
-        while (f < rt->rest + rt->rest_len && is_blank(*f))
-            f++;
-        r->name = dup_range(rt->rest, n);
-        r->file = dup_range(f, (size_t)(rt->rest + rt->rest_len - f));
-        if (r->name)
-            for (char *c = r->name; *c; c++)
-                if (*c >= 'a' && *c <= 'z')
-                    *c = (char)(*c - 'a' + 'A');
-    } else {
-        r->text = dup_range(rt->rest, rt->rest_len);
-    }
-    if ((KM_KIND_IS_ROUTINE(r->kind) && (!r->name || !r->file)) ||
-        (!KM_KIND_IS_ROUTINE(r->kind) && !r->text)) {
-        free_region(r);
-        return NULL;
-    }
-    return r;
+        km_complain("region not registered (%s): %.200s", why, text);
 }
 
 void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
 {
     init();
-    struct reg_text rt;
-    if (parse_reg_text(text, &rt)) {
-        report_bad_registration(text, "unreadable text");
-        return;
-    }
-    int routine_kind = KM_KIND_IS_ROUTINE(rt.kind);
-    int32_t routine = 0;
-    if (!routine_kind) {
-        routine = *hr;               /* h and hr alias for a routine */
-        if (routine <= 0 || routine > st.nreg ||
-            !KM_KIND_IS_ROUTINE(st.tab[routine - 1]->kind)) {
-            report_bad_registration(text, "its routine is not registered");
-            return;
-        }
-    } else if (rt.rest_len == 0) {
-        report_bad_registration(text, "no routine name");
+    /* h and hr alias for a routine: read hr before anything writes h */
+    int32_t routine = *hr;
+    if (routine <= 0 || routine > st.nreg ||
+        !KM_KIND_IS_ROUTINE(st.tab[routine - 1]->kind))
+        routine = 0;
+    const char *why;
+    struct km_region *r = km_region_new(text, routine, &st.opt, &why);
+    if (!r) {
+        report_bad_registration(text, why);
         return;
     }
     if (grow_tables()) {
+        km_region_free(r);
         report_bad_registration(text, "out of memory");
         return;
     }
-    struct km_region *r = new_region(&rt, routine);
-    if (!r) {
-        report_bad_registration(text, "out of memory");
-        return;
-    }
-    int32_t *slot = hash_slot(r->kind, r->line, r->routine, r->name, r->file);
+    int32_t *slot = hash_slot(r);
     if (*slot) {                     /* registered before, maybe elsewhere */
-        free_region(r);
+        km_region_free(r);
         *h = *slot;
         return;
     }
     r->id = st.nreg + 1;
-    if (routine_kind)
+    if (KM_KIND_IS_ROUTINE(r->kind))
         r->routine = r->id;
-    st.tab[st.nreg++] = r;
+    st.tab[st.nreg] = r;
+    signal_fence();
+    st.nreg++;
     *slot = r->id;
     *h = r->id;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hooks: trace, redundant work (cold; only regions with `hooks` set)        */
+
+static void trace(const struct km_region *r, int in, int32_t depth,
+                  km_tick now)
+{
+    struct km_trace_run run = { st.clock.name, st.clock.seconds_per_tick,
+                                st.t0 };
+    if (now == KM_UNREAD)
+        now = cold_now();
+    km_trace_event(&run, r, st.tab[r->routine - 1], in, depth, now);
+}
+
+static void enter_hooks(const struct km_region *r, int32_t depth, km_tick now)
+{
+    if (r->hooks & KM_HOOK_REDUNDANT)
+        st.red_depth++;
+    if (r->hooks & KM_HOOK_TRACE)
+        trace(r, 1, depth, now);
+}
+
+/* e: the frame's elapsed time (measured, or the region's mean). */
+static KM_NOINLINE void leave_hooks(const struct km_region *r, int32_t depth, km_tick e,
+                        km_tick now)
+{
+    if ((r->hooks & KM_HOOK_MPI) && st.red_depth > 0)
+        st.red_mpi += e;
+    if ((r->hooks & KM_HOOK_REDUNDANT) && --st.red_depth == 0)
+        st.red_time += e;
+    if (r->hooks & KM_HOOK_TRACE)
+        trace(r, 0, depth, now);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -371,7 +305,7 @@ static km_tick div_round(km_tick a, uint64_t b)
 
 /* The region has been measured `thresh` times: fix its means, after which
  * its frames no longer read the clock. */
-static void start_extrapolation(struct km_region *r)
+static KM_NOINLINE void start_extrapolation(struct km_region *r)
 {
     r->mean_frame = div_round(r->frames, r->measured);
     r->mean_excl = div_round(r->excl, r->measured);
@@ -379,114 +313,183 @@ static void start_extrapolation(struct km_region *r)
     r->extrap = 1;
 }
 
-/* Close frame i of stk at `now` (unused for an extrapolated frame). */
-static inline void leave(struct km_frame *stk, int32_t i, km_tick now)
+/* What few exits need besides the arithmetic: fixing the means, hooks. */
+static KM_NOINLINE void leave_rare(struct km_region *r, int32_t i, km_tick e,
+                                   km_tick now, int fix, int live)
+{
+    if (fix)
+        start_extrapolation(r);
+    if (live && r->hooks)
+        leave_hooks(r, i, e, now);
+}
+
+/* Fold frame i of stk, closed at `now` (KM_UNREAD when no frame being
+ * closed was measured), into its region; `live`: the real stack (hooks
+ * run), not a snapshot's copy.  Frame i is already off the stack. */
+static KM_ALWAYS_INLINE void leave(struct km_frame *stk, int32_t i,
+                                   km_tick now, int live)
 {
     struct km_frame *f = &stk[i];
     struct km_region *r = f->r;
-    int outermost = --r->active == 0;
-    if (likely(f->measured)) {
-        km_tick e = now - f->start;
+    int outermost = r->top == i;
+    if (outermost)
+        r->top = 0;
+    km_tick e;
+    int fix = 0;
+    if (KM_LIKELY(f->start != KM_UNREAD)) {
+        e = now - f->start;
         r->frames += e;
         r->measured++;
-        if (r->callee) {
+        if (r->callee)
             r->excl += e - f->child;
-            stk[stk[i - 1].own].child += e;
-        }
         if (outermost) {
             r->elapsed += e;
             r->outer++;
         }
-        if (unlikely(r->measured == r->thresh))
-            start_extrapolation(r);
+        fix = r->measured == r->thresh;
     } else {
-        if (r->callee) {
+        e = r->mean_frame;
+        if (r->callee)
             r->excl += r->mean_excl;
-            stk[stk[i - 1].own].child += r->mean_frame;
-        }
         if (outermost)
             r->elapsed += r->mean_elapsed;
     }
+    if (r->callee)
+        stk[stk[i - 1].own].child += e;
+    if (KM_UNLIKELY(fix | (live & (r->hooks != 0))))
+        leave_rare(r, i, e, now, fix, live);
 }
 
-/* Close frames top .. bottom (inclusive) of stk at one instant. */
-static void leave_down_to(struct km_frame *stk, int32_t top, int32_t bottom,
-                          km_tick now)
+/* Open frame i for region r (not yet published: st.sp is still i - 1). */
+static KM_ALWAYS_INLINE struct km_frame *push(struct km_region *r, int32_t i)
 {
-    for (int32_t i = top; i >= bottom; i--)
-        leave(stk, i, now);
-}
-
-static void first_entry(struct km_region *r)
-{
-    if (KM_KIND_IS_ROUTINE(r->kind))
-        r->order = ++st.nentered;
-}
-
-void km_in_f(const int32_t *h)
-{
-    uint32_t id = (uint32_t)*h;
-    if (unlikely(id - 1 >= (uint32_t)st.nreg)) {
-        st.bad_in++;
-        return;
-    }
-    if (unlikely(st.sp == KM_STACK_DEPTH - 1)) {
-        st.lost++;
-        st.overflow_depth++;
-        return;
-    }
-    struct km_region *r = st.tab[id - 1];
-    if (unlikely(r->count++ == 0))
-        first_entry(r);
-    r->active++;
-    int32_t i = ++st.sp;
     struct km_frame *f = &st.stack[i];
+    r->count++;
+    if (r->top == 0)                 /* not open yet: outermost frame */
+        r->top = i;
     f->r = r;
-    f->child = 0;
+    f->id = r->id;
     f->own = r->callee ? i : st.stack[i - 1].own;
-    if (r->extrap) {
-        f->measured = 0;
-        return;
-    }
-    f->measured = 1;
-    f->start = now_tick();           /* last, so our work is not in it */
+    f->child = 0;
+    return f;
 }
 
-static void km_out_slow(int32_t id)
+/* An entry the fast path does not take: a bad handle, or a full stack,
+ * which gets a sentinel frame no KM_OUT matches; entries above it are
+ * counted, and their exits pop nothing. */
+static KM_NOINLINE void km_in_slow(int32_t id)
 {
     if (id <= 0 || id > st.nreg) {
         st.bad_in++;
         return;
     }
+    st.lost++;
+    if (st.overflow_depth++ == 0) {
+        int32_t i = st.sp + 1;
+        st.stack[i] = (struct km_frame){ .r = NULL, .id = KM_ID_FULL,
+                                         .own = st.stack[i - 1].own };
+        signal_fence();
+        st.sp = i;
+    }
+}
+
+/* The entries the fast path leaves out (r->slow): a first entry, a region
+ * with hooks, a clock read through a function. */
+static KM_NOINLINE void km_in_general(struct km_region *r, int32_t i)
+{
+    if (r->count == 0) {
+        if (KM_KIND_IS_ROUTINE(r->kind))
+            r->order = ++st.nentered;
+        r->slow = r->hooks || st.clock.kind != KM_CLOCK_TSC;
+    }
+    struct km_frame *f = push(r, i);
+    km_tick now = r->extrap ? KM_UNREAD : km_clock_read(&st.clock);
+    f->start = now;                  /* last, so our work is not in it */
+    if (r->hooks)
+        enter_hooks(r, i, now);
+    signal_fence();
+    st.sp = i;
+}
+
+void km_in_f(const int32_t *h)
+{
+    uint32_t k = (uint32_t)*h - 1;
+    int32_t i = st.sp + 1;
+    if (KM_UNLIKELY(k >= (uint32_t)st.nreg || i >= KM_STACK_DEPTH - 1)) {
+        km_in_slow(*h);
+        return;
+    }
+    struct km_region *r = st.tab[k];
+    if (KM_UNLIKELY(r->slow)) {
+        km_in_general(r, i);
+        return;
+    }
+    struct km_frame *f = push(r, i);
+    f->start = r->extrap ? KM_UNREAD : km_clock_tsc();   /* last */
+    signal_fence();
+    st.sp = i;
+}
+
+static KM_NOINLINE void km_out_slow(int32_t id)
+{
+    if (st.stack[st.sp].id == KM_ID_FULL) {  /* an entry that did not fit */
+        if (--st.overflow_depth == 0)
+            st.sp--;
+        return;
+    }
+    if (id <= 0 || id > st.nreg) {
+        st.bad_in++;
+        return;
+    }
     int32_t j = st.sp;
-    while (j > 0 && st.stack[j].r->id != id)
+    while (j > 0 && st.stack[j].id != id)
         j--;
     if (j == 0) {                    /* not open: ignore, but say so */
         st.bad_out++;
         return;
     }
-    int any_measured = 0;
+    /* A jump out of measured loops: every frame from the top down to j
+     * closes at the same instant, with one clock read. */
+    uint64_t measured = 0;
     for (int32_t i = j; i <= st.sp; i++)
-        any_measured |= st.stack[i].measured;
-    km_tick now = any_measured ? now_tick() : 0;
-    leave_down_to(st.stack, st.sp, j, now);
+        measured += st.stack[i].start != KM_UNREAD;
+    km_tick now = measured ? km_clock_read(&st.clock) : KM_UNREAD;
+    if (measured)
+        st.saved_reads += measured - 1;
+    int32_t top = st.sp;
     st.sp = j - 1;
+    signal_fence();
+    for (int32_t i = top; i >= j; i--)
+        leave(st.stack, i, now, 1);
+}
+
+/* The exit of the top frame, with the clock read through a function. */
+static KM_NOINLINE void km_out_general(int32_t i)
+{
+    struct km_frame *f = &st.stack[i];
+    km_tick now = f->start != KM_UNREAD ? km_clock_read(&st.clock)
+                                        : KM_UNREAD;          /* first */
+    st.sp = i - 1;
+    signal_fence();
+    leave(st.stack, i, now, 1);
 }
 
 void km_out_f(const int32_t *h)
 {
-    if (unlikely(st.overflow_depth)) {   /* an entry that did not fit */
-        st.overflow_depth--;
+    int32_t i = st.sp;
+    struct km_frame *f = &st.stack[i];
+    if (KM_UNLIKELY(f->id != *h)) {
+        km_out_slow(*h);
         return;
     }
-    struct km_frame *f = &st.stack[st.sp];
-    if (likely(st.sp > 0 && f->r->id == *h)) {
-        km_tick now = f->measured ? now_tick() : 0;   /* first */
-        leave(st.stack, st.sp, now);
-        st.sp--;
+    if (KM_UNLIKELY(st.clock.kind != KM_CLOCK_TSC && f->start != KM_UNREAD)) {
+        km_out_general(i);
         return;
     }
-    km_out_slow(*h);
+    km_tick now = f->start != KM_UNREAD ? km_clock_tsc() : KM_UNREAD;
+    st.sp = i - 1;
+    signal_fence();
+    leave(st.stack, i, now, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -494,46 +497,48 @@ void km_out_f(const int32_t *h)
 
 void km_report_free(struct km_report *rep)
 {
-    free(rep->reg);
+    km_mem_free(rep->reg);
     rep->reg = NULL;
 }
 
-/* The figures as if every open frame were left at `now`, without touching
- * the live regions or stack.  On failure (no memory) the report still has
- * its scalar fields, but no regions. */
-static int make_report(struct km_report *rep, const char *event, km_tick now)
+/* Clock reads so far: two per measured frame that closed, one per open
+ * measured frame, less the reads closing frames shared, plus the others. */
+static uint64_t clock_reads(void)
 {
-    memset(rep, 0, sizeof *rep);
-    rep->total = now - st.t0;
-    rep->clock_reads = st.reads;
-    rep->clock = st.clock;
-    rep->nwrites = st.nwrites;
-    rep->nranks = st.nranks;
-    rep->rank = st.rank;
-    rep->event = event;
-    rep->started = st.started;
-    rep->bad_out = st.bad_out;
-    rep->bad_in = st.bad_in;
-    rep->lost = st.lost;
-    rep->bad_reg = st.bad_reg;
-
-    rep->reg = malloc(((size_t)st.nreg + 1) * sizeof *rep->reg);
-    struct km_frame *stk = malloc(((size_t)st.sp + 1) * sizeof *stk);
-    if (!rep->reg || !stk) {
-        free(stk);
-        km_report_free(rep);
-        return -1;
-    }
-    rep->nreg = st.nreg;
+    uint64_t n = st.cold_reads - st.saved_reads;
     for (int32_t i = 0; i < st.nreg; i++)
-        rep->reg[i] = *st.tab[i];
-    memcpy(stk, st.stack, ((size_t)st.sp + 1) * sizeof *stk);
+        n += 2 * st.tab[i]->measured;
     for (int32_t i = 1; i <= st.sp; i++)
-        stk[i].r = &rep->reg[stk[i].r->id - 1];
-    leave_down_to(stk, st.sp, 1, now);
-    rep->outside = rep->total - stk[0].child;
-    free(stk);
+        n += st.stack[i].r && st.stack[i].start != KM_UNREAD;
+    return n;
+}
 
+static km_tick frame_elapsed(const struct km_frame *f, km_tick now)
+{
+    return f->start != KM_UNREAD ? now - f->start : f->r->mean_frame;
+}
+
+/* Declared redundant time so far, net of the MPI calls inside it, as if
+ * the open frames stk[1..sp] closed at `now`. */
+static km_tick redundant_so_far(const struct km_frame *stk, int32_t sp,
+                                km_tick now)
+{
+    km_tick red = st.red_time - st.red_mpi;
+    int32_t i = 1;
+    while (i <= sp && !(stk[i].r->hooks & KM_HOOK_REDUNDANT))
+        i++;
+    if (i > sp)
+        return red;
+    red += frame_elapsed(&stk[i], now);      /* the outermost one open */
+    for (i++; i <= sp; i++)
+        if (stk[i].r->hooks & KM_HOOK_MPI)
+            red -= frame_elapsed(&stk[i], now);
+    return red;
+}
+
+/* Totals over the regions of a snapshot. */
+static void sum_regions(struct km_report *rep)
+{
     for (int32_t i = 0; i < rep->nreg; i++) {
         struct km_region *r = &rep->reg[i];
         struct km_region *owner = &rep->reg[r->routine - 1];
@@ -552,23 +557,68 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
             owner->io += r->elapsed;
         }
     }
-    if (st.mpi_state != MPI_NONE) {
-        double spt = st.clock.seconds_per_tick;
-        rep->t = (double)rep->total * spt;
-        rep->c = (double)(rep->mpi - st.mpi_before) * spt;
-        rep->r = (double)(st.t_mpii - st.t0) * spt;
-        rep->p = rep->t - rep->c - rep->r;
+}
+
+static void predict(struct km_report *rep)
+{
+    double spt = st.clock.seconds_per_tick;
+    rep->t = (double)rep->total * spt;
+    rep->c = (double)(rep->mpi - st.mpi_before) * spt;
+    rep->declared = (double)(rep->redundant - st.red_before) * spt;
+    rep->r = (double)(st.t_mpii - st.t0) * spt + rep->declared;
+    rep->p = rep->t - rep->c - rep->r;
+}
+
+/* The figures as if every open frame were left at `now`, without touching
+ * the live regions or stack.  On failure (no memory) the report still has
+ * its scalar fields, but no regions. */
+static int make_report(struct km_report *rep, const char *event, km_tick now)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->total = now - st.t0;
+    rep->clock_reads = clock_reads();
+    rep->clock = st.clock;
+    rep->nwrites = st.nwrites;
+    rep->nranks = st.nranks;
+    rep->rank = st.rank;
+    rep->event = event;
+    rep->started = st.started;
+    rep->bad_out = st.bad_out;
+    rep->bad_in = st.bad_in;
+    rep->lost = st.lost;
+    rep->bad_reg = st.bad_reg;
+    int32_t sp = st.sp;
+    while (sp > 0 && !st.stack[sp].r)    /* the overflow sentinel */
+        sp--;
+    rep->redundant = redundant_so_far(st.stack, sp, now);
+
+    rep->reg = km_mem_alloc(((size_t)st.nreg + 1) * sizeof *rep->reg);
+    struct km_frame *stk = km_mem_alloc(((size_t)sp + 1) * sizeof *stk);
+    if (!rep->reg || !stk) {
+        km_mem_free(stk);
+        km_report_free(rep);
+        if (st.mpi_state != MPI_NONE)
+            predict(rep);
+        return -1;
     }
+    rep->nreg = st.nreg;
+    for (int32_t i = 0; i < st.nreg; i++)
+        rep->reg[i] = *st.tab[i];
+    memcpy(stk, st.stack, ((size_t)sp + 1) * sizeof *stk);
+    for (int32_t i = 1; i <= sp; i++)
+        stk[i].r = &rep->reg[stk[i].id - 1];
+    for (int32_t i = sp; i >= 1; i--)
+        leave(stk, i, now, 0);
+    rep->outside = rep->total - stk[0].child;
+    km_mem_free(stk);
+    sum_regions(rep);
+    if (st.mpi_state != MPI_NONE)
+        predict(rep);
     return 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Writing                                                                   */
-
-static void report_no_memory(void)
-{
-    fprintf(stderr, "kmtool: KM_output not written: out of memory\n");
-}
 
 /* Take `d` ticks just spent inside libkm (writing a snapshot) out of every
  * figure: the open frames, the start of the run and the MPI_INIT mark
@@ -576,39 +626,57 @@ static void report_no_memory(void)
 static void hide_time(km_tick d)
 {
     for (int32_t i = 1; i <= st.sp; i++)
-        st.stack[i].start += d;
+        if (st.stack[i].start != KM_UNREAD)
+            st.stack[i].start += d;
     st.t0 += d;
     if (st.mpi_state != MPI_NONE)
         st.t_mpii += d;
 }
 
 /* Write this process's results alone (serial program, or an MPI rank whose
- * results cannot be gathered).  `final`: END, STOP, EXIT or exit. */
-static void write_results(const char *event, int final)
+ * results cannot be gathered), as they are at `now`. */
+static void write_alone(const char *event, km_tick now)
 {
-    if (!st.initialized || st.mpi_state == MPI_DONE || st.final_done)
-        return;
-    if (final)
-        st.final_done = 1;
     st.nwrites++;
+    km_clock_calibrate(&st.clock);
     struct km_report rep;
-    km_tick now = now_tick();
+    int only = st.mpi_state == MPI_ACTIVE ? st.rank : -1;
     if (make_report(&rep, event, now)) {
-        report_no_memory();
+        km_complain("KM_output not written: out of memory");
         return;
     }
     struct km_text t = { 0 };
-    km_format_header(&t, &rep, st.mpi_state == MPI_ACTIVE ? st.rank : -1);
+    km_format_header(&t, &rep, only);
     km_format_section(&t, &rep);
     km_format_end(&t);
     if (t.failed)
-        report_no_memory();
-    else
-        km_write_file(t.p, t.len, &st.out);
+        km_complain("KM_output not written: out of memory");
+    else if (km_file_write_whole(t.p, t.len, &st.out, only) == 0) {
+        char status[64];
+        snprintf(status, sizeof status, "results written at %s", event);
+        km_trace_status(status);
+    }
     km_text_free(&t);
     km_report_free(&rep);
+}
+
+static void take_pending_signal(void);
+
+/* `final`: END, STOP, EXIT or exit; nothing is written after these. */
+static void write_results(const char *event, int final)
+{
+    if (!st.initialized || st.mpi_state == MPI_DONE || st.final_done ||
+        getpid() != st.pid)
+        return;
+    st.writing = 1;
+    if (final)
+        st.final_done = 1;
+    km_tick now = cold_now();
+    write_alone(event, now);
     if (!final)
-        hide_time(now_tick() - now);
+        hide_time(cold_now() - now);
+    st.writing = 0;
+    take_pending_signal();
 }
 
 void km_end_f(void)  { write_results("END", 1); }
@@ -622,6 +690,69 @@ static void at_exit(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Signals                                                                   */
+
+/* An MPI rank that has written its results on a signal waits a moment
+ * before it dies: mpirun kills every other rank the moment one dies, and
+ * they got the signal at the same time and may still be writing theirs.
+ * At least 0.2 s, ten times this rank's own write, at most 3 s; the batch
+ * system's SIGKILL, if it comes sooner, ends the wait. */
+static void linger(double write_seconds)
+{
+    double wait = 10 * write_seconds;
+    if (wait < 0.2)
+        wait = 0.2;
+    if (wait > 3)
+        wait = 3;
+    struct timespec ts = { (time_t)wait,
+                           (long)((wait - (double)(time_t)wait) * 1e9) };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* The write a terminating signal asks for; 0 when the caller should let
+ * the signal go on, 1 when a write under way will raise it again. */
+int km_core_on_signal(int sig)
+{
+    if (!st.initialized || getpid() != st.pid)
+        return 0;
+    if (st.writing) {
+        st.pending_signal = sig;
+        return 1;
+    }
+    snprintf(st.signal_event, sizeof st.signal_event, "signal %d", sig);
+    if (st.gathering) {
+        /* the gathered file will not be finished: this rank's own file */
+        struct km_out_file *f = km_gather_temp();
+        if (f)
+            km_file_abandon(f);
+        st.mpi_state = MPI_ACTIVE;
+        st.final_done = 0;
+    }
+    if (st.mpi_state != MPI_DONE && !st.final_done) {
+        st.writing = 1;
+        st.final_done = 1;
+        km_tick t = cold_now();
+        write_alone(st.signal_event, t);
+        st.writing = 0;
+        if (st.mpi_state == MPI_ACTIVE)
+            linger((double)(cold_now() - t) * st.clock.seconds_per_tick);
+    }
+    km_trace_status(st.signal_event);
+    return 0;
+}
+
+static void take_pending_signal(void)
+{
+    int sig = st.pending_signal;
+    if (!sig)
+        return;
+    st.pending_signal = 0;
+    km_core_on_signal(sig);
+    km_signal_reraise(sig);
+}
+
+/* ------------------------------------------------------------------------ */
 /* MPI (through the table km_mpi.c hands over)                              */
 
 void km_core_mpi_init(const struct km_mpi_ops *ops)
@@ -629,16 +760,17 @@ void km_core_mpi_init(const struct km_mpi_ops *ops)
     init();
     if (st.mpi_state != MPI_NONE || ops->finalized())
         return;
-    km_tick now = now_tick();
+    km_tick now = cold_now();
     struct km_report rep;
-    if (make_report(&rep, "", now) == 0) {
-        st.mpi_before = rep.mpi;
-        km_report_free(&rep);
-    }
+    make_report(&rep, "", now);      /* scalars survive a failure */
+    st.mpi_before = rep.mpi;
+    st.red_before = rep.redundant;
+    km_report_free(&rep);
     st.t_mpii = now;
     if (ops->rank_size(&st.rank, &st.nranks))
         st.rank = 0, st.nranks = 1;
     st.mpi_state = MPI_ACTIVE;
+    km_trace_rank(st.rank, st.nranks);
 }
 
 void km_core_mpi_finalize(const struct km_mpi_ops *ops)
@@ -651,20 +783,25 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops)
     if (st.mpi_state == MPI_NONE) {  /* MPI_INIT was not instrumented */
         st.t_mpii = st.t0;
         st.mpi_before = 0;
+        st.red_before = 0;
     }
     if (ops->rank_size(&st.rank, &st.nranks))
         st.rank = 0, st.nranks = 1;
     st.mpi_state = MPI_DONE;
     st.final_done = 1;
     st.nwrites++;
+    km_clock_calibrate(&st.clock);
 
     struct km_report rep;
     struct km_text section = { 0 };
-    if (make_report(&rep, "MPI_FINALIZE", now_tick()) == 0)
+    if (make_report(&rep, "MPI_FINALIZE", cold_now()) == 0)
         km_format_section(&section, &rep);
     else
         section.failed = 1;          /* rank 0 notes the loss */
-    km_write_gathered(ops, &rep, &section, &st.out);
+    st.gathering = 1;
+    if (km_gather_write(ops, &rep, &section, &st.out) == 0)
+        km_trace_status("results written at MPI_FINALIZE");
+    st.gathering = 0;
     km_text_free(&section);
     km_report_free(&rep);
 }
@@ -674,17 +811,18 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops)
 
 void km_test_set_clock(km_tick (*read)(void), double seconds_per_tick)
 {
+    memset(&st.clock, 0, sizeof st.clock);
+    st.clock.kind = KM_CLOCK_CALL;
     st.clock.read = read;
     st.clock.seconds_per_tick = seconds_per_tick;
-    st.clock.name = "test clock";
-    st.clock.read_cost = 0;
+    snprintf(st.clock.name, sizeof st.clock.name, "test clock");
     st.clock_injected = 1;
 }
 
 void km_test_reset(void)
 {
     for (int32_t i = 0; i < st.nreg; i++)
-        free_region(st.tab[i]);
+        km_region_free(st.tab[i]);
     free(st.tab);
     free(st.hash);
     struct km_clock c = st.clock;
@@ -696,10 +834,18 @@ void km_test_reset(void)
 
 int km_test_report(struct km_report *rep, const char *event)
 {
-    return make_report(rep, event, now_tick());
+    init();
+    return make_report(rep, event, cold_now());
 }
 
 int km_test_depth(void)
 {
-    return st.sp;
+    int32_t sp = st.sp;
+    return sp > 0 && st.stack[sp].id == KM_ID_FULL ? sp - 1 : sp;
+}
+
+const struct km_clock *km_test_clock(void)
+{
+    init();
+    return &st.clock;
 }

@@ -1,10 +1,18 @@
 /*
  * km_internal.h — what the files of libkm share with each other (and with
- * the runtime's unit tests); nothing here is seen by the instrumented code.
+ * the runtime's unit tests and benchmarks); nothing here is seen by the
+ * instrumented code.
  *
- *   km_clock.c   the clock: ticks, their length, the cost of one read
- *   km_core.c    regions, the frame stack, the entry points, snapshots
- *   km_output.c  text of a KM_output file; choosing its name; writing it
+ *   km_clock.c   the clock: its choice, calibration, the cost of one read
+ *   km_region.c  a region from its registration text; region identity
+ *   km_core.c    the region table, the frame stack, the entry points,
+ *                snapshots, the moments results are written
+ *   km_signal.c  results on SIGTERM, SIGINT, SIGHUP, SIGXCPU
+ *   km_trace.c   the per-rank trace file (TRACE_FILE_NUMBER > 0)
+ *   km_mem.c     the memory a write uses (safe inside a signal handler)
+ *   km_format.c  the text of a KM_output file
+ *   km_file.c    choosing a KM_output name; writing a file whole or not at all
+ *   km_gather.c  collecting every rank's section into one file
  *   km_mpi.c     every MPI call libkm makes (only linked into MPI programs)
  *
  * The core never references an MPI symbol: km_mpi.c hands it a table of
@@ -17,12 +25,27 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
 #include "runtime/km_abi.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define KM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define KM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define KM_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#define KM_NOINLINE __attribute__((noinline))
+#define KM_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define KM_NOINLINE
+#define KM_ALWAYS_INLINE inline
+#define KM_LIKELY(x) (x)
+#define KM_UNLIKELY(x) (x)
+#define KM_PRINTF_LIKE(f, a)
+#endif
 
 /* ---- Fortran entry points (km_abi.h), named through the configure test -- */
 
@@ -50,17 +73,59 @@ void km_mpif_f(void);   /* km_mpi.c */
 
 typedef int64_t km_tick;          /* clock units; differences only */
 
-struct km_clock {
-    km_tick (*read)(void);        /* the hot path calls this */
-    double seconds_per_tick;
-    const char *name;             /* for the "! Clock" header line */
-    double read_cost;             /* seconds per read, measured at start-up */
+enum km_clock_kind {
+    KM_CLOCK_TSC,                 /* the x86 time-stamp counter, read inline */
+    KM_CLOCK_CALL                 /* through `read` (clock_gettime, tests) */
 };
 
-/* Choose the best clock this machine offers and measure one read. */
+struct km_clock {
+    enum km_clock_kind kind;
+    km_tick (*read)(void);        /* KM_CLOCK_CALL: the reader */
+    double seconds_per_tick;      /* refined by km_clock_calibrate */
+    double read_ticks;            /* one read, in ticks, measured at start */
+    double read_cost;             /* the same in seconds */
+    char name[160];               /* for the "! Clock" header line */
+    /* TSC calibration: a (tsc, CLOCK_MONOTONIC ns) pair taken at start */
+    km_tick cal_tick0;
+    int64_t cal_ns0;
+};
+
+/* Choose the clock (KM_CLOCK=tsc|monotonic|cpu in the environment asks for
+ * one), calibrate it and measure one read.  Never fails. */
 void km_clock_init(struct km_clock *c);
 
+/* Refine seconds_per_tick from the whole run so far (the TSC only). */
+void km_clock_calibrate(struct km_clock *c);
+
+/* The time-stamp counter (KM_CLOCK_TSC only; 0 where there is none). */
+static inline km_tick km_clock_tsc(void)
+{
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return (km_tick)(((uint64_t)hi << 32) | lo);
+#else
+    return 0;
+#endif
+}
+
+/* Any clock. */
+static inline km_tick km_clock_read(const struct km_clock *c)
+{
+    if (KM_LIKELY(c->kind == KM_CLOCK_TSC))
+        return km_clock_tsc();
+    return c->read();
+}
+
 /* ---- regions (km_core.c) ------------------------------------------------ */
+
+/* Why a region's entries and exits take the slow path (struct km_region's
+ * `hooks`); 0 for almost every region. */
+enum km_hook {
+    KM_HOOK_TRACE = 1,       /* written to the trace file */
+    KM_HOOK_REDUNDANT = 2,   /* its time is redundant work (KM_F_REDUNDANT) */
+    KM_HOOK_MPI = 4          /* an MPI call: may lie inside redundant work */
+};
 
 /*
  * One measured region: a routine or a location.  The first block is what
@@ -71,6 +136,16 @@ void km_clock_init(struct km_clock *c);
  */
 struct km_region {
     uint64_t count;          /* executions (entries), always exact */
+    int32_t top;             /* stack index of its outermost open frame, 0
+                                if none (recursion: only that frame's time
+                                is elapsed); set and cleared without a data
+                                dependency between entry and exit */
+    int32_t id;              /* 1-based; the handle's value */
+    uint8_t callee;          /* 1: routine, CALL, MPI; 0: transparent */
+    uint8_t extrap;          /* 1 once the means are fixed */
+    uint8_t hooks;           /* enum km_hook bits */
+    uint8_t slow;            /* entries take the general path: the first
+                                one, hooks, a clock read through a call */
     uint64_t measured;       /* exits whose time was read from the clock */
     uint64_t outer;          /* measured exits of the outermost activation */
     uint64_t thresh;         /* extrapolate after this many measured exits */
@@ -80,16 +155,12 @@ struct km_region {
     km_tick mean_elapsed;    /* the means, fixed when extrapolation starts */
     km_tick mean_excl;
     km_tick mean_frame;
-    int32_t active;          /* open frames of this region (recursion) */
-    int32_t id;              /* 1-based; the handle's value */
-    uint8_t callee;          /* 1: routine, CALL, MPI; 0: transparent */
-    uint8_t extrap;          /* 1 once the means are fixed */
     /* identity (cold) */
     int32_t order;           /* routines: 1-based order of first entry */
     int32_t routine;         /* id of the routine it belongs to (itself) */
     int kind;                /* enum km_kind */
     int line;
-    int flags;
+    int flags;               /* enum km_flag bits from the registration */
     char *name;              /* routines: upper-case name; else NULL */
     char *file;              /* routines: source file; else NULL */
     char *text;              /* locations: statement text; else NULL */
@@ -98,12 +169,33 @@ struct km_region {
     km_tick io;              /* elapsed of its IO locations */
 };
 
-/* ---- one rank's figures at one moment (km_core.c builds, km_output.c
+/* ---- registration texts (km_region.c) ----------------------------------- */
+
+/* What the environment says about every region (-1: nothing). */
+struct km_region_options {
+    long long thresh_override;    /* KM_TIME_PREDICTION_MODE_NUMBER */
+    int trace_override;           /* KM_TRACE_FILE_NUMBER: 0 off, 1 on */
+};
+
+/* A new region (malloc'd) from a registration text; `routine` is the id of
+ * the routine a location belongs to (ignored for a routine).  NULL with
+ * *why set when the text cannot be read or memory runs out. */
+struct km_region *km_region_new(const char *text, int32_t routine,
+                                const struct km_region_options *opt,
+                                const char **why);
+void km_region_free(struct km_region *r);
+/* Identity: (kind, line, name, file) for a routine, (kind, line, routine)
+ * for a location. */
+uint64_t km_region_hash(const struct km_region *r);
+int km_region_same(const struct km_region *a, const struct km_region *b);
+
+/* ---- one rank's figures at one moment (km_core.c builds, km_format.c
  *      prints) ------------------------------------------------------------ */
 
 struct km_report {
     struct km_region *reg;   /* copies of every region, index id - 1, with
-                                the open frames closed at the snapshot */
+                                the open frames closed at the snapshot
+                                (km_mem memory) */
     int32_t nreg;
     km_tick total;           /* first entry .. snapshot */
     km_tick outside;         /* in no callee frame */
@@ -117,7 +209,7 @@ struct km_report {
     int nwrites;             /* this write included */
     int nranks, rank;
     const char *event;       /* "END", "STOP", ... */
-    time_t started;
+    const char *started;     /* "YYYY-MM-DD HH:MM:SS", local time */
     /* problems, printed as comment lines */
     uint64_t bad_out;        /* KM_OUT of a region not on the stack */
     uint64_t bad_in;         /* KM_IN / KM_OUT of an unregistered handle */
@@ -125,11 +217,14 @@ struct km_report {
     uint64_t bad_reg;        /* registrations with unreadable text */
     /* prediction figures, seconds (0 until KM_MPII or KM_MPIF) */
     double t, c, r, p;
+    double declared;         /* the part of r the user declared redundant */
+    km_tick redundant;       /* declared redundant time so far, net of the
+                                MPI calls inside it (ticks) */
 };
 
 void km_report_free(struct km_report *rep);
 
-/* ---- MPI (km_mpi.c provides, km_core.c and km_output.c use) ------------ */
+/* ---- MPI (km_mpi.c provides, km_core.c and km_gather.c use) ------------ */
 
 /*
  * Only valid between begin() and end() on every rank at once (the
@@ -140,7 +235,6 @@ struct km_mpi_ops {
     int (*finalized)(void);                  /* 1: MPI no longer usable */
     int (*rank_size)(int *rank, int *size);
     int (*begin)(void);                      /* private communicator */
-    int (*gather4)(const double in[4], double *out);  /* 4 * size at 0 */
     int (*send)(const void *buf, size_t n, int dest);
     int (*recv)(void *buf, size_t n, int src);
     int (*bcast_int)(int *v);                /* from rank 0 */
@@ -151,58 +245,145 @@ struct km_mpi_ops {
 void km_core_mpi_init(const struct km_mpi_ops *ops);       /* KM_MPII */
 void km_core_mpi_finalize(const struct km_mpi_ops *ops);   /* KM_MPIF */
 
-/* ---- output (km_output.c) ----------------------------------------------- */
+/* ---- signals (km_signal.c) ---------------------------------------------- */
 
-/* Growable text; allocation failure sets `failed` instead of aborting. */
+/* Install the handlers where the program left the default action; the
+ * handler calls km_core_on_signal, then lets the signal kill the process
+ * as it would have. */
+void km_signal_install(void);
+/* Called by the handler: write the results unless a write is under way
+ * (then 1: the writer re-raises the signal when it is done). */
+int km_core_on_signal(int sig);
+/* Restore the default action of `sig` and deliver it now. */
+void km_signal_reraise(int sig);
+
+/* ---- trace (km_trace.c) ------------------------------------------------- */
+
+/* What the trace file needs to know of the run; set once it starts. */
+struct km_trace_run {
+    const char *clock_name;
+    double seconds_per_tick;
+    km_tick t0;
+};
+
+/* One entry (in = 1) or exit of a traced region at depth `depth` (the
+ * frame's index) at clock `now`.  Opens the file on first use; never
+ * fails loudly (a trace that cannot be written is given up with one
+ * line on stderr). */
+void km_trace_event(const struct km_trace_run *run, const struct km_region *r,
+                    const struct km_region *routine, int in, int depth,
+                    km_tick now);
+/* The rank is known (KM_MPII): the file takes this rank's name. */
+void km_trace_rank(int rank, int nranks);
+/* A line of status: "running", "results written at END", ... */
+void km_trace_status(const char *status);
+
+/* ---- memory for writes (km_mem.c) --------------------------------------- */
+
+/* Straight from the kernel, never through malloc, so that a write inside
+ * a signal handler cannot deadlock on a lock the program held.  NULL or
+ * -1 on failure; km_mem_free(NULL) does nothing. */
+void *km_mem_alloc(size_t n);
+void *km_mem_realloc(void *p, size_t n);
+void km_mem_free(void *p);
+
+/* ---- output text (km_format.c) ------------------------------------------ */
+
+/* Growable text (km_mem memory); allocation failure sets `failed`. */
 struct km_text {
     char *p;
     size_t len, cap;
     int failed;
 };
 
-#if defined(__GNUC__) || defined(__clang__)
-#define KM_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define KM_PRINTF_LIKE(f, a)
-#endif
-
 void km_text_printf(struct km_text *t, const char *fmt, ...) KM_PRINTF_LIKE(2, 3);
 void km_text_free(struct km_text *t);
 
 /* The lines before the first section.  rank_only >= 0: the file holds
  * only that rank's section (MPI was not finalized through KM_MPIF). */
+/* The program's name as it was started (its first argument), or "unknown";
+ * without stdio or malloc. */
+void km_program_name(char *buf, size_t size);
 void km_format_header(struct km_text *t, const struct km_report *rep,
                       int rank_only);
-void km_format_prediction(struct km_text *t, const double *tcrp, int nranks);
+/* The Prediction section: its heading; one row per rank; the three
+ * predicted figures.  Rows and figures have a fixed width whatever the
+ * values (ranks below 10^8), so that rank 0 can write each row where it
+ * belongs as it arrives: the two functions return the length written into
+ * buf (at most size - 1; size 256 is enough), 0 if it does not fit. */
+void km_format_prediction_heading(struct km_text *t);
+size_t km_format_prediction_row(char *buf, size_t size, int rank,
+                                const double tcrp[4]);
+size_t km_format_prediction_figures(char *buf, size_t size, double t1pe,
+                                    double speedup, double efficiency);
 void km_format_section(struct km_text *t, const struct km_report *rep);
-void km_format_end(struct km_text *t);
+void km_format_lost_section(struct km_text *t, int rank);
+void km_format_end(struct km_text *t);      /* "! ===== End =====" */
 
-/* The KM_output.NNN this process wrote last, so that a later write of the
+/* ---- files (km_file.c) -------------------------------------------------- */
+
+/* The KM_output file this process wrote last, so that a later write of the
  * same run replaces it, and only it (nnn -1: none yet).  Inode numbers are
  * reused at once, so size and modification time identify it too. */
 struct km_outname {
     int nnn;
+    int rank;                /* >= 0: KM_output.NNN.<rank>, a rank's own */
+                             /* (set by km_file_place) */
     dev_t dev;
     ino_t ino;
     off_t size;
     struct timespec mtime;
 };
 
-/* Write one whole file: replace this process's file when it is still there
- * and still the one it wrote, else take the lowest free KM_output.NNN.
- * 0 on success; on failure one line on stderr and no file. */
-int km_write_file(const char *text, size_t len, struct km_outname *name);
+/* A temporary file in the working directory, to become a KM_output. */
+struct km_out_file {
+    int fd;
+    int failed;              /* a write failed; `why` says which */
+    off_t end;               /* where km_file_write appends */
+    int xfsz_held;           /* SIGXFSZ ignored while it is open ... */
+    struct sigaction xfsz;   /* ... instead of this */
+    char tmp[64];
+    char why[160];
+};
+
+int km_file_open_temp(struct km_out_file *f);
+void km_file_write(struct km_out_file *f, const void *p, size_t n);
+void km_file_pwrite(struct km_out_file *f, const void *p, size_t n, off_t at);
+void km_file_close(struct km_out_file *f);
+void km_file_fail(struct km_out_file *f, const char *why);
+/* Give the closed temporary file its name: rank < 0 KM_output.NNN, else
+ * KM_output.NNN.<rank> (a rank's own results while MPI runs).  This
+ * process's earlier file of the same kind is replaced when it is still
+ * there and still the one it wrote; otherwise the file takes the lowest
+ * free name and the earlier file, if still ours, is removed.  Removes the
+ * temporary file in every case; on failure prints the one error line.
+ * 0 on success. */
+int km_file_place(struct km_out_file *f, struct km_outname *name, int rank);
+/* Write one whole file as above.  0 on success. */
+int km_file_write_whole(const char *text, size_t len, struct km_outname *name,
+                        int rank);
+/* Remove this process's earlier file if it is still the one it wrote. */
+void km_file_remove_own(struct km_outname *name);
+/* Remove the temporary file a write left behind (from a signal handler). */
+void km_file_abandon(struct km_out_file *f);
+/* One line "kmtool: <text>" on standard error, without stdio. */
+void km_complain(const char *fmt, ...) KM_PRINTF_LIKE(1, 2);
+
+/* ---- gathering the ranks (km_gather.c) ---------------------------------- */
 
 /* The MPI_FINALIZE file: every rank calls this with its own report and
- * section; rank 0 writes the file, the others send their sections when
- * asked.  Once the gathered text is safely in rank 0's temporary file,
- * every rank removes its own earlier file (*name, from KM_WRIT while MPI
- * ran), then rank 0 links the gathered file to the lowest free name.
- * Returns 0 when the file was written (the same answer on every rank). */
-int km_write_gathered(const struct km_mpi_ops *ops, const struct km_report *rep,
-                      const struct km_text *section, struct km_outname *name);
+ * section; rank 0 writes the file, asking the other ranks for their
+ * sections a few at a time.  Once the gathered text is safely in rank 0's
+ * temporary file, every rank removes its own earlier file (*name, from a
+ * KM_WRIT while MPI ran), then rank 0 links the gathered file to the lowest
+ * free name.  Returns 0 when the file was written (the same answer on every
+ * rank). */
+int km_gather_write(const struct km_mpi_ops *ops, const struct km_report *rep,
+                    const struct km_text *section, struct km_outname *name);
+/* The temporary file of a gather under way on this rank, or NULL. */
+struct km_out_file *km_gather_temp(void);
 
-/* ---- test hooks (unit tests only; km_core.c) ---------------------------- */
+/* ---- test hooks (unit tests and benchmarks only; km_core.c) ------------- */
 
 /* Use `read` as the clock from the next registration on (no calibration). */
 void km_test_set_clock(km_tick (*read)(void), double seconds_per_tick);
@@ -212,5 +393,7 @@ void km_test_reset(void);
 int km_test_report(struct km_report *rep, const char *event);
 /* Current stack depth (frames above the root). */
 int km_test_depth(void);
+/* The clock libkm chose (initialising libkm if needed). */
+const struct km_clock *km_test_clock(void);
 
 #endif

@@ -44,12 +44,6 @@ static int mpi_begin(void)
     return 0;
 }
 
-static int mpi_gather4(const double in[4], double *out)
-{
-    return PMPI_Gather((void *)in, 4, MPI_DOUBLE, out, 4, MPI_DOUBLE, 0,
-                       comm) != MPI_SUCCESS;
-}
-
 static int mpi_send(const void *buf, size_t n, int dest)
 {
     if (n > INT_MAX)
@@ -87,7 +81,6 @@ static const struct km_mpi_ops ops = {
     .finalized = mpi_finalized,
     .rank_size = mpi_rank_size,
     .begin = mpi_begin,
-    .gather4 = mpi_gather4,
     .send = mpi_send,
     .recv = mpi_recv,
     .bcast_int = mpi_bcast_int,

@@ -2,9 +2,10 @@
 # deps.sh — install the Debian packages kmtool needs that are missing.
 #
 # Sourced by scripts/demo and scripts/test.  Uses sudo when not root.
-# Everything comes from Debian's own archive.
+# Everything comes from Debian's own archive.  Chromium (and a font for it
+# to draw text with) runs the test of kmview's HTML report headless.
 KMTOOL_PACKAGES="gcc make autoconf automake flex bison gfortran \
-libopenmpi-dev openmpi-bin"
+libopenmpi-dev openmpi-bin chromium fonts-dejavu-core"
 
 km_missing_packages() {
     missing=""
@@ -33,7 +34,15 @@ km_build() {
     top=$1
     shift
     (cd "$top" && autoreconf -fi >/dev/null) || return 1
-    mkdir -p "$top/build"
-    (cd "$top/build" && "$top/configure" -q "$@" &&
+    km_build_in "$top" "$top/build" "$@"
+}
+
+# Configure (with the given options) and build in DIR; configure exists.
+km_build_in() {
+    top=$1
+    dir=$2
+    shift 2
+    mkdir -p "$dir"
+    (cd "$dir" && "$top/configure" -q "$@" &&
         make -j"$(nproc 2>/dev/null || echo 2)" >/dev/null) || return 1
 }

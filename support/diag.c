@@ -116,12 +116,19 @@ void km_diag_flush(struct km_diag *d)
         k++;
     }
     qsort(lines, n, sizeof *lines, by_position);
+    /* The same message twice (an include file read by several INCLUDE
+     * lines repeats its problems) is shown once. */
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
+        if (i > 0 && lines[i].len == lines[i - 1].len &&
+            memcmp(lines[i].text, lines[i - 1].text, lines[i].len) == 0)
+            continue;
         memcpy(sorted + at, lines[i].text, lines[i].len);
         at += lines[i].len;
     }
     memcpy(d->log.data + d->flushed, sorted, at);
+    d->log.len = d->flushed + at;
+    d->log.data[d->log.len] = '\0';
     if (!d->quiet)
         fwrite(d->log.data + d->flushed, 1, at, stderr);
     d->flushed = d->log.len;

@@ -4,8 +4,10 @@
  * Every module reports through one km_diag value.  Messages are kept (kmrun
  * also writes them to KM_message.txt) and go to standard error when the
  * caller flushes them, in source order: the front end finds problems in
- * several passes, but a user reads a file from the top.  Nothing here
- * decides what is fatal; callers count errors.
+ * several passes, but a user reads a file from the top.  A message
+ * repeated word for word (an include file read by several INCLUDE lines
+ * repeats its problems) is shown once.  Nothing here decides what is
+ * fatal; callers count errors.
  */
 #ifndef KM_DIAG_H
 #define KM_DIAG_H

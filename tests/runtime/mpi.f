@@ -1,17 +1,19 @@
 C     mpi.f -- an MPI program instrumented by hand as kmrun does it:
 C     MPI calls measured as locations, KM_MPII after MPI_INIT, KM_MPIF
 C     before MPI_FINALIZE (inside its frame), a PRINT_OUT routine called
-C     while MPI runs.  WORK's load grows with the rank.
+C     while MPI runs, set-up work every rank repeats in a region declared
+C     redundant (flag 2, as kmrun writes a !KM_redundant region).  WORK's
+C     load grows with the rank.
 C     Counts on every rank: PMAIN 1, WORK 5, PRNT 1; MPI_INIT 1,
-C     MPI_COMM_RANK 1, DO 1, MPI_ALLREDUCE 5, MPI_FINALIZE 1; in WORK,
+C     MPI_COMM_RANK 1, USER 1, DO 1, MPI_ALLREDUCE 5, MPI_FINALIZE 1; in WORK,
 C     MPI_BARRIER 5.  Rank 0 prints N(N-1)/2 + 5N for N ranks.
       PROGRAM PMAIN
       INCLUDE 'mpif.h'
-      INTEGER*4 KM_H(6)
+      INTEGER*4 KM_H(7)
       SAVE KM_H
-      DATA KM_H /6*0/
+      DATA KM_H /7*0/
       INTEGER IERR, RANK, K
-      DOUBLE PRECISION A, B
+      DOUBLE PRECISION A, B, X
       IF (KM_H(1) .EQ. 0) THEN
         CALL KM_REG(KM_H(1), KM_H(1),
      &    '1 1 100000 0 PMAIN mpi.f'//CHAR(0))
@@ -27,6 +29,8 @@ C     MPI_BARRIER 5.  Rank 0 prints N(N-1)/2 + 5N for N ranks.
      &    'MPI_DOUBLE_PRECISION, MPI_SUM,'//CHAR(0))
         CALL KM_REG(KM_H(6), KM_H(1),
      &    '12 20 100000 0 CALL MPI_FINALIZE(IERR)'//CHAR(0))
+        CALL KM_REG(KM_H(7), KM_H(1),
+     &    '14 12 100000 2 !KM_redundant start'//CHAR(0))
       END IF
       CALL KM_IN(KM_H(1))
       CALL KM_IN(KM_H(2))
@@ -36,7 +40,13 @@ C     MPI_BARRIER 5.  Rank 0 prints N(N-1)/2 + 5N for N ranks.
       CALL KM_IN(KM_H(3))
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
       CALL KM_OUT(KM_H(3))
-      B = 0
+      CALL KM_IN(KM_H(7))
+      X = 0
+      DO 5 K = 1, 300000
+        X = X + SQRT(DBLE(K))
+    5 CONTINUE
+      B = 0 * X
+      CALL KM_OUT(KM_H(7))
       CALL KM_IN(KM_H(4))
       DO 10 K = 1, 5
         CALL WORK(RANK, K, A)

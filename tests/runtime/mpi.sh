@@ -1,9 +1,11 @@
 #!/bin/sh
-# mpi.sh — an MPI program (mpi.f) on 1, 2 and 4 ranks: one KM_output.000
+# mpi.sh — an MPI program (mpi.f) on 1, 2, 4 and 16 ranks (oversubscribed
+# as needed): one KM_output.000
 # (the rank-only files its PRINT_OUT routine wrote while MPI ran are gone,
 # nothing is written after MPI_FINALIZE), one section per rank in rank
 # order, exact counts on every rank, a Prediction section consistent with
-# the sections (recomputed by check_output.awk).
+# the sections (recomputed by check_output.awk), whose redundant time holds
+# the region mpi.f declares redundant; on 2 ranks, one trace file per rank.
 . "${srcdir:-.}/tests/runtime/common.sh"
 need "$MPIF77"
 need "$MPIRUN"
@@ -16,9 +18,19 @@ command -v timeout > /dev/null 2>&1 && limit="timeout 300"
 $MPIF77 -o prog "$FIX/mpi.f" "$LIBKM" > build.log 2>&1 ||
     { fail "cannot build mpi.f with $MPIF77: $(cat build.log)"; finish; }
 
-for np in 1 2 4; do
+# libkm's own messages must never count as the program's MPI calls, nor be
+# seen by another MPI tool: it calls MPI through the profiling names only.
+if command -v nm > /dev/null 2>&1; then
+    own=$(nm -u "$LIBKM" 2> /dev/null | awk '$1 == "U" && $2 ~ /^MPI_/ { print $2 }' | sort -u | tr '\n' ' ')
+    expect "MPI functions libkm calls by their MPI_ names" "$own" ""
+fi
+
+for np in 1 2 4 16; do
     mkdir np$np && cd np$np || exit 1
-    $limit $MPIRUN $MPIRUN_FLAGS -np $np ../prog > out 2> err ||
+    # on 2 ranks, with a trace per rank (KM_trace.<rank>)
+    trace=0
+    [ $np = 2 ] && trace=1
+    KM_TRACE_FILE_NUMBER=$trace $limit $MPIRUN $MPIRUN_FLAGS -np $np ../prog > out 2> err ||
         fail "$np ranks: mpirun exited with status $?: $(tail -5 err)"
     expect "$np ranks: standard output" "$(cat out)" \
         "$(awk -v n=$np 'BEGIN { printf "%12.1f", n * (n - 1) / 2 + 5 * n }')"
@@ -26,6 +38,13 @@ for np in 1 2 4; do
     only_outputs KM_output.000
     f=KM_output.000
     check $f
+    if [ $np = 2 ]; then
+        for r in 0 1; do
+            expect "trace of rank $r" "$(sed -n 's/^! Rank *: \(.*[^ ]\) *$/\1/p' KM_trace.$r 2> /dev/null)" "$r of 2"
+        done
+    else
+        [ -f KM_trace ] || [ -f KM_trace.0 ] && fail "$np ranks: a trace without being asked"
+    fi
     expect "$np ranks: Written at" "$(sed -n 4p $f)" "! Written at : MPI_FINALIZE"
     expect "$np ranks: Ranks" "$(sed -n 6p $f)" "! Ranks      : $np"
     expect "$np ranks: section order" \
@@ -40,7 +59,7 @@ for np in 1 2 4; do
         for rc in PMAIN:1 WORK:5 PRNT:1; do
             expect "rank $r: count of ${rc%:*}" "$(routine $f $r ${rc%:*} 5)" "${rc#*:}"
         done
-        for lc in MPI:10:1 MPI:11:1 DO:13:1 MPI:15:5 MPI:20:1; do
+        for lc in MPI:10:1 MPI:11:1 USER:12:1 DO:13:1 MPI:15:5 MPI:20:1; do
             l=${lc#*:}
             expect "rank $r: count of PMAIN's $lc" \
                 "$(location $f $r PMAIN ${lc%%:*} ${l%:*} 5)" "${l#*:}"
@@ -48,6 +67,12 @@ for np in 1 2 4; do
         expect "rank $r: count of the barrier" "$(location $f $r WORK MPI 47 5)" 5
         expect "rank $r: WORK's MPI time" "$(routine $f $r WORK 6)" \
             "$(location $f $r WORK MPI 47 4)"
+        red=$(awk -v r=$r '/^! ===== Prediction/ { p = 1; next }
+                           /^! ===== Rank/ { p = 0 }
+                           p && !/^!/ && NF == 5 && $1 == r { print $4 }' $f)
+        user=$(location $f $r PMAIN USER 12 4)
+        awk -v red="$red" -v u="$user" 'BEGIN { exit !(red >= u * (1 - 1e-6)) }' ||
+            fail "rank $r: redundant time $red < the declared region's $user"
         r=$((r + 1))
     done
     cd .. || exit 1

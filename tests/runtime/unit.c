@@ -164,7 +164,9 @@ static char *formatted(const struct km_report *rep)
     struct km_text t = { 0 };
     km_format_section(&t, rep);
     CHECK(!t.failed);
-    return t.p;
+    char *copy = t.failed ? NULL : strndup(t.p, t.len);
+    km_text_free(&t);
+    return copy;
 }
 
 /* ---- tests -------------------------------------------------------------- */
@@ -288,7 +290,7 @@ static void test_recursion(void)
     CHECK_EQ(R(&rep, c)->count, 2);
     CHECK_EQ(R(&rep, c)->elapsed, 35);
     CHECK_EQ(R(&rep, c)->excl, 3 + 7);
-    CHECK_EQ(R(&rep, r)->active, 0);
+    CHECK_EQ(R(&rep, r)->top, 0);
     check_identity(&rep);
     km_report_free(&rep);
 }
@@ -328,6 +330,7 @@ static void test_unwinding(void)
     CHECK_EQ(R(&rep, m)->excl, 120 - 90);
     CHECK_EQ(rep.bad_out, 1);
     CHECK_EQ(rep.bad_in, 1);
+    CHECK_EQ(rep.clock_reads, fake_reads);   /* one read closed four */
     check_identity(&rep);
     char *text = formatted(&rep);
     CHECK(text && strstr(text, "\n! Warning: 1 KM_OUT calls for regions that were not open were ignored\n"));
@@ -389,6 +392,7 @@ static void test_extrapolation(void)
     /* MAIN sees S's mean as callee time */
     CHECK_EQ(R(&rep, m)->excl, now - (61 + 5 * 20));
     CHECK_EQ(rep.extrapolated, 1);
+    CHECK_EQ(rep.clock_reads, fake_reads);
     char *text = formatted(&rep);
     CHECK(text && strstr(text, " +8 "));     /* S's count */
     CHECK(text && strstr(text, " +7 DO 5 I = 1, 2\n"));
@@ -449,7 +453,7 @@ static void test_stack_overflow(void)
     CHECK_EQ(R(&rep, r)->count, depth - 1);
     CHECK_EQ(rep.lost, N - (depth - 1));
     CHECK_EQ(rep.bad_out, 0);
-    CHECK_EQ(R(&rep, r)->active, 0);
+    CHECK_EQ(R(&rep, r)->top, 0);
     check_identity(&rep);
     char *text = formatted(&rep);
     CHECK(text && strstr(text, "region entries beyond the depth of the frame stack were not measured"));
@@ -631,44 +635,63 @@ static void test_file_replaced_meanwhile(void)
 
 /* ---- fake MPI ------------------------------------------------------------ */
 
+/* Rank 0's view of up to FAKE_MAX ranks: rank p (p > 0) answers a token
+ * with its head (section length; T = p, C = 2p, R = 3p, P = 4p) and then
+ * its section, "! ===== Rank p =====\nfake section of rank p\n". */
+enum { FAKE_MAX = 16, FAKE_WINDOW = 4 };
 static int fake_rank, fake_size, fake_finalized;
-static const char *rank1_section =
-    "! ===== Rank 1 =====\nfake section of rank 1\n";
-static int rank1_step;
-static int tokens_sent;
+static int fake_step[FAKE_MAX];      /* 0 not asked, 1 asked, 2 head sent,
+                                        3 section sent */
+static int tokens_sent, sections_done;
+
+static void fake_reset(int rank, int size)
+{
+    fake_rank = rank;
+    fake_size = size;
+    fake_finalized = 0;
+    memset(fake_step, 0, sizeof fake_step);
+    tokens_sent = sections_done = 0;
+}
+
+static void fake_section(char *buf, size_t size, int p)
+{
+    snprintf(buf, size, "! ===== Rank %d =====\nfake section of rank %d\n",
+             p, p);
+}
 
 static int f_finalized(void) { return fake_finalized; }
 static int f_rank_size(int *r, int *s) { *r = fake_rank; *s = fake_size; return 0; }
 static int f_begin(void) { return 0; }
-static int f_gather4(const double in[4], double *out)
-{
-    memcpy(out, in, 4 * sizeof *in);
-    for (int p = 1; p < fake_size; p++)
-        for (int k = 0; k < 4; k++)
-            out[4 * p + k] = 1.0 + k;     /* T 1, C 2, R 3, P 4 */
-    return 0;
-}
 static int f_send(const void *buf, size_t n, int dest)
 {
     (void)buf;
-    (void)n;
-    CHECK_EQ(dest, 1);
-    CHECK_EQ(rank1_step, 0);
+    CHECK_EQ(n, sizeof(int));
+    CHECK(dest > 0 && dest < fake_size && fake_step[dest] == 0);
+    /* never more than the window ahead of the sections received */
+    CHECK(dest <= sections_done + FAKE_WINDOW);
+    fake_step[dest] = 1;
     tokens_sent++;
     return 0;
 }
 static int f_recv(void *buf, size_t n, int src)
 {
-    CHECK_EQ(src, 1);
-    uint64_t len = strlen(rank1_section);
-    if (rank1_step == 0) {
-        CHECK_EQ(n, sizeof len);
-        memcpy(buf, &len, sizeof len);
+    char text[128];
+    CHECK(src > 0 && src < fake_size);
+    CHECK_EQ(src, sections_done + 1);            /* in rank order */
+    fake_section(text, sizeof text, src);
+    uint64_t len = strlen(text);
+    if (fake_step[src] == 1) {
+        struct { uint64_t len; double tcrp[4]; } head =
+            { len, { src, 2.0 * src, 3.0 * src, 4.0 * src } };
+        CHECK_EQ(n, sizeof head);
+        memcpy(buf, &head, sizeof head);
     } else {
+        CHECK_EQ(fake_step[src], 2);
         CHECK_EQ(n, len);
-        memcpy(buf, rank1_section, len);
+        memcpy(buf, text, len);
+        sections_done++;
     }
-    rank1_step++;
+    fake_step[src]++;
     return 0;
 }
 static int f_bcast(int *v) { (void)v; return 0; }
@@ -676,18 +699,14 @@ static int f_barrier(void) { return 0; }
 static void f_end(void) {}
 
 static const struct km_mpi_ops fake_ops = {
-    f_finalized, f_rank_size, f_begin, f_gather4, f_send, f_recv, f_bcast, f_barrier, f_end
+    f_finalized, f_rank_size, f_begin, f_send, f_recv, f_bcast, f_barrier, f_end
 };
 
 /* T, C, R, P of one rank, the gathered file, nothing written after it. */
 static void test_mpi_finalize(void)
 {
     begin("mpi_finalize");
-    fake_rank = 0;
-    fake_size = 2;
-    fake_finalized = 0;
-    rank1_step = 0;
-    tokens_sent = 0;
+    fake_reset(0, 2);
     int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
     int32_t init = reg("12 3 100000 0 CALL MPI_INIT(IERR)", m);
     int32_t red = reg("12 5 100000 0 CALL MPI_ALLREDUCE(A, B, 1)", m);
@@ -708,18 +727,18 @@ static void test_mpi_finalize(void)
     CHECK_EQ(rep.nranks, 2);
     km_report_free(&rep);
     km_writ_f();                      /* while MPI runs: this rank alone */
-    char *t = slurp("KM_output.000");
+    char *t = slurp("KM_output.000.0");
     CHECK(t && strstr(t, "! Written at : PRINT_OUT\n"));
     CHECK(t && strstr(t, "this file holds rank 0 only"));
     free(t);
     fake_now = 1000;
     km_core_mpi_finalize(&fake_ops);
     CHECK_EQ(tokens_sent, 1);
-    CHECK_EQ(rank1_step, 2);
+    CHECK_EQ(sections_done, 1);
     t = slurp("KM_output.000");         /* replaced the rank-only file */
     CHECK(system("test `ls -A | wc -l` -eq 1") == 0);
     CHECK(t && strstr(t, "\n2               ! Output counts by KM_writ\n"));
-    CHECK(t && strstr(t, "! Written at : MPI_FINALIZE\n! Clock      : test clock\n! Ranks      : 2\n!\n! ===== Prediction =====\n"));
+    CHECK(t && strstr(t, "! Written at : MPI_FINALIZE\n! Clock      : test clock, 0.00e+00 s per read\n! Ranks      : 2\n!\n! ===== Prediction =====\n"));
     CHECK(t && strstr(t, "\n       0   1.0000000e-06   3.0000000e-08   1.6000000e-07   8.1000000e-07\n"));
     CHECK(t && strstr(t, "\n       1   1.0000000e+00   2.0000000e+00   3.0000000e+00   4.0000000e+00\n"));
     /* T_1pe = min R + sum P = 1.6e-7 + 8.1e-7 + 4; max T = 1 */
@@ -735,19 +754,181 @@ static void test_mpi_finalize(void)
 static void test_mpi_not_finalized(void)
 {
     begin("mpi_stop");
-    fake_rank = 3;
-    fake_size = 4;
-    fake_finalized = 0;
+    fake_reset(3, 4);
     int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
     in_at(0, m);
     fake_now = 10;
     km_core_mpi_init(&fake_ops);
     fake_now = 20;
     km_stop_f();
-    char *t = slurp("KM_output.000");
+    char *t = slurp("KM_output.000.3");
     CHECK(t && strstr(t, "! Ranks      : 4, this file holds rank 3 only (MPI not finalized)\n"));
     CHECK(t && strstr(t, "! ===== Rank 3 =====\n0004 3 "));
     CHECK(t && !strstr(t, "Prediction"));
+    free(t);
+}
+
+/* Rank 0 of 7: each rank's row lands in place, the sections follow in
+ * rank order, never more than the window of ranks asked ahead, no hole. */
+static void test_gather_many(void)
+{
+    begin("gather_many");
+    fake_reset(0, 7);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    in_at(0, m);
+    fake_now = 10;
+    km_core_mpi_init(&fake_ops);      /* R(0) = 10 */
+    fake_now = 100;                   /* T(0) = 100, C(0) = 0, P(0) = 90 */
+    km_core_mpi_finalize(&fake_ops);
+    CHECK_EQ(tokens_sent, 6);
+    CHECK_EQ(sections_done, 6);
+    char *t = slurp("KM_output.000");
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    struct stat sb;
+    CHECK(stat("KM_output.000", &sb) == 0 && (size_t)sb.st_size == strlen(t));
+    char want[256];
+    const char *at = strstr(t, "! ===== Prediction =====\n");
+    CHECK(at != NULL);
+    for (int p = 0; p < 7 && at; p++) {
+        double v[4] = { 100e-9, 0, 10e-9, 90e-9 };
+        if (p > 0)
+            v[0] = p, v[1] = 2.0 * p, v[2] = 3.0 * p, v[3] = 4.0 * p;
+        snprintf(want, sizeof want, "\n%8d %15.7e %15.7e %15.7e %15.7e\n", p,
+                 v[0], v[1], v[2], v[3]);
+        const char *row = strstr(at, want);
+        CHECK(row != NULL);
+        at = row ? row + 1 : NULL;
+    }
+    /* T_1pe = min R + sum P = 1e-8 + (9e-8 + 4 * 21); max T = 6 */
+    double t1 = 10e-9 + 90e-9 + 84.0;
+    snprintf(want, sizeof want, "\n%-15.7e ! Predicted one-PE time T_1pe\n"
+             "%-15.7e ! Predicted speedup\n%-15.7e ! Predicted parallel "
+             "efficiency\n! ===== Rank 0 =====\n", t1, t1 / 6, t1 / 6 / 7);
+    CHECK(strstr(t, want) != NULL);
+    at = strstr(t, "! ===== Rank 0 =====\n");
+    for (int p = 1; p < 7 && at; p++) {
+        fake_section(want, sizeof want, p);
+        const char *sec = strstr(at, want);
+        CHECK(sec != NULL);
+        at = sec;
+    }
+    CHECK(at && strcmp(at + strlen(want), "! ===== End =====\n") == 0);
+    free(t);
+}
+
+/* Regions flagged redundant count into R(p) after MPI_INIT: outermost
+ * activations only, less the MPI calls inside them; before MPI_INIT all
+ * time is redundant already. */
+static void test_redundant(void)
+{
+    begin("redundant");
+    fake_reset(0, 2);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t init = reg("12 3 100000 0 CALL MPI_INIT(IERR)", m);
+    int32_t red = reg_routine("2 1 100000 2 RED red.f");
+    int32_t bar = reg("12 5 100000 0 CALL MPI_BARRIER(C, IERR)", red);
+    int32_t u = reg("14 7 100000 2 !KM_redundant start", red);
+    in_at(0, m);
+    in_at(2, red);                    /* before MPI_INIT: not again */
+    out_at(8, red);
+    in_at(10, init);
+    out_at(18, init);
+    fake_now = 20;
+    km_core_mpi_init(&fake_ops);      /* 20 ticks before */
+    in_at(30, red);
+    in_at(40, bar);
+    out_at(50, bar);                  /* MPI inside: not redundant */
+    in_at(55, red);                   /* recursion: counted once */
+    in_at(58, u);                     /* nested: counted once */
+    out_at(62, u);
+    out_at(65, red);
+    out_at(90, red);                  /* 60 - 10 */
+    struct km_report rep = report_at(100);
+    CHECK_EQ(rep.redundant, 6 + 50);
+    CHECK_NEAR(rep.declared, 50e-9);
+    CHECK_NEAR(rep.r, 70e-9);
+    CHECK_NEAR(rep.c, 10e-9);
+    CHECK_NEAR(rep.p, 20e-9);
+    km_report_free(&rep);
+    /* open at the snapshot: RED from 100, a closed barrier (5), an open
+     * one since 120 */
+    in_at(100, red);
+    in_at(110, bar);
+    out_at(115, bar);
+    in_at(120, bar);
+    rep = report_at(130);
+    CHECK_NEAR(rep.declared, (50 + 30 - 5 - 10) * 1e-9);
+    CHECK_NEAR(rep.c, 25e-9);
+    CHECK_NEAR(rep.p, rep.t - rep.c - rep.r);
+    km_report_free(&rep);
+    out_at(130, bar);
+    out_at(130, red);
+    out_at(130, m);
+}
+
+/* A traced region: the trace file has its fixed size, shows the open
+ * regions, and keeps the last KM_TRACE_LINES events in a ring. */
+static void test_trace(void)
+{
+    begin("trace");
+    setenv("KM_TRACE_LINES", "16", 1);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t t = reg_routine("2 9 100000 1 TRACED t.f");
+    int32_t d = reg("10 12 100000 1 DO 10 I = 1, N", t);
+    in_at(0, m);
+    for (int k = 0; k < 10; k++) {    /* in microseconds */
+        in_at(100000 * k + 10000, t);
+        in_at(100000 * k + 20000, d);
+        out_at(100000 * k + 30000, d);
+        out_at(100000 * k + 40000, t);
+    }
+    in_at(5000000, t);                /* 41st event: still open */
+    char *text = slurp("KM_trace");
+    CHECK(text != NULL);
+    if (text) {
+        size_t len = strlen(text);
+        CHECK_EQ(len % 128, 0);
+        CHECK(strncmp(text, "! kmtool KM_trace 1 ", 20) == 0);
+        CHECK(strstr(text, "\n! Status     : running ") != NULL);
+        CHECK(strstr(text, "\n! Depth      : 2 ") != NULL);
+        CHECK(strstr(text, "\n!     2 TRACED (t.f:9) ") != NULL);
+        CHECK(strstr(text, "\n!     3 DO line 12 in TRACED") == NULL);
+        CHECK(strstr(text, "\n        41      0.005000 IN      2 TRACED (t.f:9) ") != NULL);
+        CHECK(strstr(text, "\n        40      0.000940 OUT     2 TRACED (t.f:9) ") != NULL);
+        CHECK(strstr(text, "\n        26      0.000620 IN      3 DO line 12 in TRACED: DO 10 I = 1, N ") != NULL);
+        CHECK(strstr(text, "\n        25 ") == NULL);     /* overwritten */
+        int events = 0;
+        for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+            events += *l != '!';
+        CHECK_EQ(events, 16);
+        free(text);
+    }
+    km_stop_f();
+    text = slurp("KM_trace");
+    CHECK(text && strstr(text, "\n! Status     : results written at STOP ") != NULL);
+    free(text);
+    unsetenv("KM_TRACE_LINES");
+}
+
+/* A terminating signal writes the results like STOP, once. */
+static void test_signal_write(void)
+{
+    begin("signal");
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    in_at(0, m);
+    fake_now = 50;
+    CHECK_EQ(km_core_on_signal(15), 0);
+    char *t = slurp("KM_output.000");
+    CHECK(t && strstr(t, "! Written at : signal 15\n"));
+    CHECK(t && strstr(t, "\n5.0000000e-08   ! Total time\n"));
+    free(t);
+    fake_now = 60;
+    km_end_f();                       /* already written: nothing */
+    CHECK(!exists("KM_output.001"));
+    t = slurp("KM_output.000");
+    CHECK(t && strstr(t, "! Written at : signal 15\n"));
     free(t);
 }
 
@@ -776,6 +957,10 @@ int main(void)
     test_file_replaced_meanwhile();
     test_mpi_finalize();
     test_mpi_not_finalized();
+    test_gather_many();
+    test_redundant();
+    test_trace();
+    test_signal_write();
     km_test_reset();                  /* so that the atexit handler is idle */
     if (chdir(topdir) == 0 && chdir("..") == 0) {
         char cmd[4200];

@@ -1,0 +1,87 @@
+/*
+ * hotpath.c — what one measurement costs, on this machine, now: a clock
+ * read, a KM_IN + KM_OUT pair that reads the clock, one past the
+ * extrapolation threshold (no clock), one that is traced.  Each figure is
+ * the best of many short batches, taken in rounds spread over a few
+ * seconds, so that the other processes of a shared machine (on the other
+ * hardware thread of the same core, say) disturb it as little as possible.
+ *
+ * Prints "name value" lines (nanoseconds) for bench/runtime.sh; run in a
+ * scratch directory (the traced pair writes KM_trace there).
+ */
+#include "runtime/km_internal.h"
+
+#include <stdio.h>
+#include <time.h>
+
+enum { BATCH = 20000, BATCHES = 10, ROUNDS = 40 };
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static km_tick monotonic(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (km_tick)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static volatile km_tick sink;
+
+/* Lower `best` to the best seconds per iteration of BATCHES batches of n
+ * iterations. */
+#define BEST(best, n, body)                                                \
+    do {                                                                   \
+        for (int b_ = 0; b_ < BATCHES; b_++) {                             \
+            double t0_ = now();                                            \
+            for (int i_ = 0; i_ < (n); i_++) {                             \
+                body;                                                      \
+            }                                                              \
+            double t_ = (now() - t0_) / (n);                               \
+            if (t_ < (best))                                               \
+                (best) = t_;                                               \
+        }                                                                  \
+    } while (0)
+
+static int32_t reg(const char *text)
+{
+    int32_t h = 0;
+    km_reg_f(&h, &h, text);
+    return h;
+}
+
+int main(void)
+{
+    const struct km_clock *c = km_test_clock();
+    int32_t main_h = reg("1 1 0 0 BENCH hotpath.c");
+    int32_t measured = reg("2 2 0 0 MEASURED hotpath.c");     /* never */
+    int32_t extrap = reg("2 3 1 0 EXTRAP hotpath.c");         /* at once */
+    int32_t traced = reg("2 4 0 1 TRACED hotpath.c");
+    km_in_f(&main_h);
+    km_in_f(&extrap);                 /* the one measured execution */
+    km_out_f(&extrap);
+
+    double read = 1, mono = 1, pair = 1, xpair = 1, tpair = 1;
+    for (int round = 0; round < ROUNDS; round++) {
+        BEST(read, BATCH, sink += km_clock_read(c));
+        BEST(mono, BATCH / 4, sink += monotonic());
+        BEST(pair, BATCH, km_in_f(&measured); km_out_f(&measured));
+        BEST(xpair, BATCH, km_in_f(&extrap); km_out_f(&extrap));
+        if (round % 4 == 0)
+            BEST(tpair, BATCH / 100, km_in_f(&traced); km_out_f(&traced));
+    }
+    km_out_f(&main_h);
+
+    printf("clock %s\n", c->name);
+    printf("read %.2f\n", read * 1e9);
+    printf("monotonic %.2f\n", mono * 1e9);
+    printf("pair %.2f\n", pair * 1e9);
+    printf("extrapolated %.2f\n", xpair * 1e9);
+    printf("traced %.2f\n", tpair * 1e9);
+    km_test_reset();                  /* no KM_output for this */
+    return 0;
+}

@@ -1,0 +1,236 @@
+#!/bin/sh
+# runtime.sh — what libkm costs, measured here and now (run by hand, not in
+# CI; `make bench` from the build directory runs it).
+#
+#   bench/runtime.sh [BUILDDIR]        (default: build/ next to bench/)
+#
+# Prints, in one run:
+#   * the cost of one clock read (libkm's clock, and CLOCK_MONOTONIC);
+#   * the cost of a KM_IN + KM_OUT pair that reads the clock, one past the
+#     extrapolation threshold, one that is traced (bench/hotpath.c);
+#   * the whole-program overhead of the bundled examples (examples/heat on
+#     2 MPI ranks, examples/solve run 20 times over) and of a call-heavy
+#     kernel (bench/kernel.f, bench/cell.f), instrumented by kmrun at the
+#     default levels, at the maximum levels, and at the maximum levels
+#     with extrapolation off (KM_TIME_PREDICTION_MODE_NUMBER=0), each as a
+#     ratio to the uninstrumented build run side by side; and the default
+#     instrumentation linked with empty entry points (bench/stub.c), which
+#     shows what instrumenting does to the compiled code apart from libkm
+#     (calls, inlining, and the layout of code and data, which alone can
+#     move a program's time by several per cent either way).
+#
+# The machine may be shared: every program is run REPEAT times (default 7),
+# the builds taking turns, and the ratios compare the fastest runs (the
+# least disturbed).  Environment: F77 MPIF77 MPIRUN MPIRUN_FLAGS CC FFLAGS
+# REPEAT.  Work files go to a temporary directory, removed at the end.
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+build=$(cd "${1:-$top/build}" 2> /dev/null && pwd) ||
+    { echo "runtime.sh: no build directory ${1:-$top/build}" >&2; exit 1; }
+: "${F77:=gfortran}"
+: "${MPIF77:=mpif77}"
+: "${MPIRUN:=mpirun}"
+: "${CC:=cc}"
+: "${FFLAGS:=-O2 -std=legacy}"
+: "${REPEAT:=7}"
+if [ -z "${MPIRUN_FLAGS+set}" ]; then
+    MPIRUN_FLAGS=--oversubscribe
+    [ "$(id -u)" = 0 ] && MPIRUN_FLAGS="--allow-run-as-root $MPIRUN_FLAGS"
+fi
+LIBKM=$build/runtime/libkm.a
+KMRUN=$build/kmrun/kmrun
+for f in "$LIBKM" "$KMRUN" "$build/config.h"; do
+    [ -f "$f" ] || { echo "runtime.sh: $f is missing: build first" >&2; exit 1; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/kmbench.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+say() { printf '%s\n' "$*"; }
+die() { say "runtime.sh: $*" >&2; exit 1; }
+
+# ---- the hot path -----------------------------------------------------------
+$CC -std=gnu11 -O2 -D_POSIX_C_SOURCE=200809L -I"$build" -I"$top" \
+    -o hotpath "$here/hotpath.c" "$LIBKM" || die "cannot build hotpath.c"
+$CC -O2 -I"$build" -c -o stub.o "$here/stub.c" || die "cannot build stub.c"
+mkdir hot && (cd hot && ../hotpath) > hot.txt || die "hotpath failed"
+val() { awk -v k="$1" '$1 == k { print $2 }' hot.txt; }
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -1)
+say "kmtool runtime benchmark, $(date '+%Y-%m-%d %H:%M')"
+say "machine: ${cpu:-unknown}, $(getconf _NPROCESSORS_ONLN 2> /dev/null) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2> /dev/null)"
+say "clock:   $(sed -n 's/^clock //p' hot.txt)"
+say ""
+say "Hot path (best of 400 batches in 40 rounds)"
+awk -v r="$(val read)" -v m="$(val monotonic)" -v p="$(val pair)" \
+    -v x="$(val extrapolated)" -v t="$(val traced)" 'BEGIN {
+    printf "  clock read                      %7.2f ns   (CLOCK_MONOTONIC %.2f ns)\n", r, m
+    printf "  KM_IN + KM_OUT, measured        %7.2f ns   = %.2f x two clock reads   (target <= 1.5)\n", p, p / (2 * r)
+    printf "  KM_IN + KM_OUT, extrapolated    %7.2f ns   (target < 5)\n", x
+    printf "  KM_IN + KM_OUT, traced          %7.2f ns\n", t
+}'
+
+# ---- whole programs -----------------------------------------------------------
+cat > max.dat <<'EOF'
+! every level at its maximum
+ROUTINE_MEASURED_LEVEL = 2
+DOLOOP_MEASURED_LEVEL = 99
+CALL_MEASURED_LEVEL = 2
+MPI_MEASURED_LEVEL = 2
+IO_MEASURED_LEVEL = 2
+EOF
+
+# instrument NAME CONTROL FILES...: kmrun FILES into NAME/ with CONTROL
+# (empty: the default control file)
+instrument() {
+    dir=$1 control=$2
+    shift 2
+    mkdir -p "$dir"
+    [ -n "$control" ] && cp "$control" "$dir/KM_control.dat"
+    "$KMRUN" --default-control="$top/control/KM_control.dat" -y -td "$dir" \
+        "$@" < /dev/null > "$dir/kmrun.log" 2>&1 ||
+        die "kmrun failed on $*: $(tail -3 "$dir/kmrun.log")"
+}
+
+# build PROG COMPILER FILES...: plain, default, max and stub builds of one
+# program in PROG/{plain,default,max,stub}
+build() {
+    prog=$1 fc=$2
+    shift 2
+    mkdir -p "$prog/plain"
+    $fc $FFLAGS -o "$prog/plain/prog" "$@" > "$prog/build.log" 2>&1 ||
+        die "cannot build $prog: $(tail -3 "$prog/build.log")"
+    for cfg in default max; do
+        control=
+        [ $cfg = max ] && control=$work/max.dat
+        instrument "$prog/$cfg" "$control" "$@"
+        kmfiles=
+        for f in "$@"; do
+            kmfiles="$kmfiles $prog/$cfg/KM_$(basename "$f")"
+        done
+        # shellcheck disable=SC2086
+        $fc $FFLAGS -o "$prog/$cfg/prog" $kmfiles "$LIBKM" >> "$prog/build.log" 2>&1 ||
+            die "cannot build the $cfg $prog: $(tail -3 "$prog/build.log")"
+    done
+    mkdir -p "$prog/stub"
+    # shellcheck disable=SC2086
+    (cd "$prog/default" && $fc $FFLAGS -o ../stub/prog KM_*.f "$work/stub.o") \
+        >> "$prog/build.log" 2>&1 ||
+        die "cannot build the stub $prog: $(tail -3 "$prog/build.log")"
+}
+
+now_ns() { date +%s%N; }
+
+# timed DIR TIMES COMMAND...: run COMMAND (in DIR) TIMES times; seconds
+# spent in COMMAND only (the KM_output each run leaves is moved away
+# between the clock readings, so that no build pays for its bookkeeping)
+timed() {
+    dir=$1 times=$2
+    shift 2
+    (
+        cd "$dir" || exit 1
+        total=0
+        k=0
+        while [ $k -lt "$times" ]; do
+            t0=$(now_ns)
+            "$@" > out 2> err || { echo "failed: $* ($(tail -2 err))" >&2; exit 1; }
+            t1=$(now_ns)
+            total=$((total + t1 - t0))
+            [ -f KM_output.000 ] && mv KM_output.000 last.km
+            rm -f KM_output.*
+            k=$((k + 1))
+        done
+        awk -v t="$total" 'BEGIN { printf "%.4f\n", t / 1e9 }'
+    )
+}
+
+# estimate FILE: seconds libkm spent measuring, from the counts of a
+# KM_output (rank 0): every measured execution a measured pair, every
+# other one an extrapolated pair, at the hot path's costs above
+estimate() {
+    awk -v pair="$(val pair)" -v x="$(val extrapolated)" '
+        /^! ===== / { sec = ($3 == "Rank" && $4 == "0") }
+        !sec || /^!/ { next }
+        /! Counts of time get function$/ { reads = $1; next }
+        /! / { next }
+        NF >= 6 && $5 ~ /^\+?[0-9]+$/ { c = $5; sub(/^\+/, "", c); n += c }
+        END { m = reads / 2; printf "%.6f\n", (m * pair + (n - m) * x) * 1e-9 }' "$1"
+}
+
+# measure PROG TIMES LAUNCH...: REPEAT rounds of the builds taking turns;
+# one line "PROG plain stub default max nox estimate" with each build's best
+# time and the estimate of libkm's cost in the default build
+measure() {
+    prog=$1 times=$2
+    shift 2
+    for cfg in plain stub default max; do
+        for f in "$work/inputs/$prog"/*; do
+            [ -f "$f" ] && cp "$f" "$prog/$cfg/"
+        done
+    done
+    r=0
+    while [ $r -lt "$REPEAT" ]; do
+        for cfg in plain stub default max nox; do
+            dir=$prog/$cfg
+            [ $cfg = nox ] && dir=$prog/max
+            if [ $cfg = nox ]; then
+                t=$(KM_TIME_PREDICTION_MODE_NUMBER=0 timed "$dir" "$times" "$@" ./prog) || exit 1
+            else
+                t=$(timed "$dir" "$times" "$@" ./prog) || exit 1
+            fi
+            echo "$cfg $t"
+        done
+        r=$((r + 1))
+    done > "$prog/times"
+    for cfg in stub default max; do
+        cmp -s "$prog/plain/out" "$prog/$cfg/out" ||
+            die "$prog: the $cfg build's output differs from the plain build's"
+    done
+    awk -v p="$prog" -v est="$(estimate "$prog/default/last.km")" -v n="$times" '
+        { if (!($1 in best) || $2 < best[$1]) best[$1] = $2 }
+        END { printf "%s %s %s %s %s %s %s\n", p, best["plain"], best["stub"],
+              best["default"], best["max"], best["nox"], est * n }' "$prog/times"
+}
+
+mkdir -p inputs/heat inputs/solve inputs/kernel
+# examples/heat as shipped, with four times the sweeps: long enough that
+# mpirun's start-up does not drown the difference
+sed '2s/^ *2000 /8000 /' "$top/examples/heat/heat.in" > inputs/heat/heat.in
+results=
+have_mpi=no
+if command -v "$MPIF77" > /dev/null 2>&1 && command -v "$MPIRUN" > /dev/null 2>&1 &&
+   grep -q 'define KM_HAVE_MPI 1' "$build/config.h"; then
+    have_mpi=yes
+    build heat "$MPIF77" "$top/examples/heat/heat.f"
+    # shellcheck disable=SC2086
+    results="$results
+$(measure heat 1 nice -n 10 "$MPIRUN" $MPIRUN_FLAGS -np 2)" || exit 1
+fi
+build solve "$F77" "$top/examples/solve/solve.f"
+results="$results
+$(measure solve 20 nice -n 10)" || exit 1
+build kernel "$F77" "$here/kernel.f" "$here/cell.f"
+results="$results
+$(measure kernel 1 nice -n 10)" || exit 1
+
+say ""
+say "Whole programs (best of $REPEAT runs each, builds taking turns; overhead over the plain build)"
+printf '  %-22s %9s %12s %12s %12s %16s %12s\n' program "plain(s)" "stub" default \
+    "max levels" "max, no extrap." "estimate"
+echo "$results" | awk 'NF == 7 {
+    name = $1
+    if (name == "heat") name = "heat (2 MPI ranks)"
+    if (name == "solve") name = "solve (20 runs)"
+    if (name == "kernel") name = "kernel (call-heavy)"
+    printf "  %-22s %9.3f %+11.2f%% %+11.2f%% %+11.2f%% %+15.2f%% %+11.3f%%\n",
+           name, $2, 100 * ($3 / $2 - 1), 100 * ($4 / $2 - 1),
+           100 * ($5 / $2 - 1), 100 * ($6 / $2 - 1), 100 * $7 / $2
+}'
+[ $have_mpi = yes ] || say "  (heat not run: no MPI)"
+say ""
+say "stub: the default instrumentation with empty entry points (bench/stub.c)."
+say "estimate: libkm's own work in the default build, from its KM_output counts"
+say "  (measured executions x measured pair + the others x extrapolated pair);"
+say "  the measured columns also hold what instrumenting does to the compiled"
+say "  code (see stub), and the code and data layout, which alone moves a"
+say "  program by several per cent either way."
+say "heat: examples/heat with 8000 sweeps; kernel: $(awk 'BEGIN { print 2 * 398 * 398 * 100 }') calls of routines of a few dozen flops."

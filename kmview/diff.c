@@ -1,0 +1,502 @@
+/*
+ * diff.c — relative profiling of two runs, after PARP (Fujisawa's thesis,
+ * shared/reference/parp-relative-profiling-thesis.txt, section 5.4.4).
+ *
+ * Regions are matched by routine name, kind and source line (and, for two
+ * locations of one kind on one line, their order).  A routine's time is
+ * its net time; a location's its elapsed time; both are means over the
+ * ranks of each run, so that runs of different rank counts compare as
+ * wall-clock time.  The default order is PARP's: a region matters if it
+ * takes a large share of the run and its time changed by a large factor,
+ *   score = (t_hi / T) * ln(t_hi / t_lo)
+ * with t_hi and t_lo the longer and shorter of the region's two times and
+ * T the total time of the slower run (infinite when t_lo is 0).  Regions
+ * found in one run only are listed apart.  The total difference splits
+ * exactly into computation, MPI and I/O (header figures, means over ranks).
+ * With different rank counts, each region's efficiency is the parallel
+ * efficiency of the larger run relative to the smaller one:
+ *   E = (N_small * t_small) / (N_large * t_large).
+ *
+ * Must never read files (main.c does) or change the runs.
+ */
+#include "kmview/diff.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmview/export.h"
+#include "kmview/html.h"
+#include "kmview/summary.h"
+#include "support/buf.h"
+
+/* ------------------------------------------------------------------------ */
+/* Matching                                                                  */
+
+static double mean_of(const double *v, size_t n)
+{
+    double s = 0;
+    for (size_t p = 0; p < n; p++)
+        s += v[p];
+    return n ? s / (double)n : 0;
+}
+
+static void set_side(struct kv_diff_row *r, int side, const struct kv_stats *st,
+                     int id, bool routine)
+{
+    size_t n = st->n;
+    if (routine) {
+        r->t[side] = st->rs[KV_M_NET][id].mean;
+        r->calls[side] = st->rs[KV_M_COUNTS][id].mean;
+    } else {
+        r->t[side] = mean_of(st->lv[KV_M_ELAPSED] + (size_t)id * n, n);
+        r->calls[side] = mean_of(st->lv[KV_M_COUNTS] + (size_t)id * n, n);
+    }
+    r->per_call[side] = r->calls[side] > 0 ? r->t[side] / r->calls[side] : NAN;
+}
+
+static struct kv_diff_row *add_row(struct kv_diff *d, size_t *cap)
+{
+    KM_GROW(d->rows, *cap, d->nrows + 1);
+    struct kv_diff_row *r = &d->rows[d->nrows++];
+    memset(r, 0, sizeof *r);
+    r->per_call[0] = r->per_call[1] = NAN;
+    return r;
+}
+
+/* Every routine of run `side`; those also in the other run only once. */
+static void match_routines(struct kv_diff *d, int side, size_t *cap)
+{
+    const struct kv_stats *st = d->run[side], *other = d->run[1 - side];
+    for (size_t i = 0; i < st->nr; i++) {
+        const struct kv_routine *rt = &st->run->routines[i];
+        int j = kv_routine_find(other->run, rt->name);
+        if (side == 1 && j >= 0)
+            continue;                            /* done from side 0 */
+        struct kv_diff_row *r = add_row(d, cap);
+        r->routine = rt->name;
+        r->kind = -1;
+        r->line = rt->line;
+        r->status = j >= 0 ? KV_BOTH : side == 0 ? KV_ONLY_A : KV_ONLY_B;
+        set_side(r, side, st, (int)i, true);
+        if (j >= 0) {
+            set_side(r, 1 - side, other, j, true);
+            if (!r->line)
+                r->line = other->run->routines[j].line;
+        }
+    }
+}
+
+static int find_location(const struct kv_run *run, const struct kv_run *from,
+                         const struct kv_location *l)
+{
+    int routine = kv_routine_find(run, from->routines[l->routine].name);
+    if (routine < 0)
+        return -1;
+    return kv_location_find(run, routine, l->kind, l->line, l->occurrence);
+}
+
+static void match_locations(struct kv_diff *d, int side, size_t *cap)
+{
+    const struct kv_stats *st = d->run[side], *other = d->run[1 - side];
+    for (size_t i = 0; i < st->nl; i++) {
+        const struct kv_location *l = &st->run->locations[i];
+        int j = find_location(other->run, st->run, l);
+        if (side == 1 && j >= 0)
+            continue;
+        struct kv_diff_row *r = add_row(d, cap);
+        r->routine = st->run->routines[l->routine].name;
+        r->kind = l->kind;
+        r->line = l->line;
+        r->occurrence = l->occurrence;
+        r->text = l->text;
+        r->status = j >= 0 ? KV_BOTH : side == 0 ? KV_ONLY_A : KV_ONLY_B;
+        set_side(r, side, st, (int)i, false);
+        if (j >= 0)
+            set_side(r, 1 - side, other, j, false);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Figures                                                                   */
+
+static void derive(struct kv_diff *d, struct kv_diff_row *r)
+{
+    double a = r->t[0], b = r->t[1];
+    double hi = a > b ? a : b, lo = a > b ? b : a;
+    r->diff = b - a;
+    r->ratio = a > 0 ? b / a : b > 0 ? INFINITY : NAN;
+    if (r->status != KV_BOTH || hi <= 0)
+        r->score = 0;
+    else if (lo <= 0)
+        r->score = INFINITY;
+    else
+        r->score = (d->slow_total > 0 ? hi / d->slow_total : 0) * log(hi / lo);
+    r->efficiency = NAN;
+    if (d->scaling && r->status == KV_BOTH) {
+        int small = d->run[0]->n < d->run[1]->n ? 0 : 1;
+        double ns = (double)d->run[small]->n, nl = (double)d->run[1 - small]->n;
+        double tl = r->t[1 - small];
+        if (tl > 0)
+            r->efficiency = ns * r->t[small] / (nl * tl);
+    }
+}
+
+static void breakdown(struct kv_diff *d)
+{
+    for (int s = 0; s < 2; s++) {
+        const struct kv_stats *st = d->run[s];
+        d->total[s] = st->total;
+        d->mpi[s] = st->fig[KV_F_MPI].mean;
+        d->io[s] = st->fig[KV_F_IO].mean;
+        d->comp[s] = d->total[s] - d->mpi[s] - d->io[s];
+    }
+    d->slow_total = d->total[0] > d->total[1] ? d->total[0] : d->total[1];
+}
+
+void kv_diff_build(struct kv_diff *d, const struct kv_stats *a,
+                   const struct kv_stats *b, const char *name_a,
+                   const char *name_b)
+{
+    memset(d, 0, sizeof *d);
+    d->run[0] = a;
+    d->run[1] = b;
+    d->name[0] = name_a;
+    d->name[1] = name_b;
+    d->scaling = a->n != b->n;
+    breakdown(d);
+    size_t cap = 0;
+    match_routines(d, 0, &cap);
+    match_locations(d, 0, &cap);
+    match_routines(d, 1, &cap);
+    match_locations(d, 1, &cap);
+    for (size_t i = 0; i < d->nrows; i++)
+        derive(d, &d->rows[i]);
+    kv_diff_sort(d, KV_BY_SCORE);
+}
+
+void kv_diff_free(struct kv_diff *d)
+{
+    free(d->rows);
+    memset(d, 0, sizeof *d);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Order                                                                     */
+
+static const char *const order_names[] = {
+    [KV_BY_SCORE] = "score", [KV_BY_DIFF] = "diff", [KV_BY_RATIO] = "ratio",
+    [KV_BY_A] = "a", [KV_BY_B] = "b", [KV_BY_NAME] = "name",
+};
+
+int kv_diff_order_parse(const char *s)
+{
+    for (size_t i = 0; i < sizeof order_names / sizeof *order_names; i++)
+        if (strcmp(s, order_names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Larger first; NaN last. */
+static int desc(double x, double y)
+{
+    if (isnan(x) || isnan(y))
+        return isnan(x) - isnan(y);
+    return x > y ? -1 : x < y ? 1 : 0;
+}
+
+static int by_key(const struct kv_diff_row *a, const struct kv_diff_row *b)
+{
+    int c = strcmp(a->routine, b->routine);
+    if (c)
+        return c;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    return (a->occurrence > b->occurrence) - (a->occurrence < b->occurrence);
+}
+
+/* What a row is sorted by under `order`: one-run regions by the time
+ * they have, whatever the order; ties by the size of the difference,
+ * except in name order. */
+static void set_sort_key(struct kv_diff_row *r, enum kv_diff_order order)
+{
+    double v[] = {
+        [KV_BY_SCORE] = r->score, [KV_BY_DIFF] = fabs(r->diff),
+        [KV_BY_RATIO] = fabs(log(r->ratio)), [KV_BY_A] = r->t[0],
+        [KV_BY_B] = r->t[1], [KV_BY_NAME] = 0,
+    };
+    r->sort_key = r->status != KV_BOTH ? r->t[0] + r->t[1] : v[order];
+    r->sort_tie = order == KV_BY_NAME ? 0 : fabs(r->diff);
+}
+
+static int compare_rows(const void *pa, const void *pb)
+{
+    const struct kv_diff_row *a = pa, *b = pb;
+    if (a->status != b->status)
+        return a->status < b->status ? -1 : 1;
+    int c = desc(a->sort_key, b->sort_key);
+    if (!c)
+        c = desc(a->sort_tie, b->sort_tie);
+    return c ? c : by_key(a, b);
+}
+
+void kv_diff_sort(struct kv_diff *d, enum kv_diff_order order)
+{
+    for (size_t i = 0; i < d->nrows; i++)
+        set_sort_key(&d->rows[i], order);
+    qsort(d->rows, d->nrows, sizeof *d->rows, compare_rows);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+
+static void region_label(char *buf, size_t size, const struct kv_diff_row *r)
+{
+    if (r->kind < 0)
+        snprintf(buf, size, "%s", r->routine);
+    else
+        snprintf(buf, size, "%s %s %d%s", r->routine, kv_kind_name(r->kind),
+                 r->line, r->occurrence ? "'" : "");
+}
+
+static const char *ratio_text(char b[32], double v)
+{
+    if (isinf(v))
+        return "new";
+    return kv_human(b, v);
+}
+
+static void print_breakdown(FILE *f, const struct kv_diff *d)
+{
+    static const char *const what[] = { "Total time", "Computation", "MPI",
+                                        "I/O" };
+    const double *v[] = { d->total, d->comp, d->mpi, d->io };
+    double delta_total = d->total[1] - d->total[0];
+    char b[5][32];
+    fprintf(f, "\nWhere the difference comes from (means over ranks)\n"
+            "  %-14s %12s %12s %12s %8s %12s\n", "", "A (s)", "B (s)",
+            "B-A (s)", "B/A", "of B-A");
+    for (int k = 0; k < 4; k++) {
+        double dd = v[k][1] - v[k][0];
+        fprintf(f, "  %-14s %12s %12s %12s %8s %12s\n", what[k],
+                kv_human(b[0], v[k][0]), kv_human(b[1], v[k][1]),
+                kv_human(b[2], dd),
+                ratio_text(b[3], v[k][0] > 0 ? v[k][1] / v[k][0] : NAN),
+                k == 0 ? "" : kv_percent(b[4], delta_total != 0
+                                                   ? dd / delta_total : NAN));
+    }
+}
+
+static void print_row(FILE *f, const struct kv_diff *d, size_t k,
+                      const struct kv_diff_row *r, int w)
+{
+    char label[256], b[10][32];
+    region_label(label, sizeof label, r);
+    fprintf(f, "  %4zu %-*s %10s %10s %10s %7s %9s %9s %10s %10s %7s", k + 1,
+            w, label, kv_human(b[0], r->t[0]), kv_human(b[1], r->t[1]),
+            kv_human(b[2], r->diff), ratio_text(b[3], r->ratio),
+            kv_human(b[4], r->calls[0]), kv_human(b[5], r->calls[1]),
+            kv_human(b[6], r->per_call[0]), kv_human(b[7], r->per_call[1]),
+            isinf(r->score) ? "inf" : kv_human(b[8], r->score));
+    if (d->scaling)
+        fprintf(f, " %6s", kv_percent(b[9], r->efficiency));
+    if (r->text)
+        fprintf(f, "  %s", r->text);
+    fputc('\n', f);
+}
+
+static int label_width(const struct kv_diff *d)
+{
+    int w = 6;
+    char label[256];
+    for (size_t i = 0; i < d->nrows; i++) {
+        region_label(label, sizeof label, &d->rows[i]);
+        if ((int)strlen(label) > w)
+            w = (int)strlen(label);
+    }
+    return w;
+}
+
+static void print_one_sided(FILE *f, const struct kv_diff *d,
+                            enum kv_diff_status which, int w)
+{
+    char label[256], b[3][32];
+    bool any = false;
+    int side = which == KV_ONLY_A ? 0 : 1;
+    for (size_t i = 0; i < d->nrows; i++) {
+        const struct kv_diff_row *r = &d->rows[i];
+        if (r->status != which)
+            continue;
+        if (!any)
+            fprintf(f, "\nOnly in %s (%s)\n  %-*s %10s %9s %10s\n",
+                    side ? "B" : "A", d->name[side], w, "Region", "t (s)",
+                    "calls", "t/call");
+        any = true;
+        region_label(label, sizeof label, r);
+        fprintf(f, "  %-*s %10s %9s %10s%s%s\n", w, label,
+                kv_human(b[0], r->t[side]), kv_human(b[1], r->calls[side]),
+                kv_human(b[2], r->per_call[side]), r->text ? "  " : "",
+                r->text ? r->text : "");
+    }
+}
+
+void kv_diff_print(FILE *f, const struct kv_diff *d, int top)
+{
+    char ra[128], rb[128];
+    kv_describe_ranks(ra, sizeof ra, d->run[0]);
+    kv_describe_ranks(rb, sizeof rb, d->run[1]);
+    const char *pa = d->run[0]->run->program, *pb = d->run[1]->run->program;
+    fprintf(f, "A: %s (%s, %s)\nB: %s (%s, %s)\n", d->name[0], pa ? pa : "?",
+            ra, d->name[1], pb ? pb : "?", rb);
+    print_breakdown(f, d);
+    size_t both = 0;
+    while (both < d->nrows && d->rows[both].status == KV_BOTH)
+        both++;
+    size_t n = top > 0 && (size_t)top < both ? (size_t)top : both;
+    int w = label_width(d);
+    fprintf(f, "\nRegions in both runs (times: means over ranks; routines: "
+            "net time; score:\n(longer / total of the slower run) x ln(longer "
+            "/ shorter))\n");
+    fprintf(f, "  %4s %-*s %10s %10s %10s %7s %9s %9s %10s %10s %7s", "#", w,
+            "Region", "tA(s)", "tB(s)", "B-A(s)", "B/A", "callsA", "callsB",
+            "t/callA", "t/callB", "score");
+    if (d->scaling)
+        fprintf(f, " %6s", "eff");
+    fputc('\n', f);
+    for (size_t k = 0; k < n; k++)
+        print_row(f, d, k, &d->rows[k], w);
+    if (n < both)
+        fprintf(f, "  (%zu more; -n 0 lists them all)\n", both - n);
+    print_one_sided(f, d, KV_ONLY_A, w);
+    print_one_sided(f, d, KV_ONLY_B, w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* CSV                                                                       */
+
+static const char *const status_names[] = { "both", "only_a", "only_b" };
+
+static void csv_row(FILE *f, const struct kv_diff_row *r)
+{
+    fprintf(f, "%s,", status_names[r->status]);
+    kv_csv_str(f, r->routine);
+    fprintf(f, ",%s,%d,%d,", r->kind < 0 ? "ROUTINE" : kv_kind_name(r->kind),
+            r->line, r->occurrence);
+    kv_csv_str(f, r->text);
+    double v[] = { r->t[0], r->t[1], r->diff, r->ratio, r->calls[0],
+                   r->calls[1], r->per_call[0], r->per_call[1] };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        fputc(',', f);
+        kv_csv_num(f, v[i]);
+    }
+    fputc(',', f);
+    if (isinf(r->score))
+        fputs("inf", f);
+    else
+        kv_csv_num(f, r->score);
+    fputc(',', f);
+    kv_csv_num(f, r->efficiency);
+    fputc('\n', f);
+}
+
+static void csv_regions(FILE *f, const void *ctx)
+{
+    const struct kv_diff *d = ctx;
+    fputs("order,status,routine,kind,line,occurrence,statement,t_a,t_b,diff,"
+          "ratio,calls_a,calls_b,per_call_a,per_call_b,score,efficiency\n", f);
+    for (size_t i = 0; i < d->nrows; i++) {
+        fprintf(f, "%zu,", i + 1);
+        csv_row(f, &d->rows[i]);
+    }
+}
+
+static void csv_breakdown(FILE *f, const void *ctx)
+{
+    const struct kv_diff *d = ctx;
+    static const char *const what[] = { "total", "computation", "mpi", "io" };
+    const double *v[] = { d->total, d->comp, d->mpi, d->io };
+    fputs("part,a,b,diff\n", f);
+    for (int k = 0; k < 4; k++) {
+        fprintf(f, "%s,", what[k]);
+        kv_csv_num(f, v[k][0]);
+        fputc(',', f);
+        kv_csv_num(f, v[k][1]);
+        fputc(',', f);
+        kv_csv_num(f, v[k][1] - v[k][0]);
+        fputc('\n', f);
+    }
+}
+
+int kv_diff_csv(struct kv_out *o, const char *dir, const struct kv_diff *d)
+{
+    static const struct kv_csv_file files[] = {
+        { "regions.csv", csv_regions }, { "breakdown.csv", csv_breakdown },
+    };
+    return kv_csv_files(o, dir, files, sizeof files / sizeof *files, d);
+}
+
+/* ------------------------------------------------------------------------ */
+/* HTML                                                                      */
+
+static void json_side(FILE *f, const struct kv_diff *d, int s)
+{
+    char ranks[128];
+    kv_describe_ranks(ranks, sizeof ranks, d->run[s]);
+    fputs("{\"file\":", f);
+    kv_json_str(f, d->name[s]);
+    fputs(",\"program\":", f);
+    kv_json_str(f, d->run[s]->run->program);
+    fputs(",\"ranks\":", f);
+    kv_json_str(f, ranks);
+    fprintf(f, ",\"n\":%zu,\"total\":", d->run[s]->n);
+    kv_json_num(f, d->total[s]);
+    fputs(",\"comp\":", f);
+    kv_json_num(f, d->comp[s]);
+    fputs(",\"mpi\":", f);
+    kv_json_num(f, d->mpi[s]);
+    fputs(",\"io\":", f);
+    kv_json_num(f, d->io[s]);
+    fputc('}', f);
+}
+
+static void json_diff_row(FILE *f, const struct kv_diff_row *r)
+{
+    fprintf(f, "[\"%s\",", status_names[r->status]);
+    kv_json_str(f, r->routine);
+    fprintf(f, ",\"%s\",%d,", r->kind < 0 ? "ROUTINE" : kv_kind_name(r->kind),
+            r->line);
+    kv_json_str(f, r->text ? r->text : "");
+    double v[] = { r->t[0], r->t[1], r->calls[0], r->calls[1], r->efficiency };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        fputc(',', f);
+        kv_json_num(f, v[i]);
+    }
+    fputc(',', f);
+    if (isinf(r->score))
+        fputs("\"inf\"", f);
+    else
+        kv_json_num(f, r->score);
+    fputc(']', f);
+}
+
+void kv_diff_html(FILE *f, const struct kv_diff *d)
+{
+    kv_html_begin(f, "kmview diff");
+    fputs("<script type=\"application/json\" id=\"kmdata\">{\"kind\":\"diff\","
+          "\"a\":", f);
+    json_side(f, d, 0);
+    fputs(",\"b\":", f);
+    json_side(f, d, 1);
+    fprintf(f, ",\"scaling\":%s,\"slowTotal\":", d->scaling ? "true" : "false");
+    kv_json_num(f, d->slow_total);
+    fputs(",\"rows\":[", f);
+    for (size_t i = 0; i < d->nrows; i++) {
+        if (i)
+            fputs(",\n", f);
+        json_diff_row(f, &d->rows[i]);
+    }
+    fputs("]}</script>\n", f);
+    kv_html_end(f, "diff");
+}

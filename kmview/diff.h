@@ -1,0 +1,59 @@
+/*
+ * diff.h — `kmview diff A B`: relative profiling of two runs.
+ */
+#ifndef KV_DIFF_H
+#define KV_DIFF_H
+
+#include <stdio.h>
+
+#include "kmview/out.h"
+#include "kmview/stats.h"
+
+enum kv_diff_status { KV_BOTH, KV_ONLY_A, KV_ONLY_B };
+enum kv_diff_order { KV_BY_SCORE, KV_BY_DIFF, KV_BY_RATIO, KV_BY_A, KV_BY_B,
+                     KV_BY_NAME };
+
+/* One region (a routine, or a location of a routine) of either run. */
+struct kv_diff_row {
+    enum kv_diff_status status;
+    const char *routine;
+    int kind;                /* -1 for the routine itself, else enum kv_kind */
+    int line;                /* 0 when unknown */
+    int occurrence;
+    const char *text;        /* the statement; NULL for a routine */
+    double t[2];             /* mean time per rank: net for a routine */
+    double calls[2];         /* mean count per rank */
+    double per_call[2];      /* t / calls */
+    double diff, ratio;      /* tB - tA, tB / tA */
+    double score;            /* PARP order: (t_hi / T_slow) ln(t_hi / t_lo) */
+    double efficiency;       /* NaN unless the rank counts differ */
+    double sort_key, sort_tie; /* set by kv_diff_sort */
+};
+
+struct kv_diff {
+    const struct kv_stats *run[2];
+    const char *name[2];
+    struct kv_diff_row *rows;
+    size_t nrows;
+    double total[2], mpi[2], io[2], comp[2];
+    double slow_total;       /* T of the slower run */
+    bool scaling;            /* the rank counts differ */
+};
+
+void kv_diff_build(struct kv_diff *d, const struct kv_stats *a,
+                   const struct kv_stats *b, const char *name_a,
+                   const char *name_b);
+void kv_diff_sort(struct kv_diff *d, enum kv_diff_order order);
+void kv_diff_free(struct kv_diff *d);
+
+/* "score", "diff", ... -> order; -1 if unknown. */
+int kv_diff_order_parse(const char *s);
+
+/* Text: `top` rows of the regions in both runs (0: all). */
+void kv_diff_print(FILE *f, const struct kv_diff *d, int top);
+/* regions.csv and breakdown.csv in `dir`. */
+int kv_diff_csv(struct kv_out *o, const char *dir, const struct kv_diff *d);
+/* The HTML view. */
+void kv_diff_html(FILE *f, const struct kv_diff *d);
+
+#endif

@@ -1,0 +1,323 @@
+/*
+ * html.c — the self-contained HTML pages kmview writes.
+ *
+ * Owns the page frame (inline style and script, a Content-Security-Policy
+ * that forbids every network request, so the page provably needs nothing
+ * but itself) and the report's data element: a JSON object whose bulk,
+ * the routine x rank and location x rank tables, is base64 of
+ * little-endian float arrays, which keeps a report of 1,000 routines x
+ * 1,000 ranks compact and quick to decode.  The style and scripts are the
+ * files report.css, common.js, report.js and diff.js, compiled in
+ * (assets.c is generated from them).
+ *
+ * Must never reference anything outside the page: no URL, font, image or
+ * script that a browser would fetch.
+ */
+#include "kmview/html.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmview/assets.h"
+#include "kmview/out.h"
+#include "kmview/summary.h"
+#include "support/buf.h"
+
+void kv_html_begin(FILE *f, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+          "'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+          "img-src data:\">\n<meta name=\"viewport\" content=\"width=device-"
+          "width, initial-scale=1\">\n<meta name=\"generator\" content=\"kmview\">\n"
+          "<title>", f);
+    kv_html_str(f, title);
+    fputs("</title>\n<style>\n", f);
+    fputs(kv_asset_report_css, f);
+    fputs("</style>\n</head>\n<body>\n<div id=\"app\"></div>\n"
+          "<div id=\"tip\" role=\"tooltip\" hidden></div>\n", f);
+}
+
+void kv_html_end(FILE *f, const char *script)
+{
+    fputs("<script>\n", f);
+    fputs(kv_asset_common_js, f);
+    fputs(strcmp(script, "diff") == 0 ? kv_asset_diff_js : kv_asset_report_js, f);
+    fputs("</script>\n</body>\n</html>\n", f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Base64 arrays                                                             */
+
+struct b64 {
+    FILE *f;
+    unsigned char in[3];
+    int nin;
+    char line[4096];
+    size_t len;
+};
+
+static void b64_flush_line(struct b64 *b)
+{
+    fwrite(b->line, 1, b->len, b->f);
+    b->len = 0;
+}
+
+static void b64_quad(struct b64 *b, int pad)
+{
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    uint32_t v = (uint32_t)b->in[0] << 16 | (uint32_t)b->in[1] << 8 | b->in[2];
+    char *o = b->line + b->len;
+    o[0] = digits[v >> 18 & 63];
+    o[1] = digits[v >> 12 & 63];
+    o[2] = pad >= 2 ? '=' : digits[v >> 6 & 63];
+    o[3] = pad >= 1 ? '=' : digits[v & 63];
+    b->len += 4;
+    if (b->len + 4 > sizeof b->line)
+        b64_flush_line(b);
+}
+
+static void b64_byte(struct b64 *b, unsigned char c)
+{
+    b->in[b->nin++] = c;
+    if (b->nin == 3) {
+        b64_quad(b, 0);
+        b->nin = 0;
+    }
+}
+
+static void b64_end(struct b64 *b)
+{
+    if (b->nin) {
+        int pad = 3 - b->nin;
+        while (b->nin < 3)
+            b->in[b->nin++] = 0;
+        b64_quad(b, pad);
+    }
+    b64_flush_line(b);
+}
+
+void kv_html_b64_array(FILE *f, const double *v, size_t n, int as_f32)
+{
+    struct b64 b = { .f = f };
+    for (size_t i = 0; i < n; i++) {
+        unsigned char bytes[8];
+        int nb = as_f32 ? 4 : 8;
+        uint64_t bits = 0;
+        if (as_f32) {
+            float x = (float)v[i];
+            uint32_t u;
+            memcpy(&u, &x, 4);
+            bits = u;
+        } else {
+            memcpy(&bits, &v[i], 8);
+        }
+        for (int k = 0; k < nb; k++)             /* little-endian */
+            bytes[k] = (unsigned char)(bits >> (8 * k));
+        for (int k = 0; k < nb; k++)
+            b64_byte(&b, bytes[k]);
+    }
+    b64_end(&b);
+}
+
+static bool exact_in_float(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((double)(float)v[i] != v[i])
+            return false;
+    return true;
+}
+
+void kv_html_array(FILE *f, const double *v, size_t n, int lossy_ok)
+{
+    int f32 = lossy_ok || exact_in_float(v, n);
+    fprintf(f, "{\"t\":\"%s\",\"b\":\"", f32 ? "f32" : "f64");
+    kv_html_b64_array(f, v, n, f32);
+    fputs("\"}", f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The report's data                                                         */
+
+static void json_member_str(FILE *f, const char *key, const char *v)
+{
+    kv_json_str(f, key);
+    fputc(':', f);
+    kv_json_str(f, v);
+    fputc(',', f);
+}
+
+static void data_run(FILE *f, const struct kv_stats *st)
+{
+    const struct kv_run *run = st->run;
+    struct km_buf sources = { 0 };
+    char ranks[128];
+    for (size_t i = 0; i < run->nsources; i++)
+        km_buf_printf(&sources, "%s%s", i ? ", " : "", run->sources[i]);
+    kv_describe_ranks(ranks, sizeof ranks, st);
+    json_member_str(f, "source", km_buf_cstr(&sources));
+    json_member_str(f, "program", run->program);
+    json_member_str(f, "started", run->started);
+    json_member_str(f, "writtenAt", run->written_at);
+    json_member_str(f, "clock", run->clock);
+    json_member_str(f, "rankText", ranks);
+    fprintf(f, "\"nranks\":%d,\"ranks\":[", run->nranks);
+    for (size_t p = 0; p < st->n; p++)
+        fprintf(f, "%s%d", p ? "," : "", st->rank[p]);
+    fputs("],\"extra\":[", f);
+    for (size_t i = 0; i < run->nextra; i++) {
+        fputs(i ? ",[" : "[", f);
+        kv_json_str(f, run->extra[i].key);
+        fputc(',', f);
+        kv_json_str(f, run->extra[i].value);
+        fputc(']', f);
+    }
+    fputs("],\n", f);
+    km_buf_free(&sources);
+}
+
+/* Header figures, figure-major: fig[k * n + p]. */
+static void data_figures(FILE *f, const struct kv_stats *st)
+{
+    size_t n = st->n;
+    double *v = km_xcalloc(KV_NFIGS * n + 1, sizeof *v);
+    fputs("\"figures\":[", f);
+    for (int k = 0; k < KV_NFIGS; k++) {
+        fprintf(f, "%s[", k ? "," : "");
+        kv_json_str(f, kv_figures[k].label);
+        fprintf(f, ",%s]", kv_figures[k].integer ? "true" : "false");
+        for (size_t p = 0; p < n; p++)
+            v[(size_t)k * n + p] = st->sec[p]->fig[k];
+    }
+    fputs("],\n\"fig\":", f);
+    kv_html_array(f, v, KV_NFIGS * n, 0);
+    fputs(",\n", f);
+    free(v);
+}
+
+static void data_prediction(FILE *f, const struct kv_stats *st)
+{
+    const struct kv_prediction *pr = &st->run->pred;
+    fputs("\"pred\":", f);
+    if (!pr->present) {
+        fputs("null,\n", f);
+        return;
+    }
+    double *v = km_xcalloc(5 * pr->nrows + 1, sizeof *v);
+    for (size_t i = 0; i < pr->nrows; i++) {
+        const struct kv_prediction_row *r = &pr->rows[i];
+        double row[] = { r->rank, r->total, r->mpi, r->redundant, r->parallel };
+        memcpy(v + 5 * i, row, sizeof row);
+    }
+    fputs("{\"t1pe\":", f);
+    kv_json_num(f, pr->t_1pe);
+    fputs(",\"speedup\":", f);
+    kv_json_num(f, pr->speedup);
+    fputs(",\"efficiency\":", f);
+    kv_json_num(f, pr->efficiency);
+    fputs(",\"rows\":", f);
+    kv_html_array(f, v, 5 * pr->nrows, 0);
+    fputs("},\n", f);
+    free(v);
+}
+
+static void data_routines(FILE *f, const struct kv_stats *st)
+{
+    const struct kv_run *run = st->run;
+    fputs("\"routines\":[", f);
+    for (size_t i = 0; i < st->nr; i++) {
+        const struct kv_routine *rt = &run->routines[i];
+        fputs(i ? ",\n[" : "\n[", f);
+        kv_json_str(f, rt->name);
+        fputc(',', f);
+        kv_json_str(f, rt->file ? rt->file : "");
+        fprintf(f, ",%d,%d]", rt->line, st->r_extrap[i]);
+    }
+    fputs("],\n\"rv\":{", f);
+    for (int m = 0; m < KV_NMETRICS; m++) {
+        fprintf(f, "%s\"%s\":", m ? ",\n" : "", kv_metric_key[m]);
+        /* times need no more than float's 7 digits on a chart; counts
+         * stay exact */
+        kv_html_array(f, st->rv[m], st->nr * st->n, m != KV_M_COUNTS);
+    }
+    fputs("},\n", f);
+}
+
+static void data_locations(FILE *f, const struct kv_stats *st)
+{
+    const struct kv_run *run = st->run;
+    fputs("\"locations\":[", f);
+    for (size_t i = 0; i < st->nl; i++) {
+        const struct kv_location *l = &run->locations[i];
+        fprintf(f, "%s[%d,\"%s\",%d,", i ? ",\n" : "\n", l->routine,
+                kv_kind_name(l->kind), l->line);
+        kv_json_str(f, l->text);
+        fprintf(f, ",%d]", st->l_extrap[i]);
+    }
+    fputs("],\n\"lv\":{\"elapsed\":", f);
+    kv_html_array(f, st->lv[KV_M_ELAPSED], st->nl * st->n, 1);
+    fputs(",\n\"counts\":", f);
+    kv_html_array(f, st->lv[KV_M_COUNTS], st->nl * st->n, 0);
+    fputs("},\n", f);
+}
+
+static void data_warnings(FILE *f, const struct kv_stats *st)
+{
+    const struct kv_run *run = st->run;
+    bool first = true;
+    fputs("\"warnings\":[", f);
+    for (size_t i = 0; i < run->nsections; i++)
+        for (size_t w = 0; w < run->ranks[i].nwarn; w++) {
+            fprintf(f, "%s[%d,", first ? "" : ",", run->ranks[i].rank);
+            kv_json_str(f, run->ranks[i].warnings[w]);
+            fputc(']', f);
+            first = false;
+        }
+    fputs("],\n", f);
+}
+
+static void data_groups(FILE *f, const struct kv_stats *st,
+                        const struct kv_rank_groups *g)
+{
+    fputs("\"groups\":", f);
+    if (!g || g->n != st->n || g->n == 0) {
+        fputs("null", f);
+        return;
+    }
+    fputs("{\"order\":[", f);
+    for (size_t i = 0; i < g->n; i++)
+        fprintf(f, "%s%d", i ? "," : "", g->order[i]);
+    fputs("],\"group\":[", f);
+    for (size_t i = 0; i < g->n; i++)
+        fprintf(f, "%s%d", i ? "," : "", g->group[i]);
+    fputs("],\"outlier\":[", f);
+    for (size_t k = 0; k < g->ngroups; k++)
+        fprintf(f, "%s%d", k ? "," : "", g->outlier_group[k]);
+    fputs("],\"cut\":", f);
+    kv_json_num(f, g->cut);
+    fputc('}', f);
+}
+
+void kv_html_report(FILE *f, const struct kv_stats *st,
+                    const struct kv_rank_groups *groups)
+{
+    struct km_buf title = { 0 };
+    km_buf_printf(&title, "kmview: %s", st->run->program ? st->run->program
+                                                         : st->run->sources[0]);
+    kv_html_begin(f, km_buf_cstr(&title));
+    km_buf_free(&title);
+    fputs("<script type=\"application/json\" id=\"kmdata\">{\"kind\":\"report\",",
+          f);
+    data_run(f, st);
+    data_figures(f, st);
+    data_prediction(f, st);
+    data_routines(f, st);
+    data_locations(f, st);
+    data_warnings(f, st);
+    data_groups(f, st, groups);
+    fputs("}</script>\n", f);
+    kv_html_end(f, "report");
+}

@@ -1,0 +1,30 @@
+/*
+ * html.h — self-contained HTML pages: the report of one run, and the
+ * frame the diff view shares with it.
+ */
+#ifndef KV_HTML_H
+#define KV_HTML_H
+
+#include <stdio.h>
+
+#include "kmview/ranks.h"
+#include "kmview/stats.h"
+
+/* Write the report of one run; `groups` (may be NULL) orders the heat
+ * map's ranks by their clustering. */
+void kv_html_report(FILE *f, const struct kv_stats *st,
+                     const struct kv_rank_groups *groups);
+
+/* The page around a view: head with the inline style, then the caller
+ * writes the data element, then kv_html_end adds the script. */
+void kv_html_begin(FILE *f, const char *title);
+/* `script` is one of the page scripts ("report" or "diff"). */
+void kv_html_end(FILE *f, const char *script);
+
+/* Base64 of n values as little-endian float32 (as_f32) or float64. */
+void kv_html_b64_array(FILE *f, const double *v, size_t n, int as_f32);
+/* {"t":"f32"|"f64","b":"..."}: float32 when every value is exact in it
+ * or `lossy_ok`, float64 otherwise. */
+void kv_html_array(FILE *f, const double *v, size_t n, int lossy_ok);
+
+#endif

@@ -1,0 +1,282 @@
+/*
+ * main.c — the kmview command: options, and one of three commands.
+ *
+ *   kmview [options] FILE...     summary, CSV, JSON, HTML report of one run
+ *   kmview diff [options] A B    relative profile of two runs
+ *   kmview ranks [options] FILE  groups of ranks and the odd ones out
+ *
+ * Owns the command line and the order of work: read every input first (a
+ * bad file stops everything before any output exists), then write every
+ * output through one kv_out set, renamed into place only when all of it is
+ * complete.  Must never print a result itself: the modules do.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmview/diff.h"
+#include "kmview/export.h"
+#include "kmview/html.h"
+#include "kmview/out.h"
+#include "kmview/ranks.h"
+#include "kmview/read.h"
+#include "kmview/stats.h"
+#include "kmview/summary.h"
+#include "support/buf.h"
+
+struct options {
+    const char **files;
+    int nfiles;
+    int top;                 /* -n */
+    bool top_given;
+    bool quiet;
+    const char *csv, *json, *html;
+    enum kv_diff_order order;
+    double cut;
+    size_t groups;
+    int reasons;
+};
+
+static void usage(FILE *to)
+{
+    fputs("usage: kmview [options] KM_output.NNN ...\n"
+          "       kmview diff [options] A B\n"
+          "       kmview ranks [options] KM_output.NNN ...\n"
+          "Summarise, export and chart kmtool's KM_output files.\n"
+          "\n"
+          "kmview FILE...   summary of one run (several files: one rank each)\n"
+          "  -n, --top=N     routines in the summary (default 10; 0: all)\n"
+          "  --csv=DIR       write every figure as CSV files into DIR\n"
+          "  --json=FILE     write every figure as JSON ('-': standard output)\n"
+          "  --html=FILE     write the self-contained HTML report\n"
+          "  -q, --quiet     no summary on standard output\n"
+          "kmview diff A B  relative profile of run B against run A\n"
+          "  --order=O       score (PARP, default), diff, ratio, a, b, name\n"
+          "  -n, --top=N     regions listed (default 20; 0: all)\n"
+          "  --csv=DIR, --html=FILE, -q as above\n"
+          "kmview ranks FILE...  cluster the ranks, name the outliers\n"
+          "  --cut=D         group ranks within D of the run time (default 0.05)\n"
+          "  --groups=K      cut the dendrogram into K groups instead\n"
+          "  -n, --top=N     differences named per outlier group (default 5)\n"
+          "  --csv=DIR, -q as above\n"
+          "\n"
+          "  -h, --help      this text\n"
+          "  --version       kmtool's version\n"
+          "See kmview(1) and doc/kmview-export.md.\n", to);
+}
+
+static void die_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "kmview: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    usage(stderr);
+    exit(2);
+}
+
+/* An option's value: after '=', or the next argument. */
+static const char *value(int argc, char **argv, int *i, const char *opt)
+{
+    size_t n = strlen(opt);
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (argv[*i][n])
+        return argv[*i] + n;                     /* -n5 */
+    if (*i + 1 >= argc)
+        die_usage("%s needs a value", opt);
+    return argv[++*i];
+}
+
+static bool is_option(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=' ||
+                                        (name[1] != '-' && a[n]));
+}
+
+static long parse_long(const char *v, const char *opt, long min)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (*end || end == v || errno || n < min)
+        die_usage("bad value for %s", opt);
+    return n;
+}
+
+static void parse_options(int argc, char **argv, int first,
+                          struct options *o)
+{
+    o->files = km_xcalloc((size_t)argc + 1, sizeof *o->files);
+    o->cut = 0.05;
+    o->reasons = 5;
+    bool only_files = false;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_files || a[0] != '-' || a[1] == '\0')
+            o->files[o->nfiles++] = a;
+        else if (strcmp(a, "--") == 0)
+            only_files = true;
+        else if (is_option(a, "-n") || is_option(a, "--top")) {
+            o->top = (int)parse_long(value(argc, argv, &i, a[1] == 'n' ? "-n"
+                                                          : "--top"), a, 0);
+            o->top_given = true;
+        } else if (is_option(a, "--csv"))
+            o->csv = value(argc, argv, &i, "--csv");
+        else if (is_option(a, "--json"))
+            o->json = value(argc, argv, &i, "--json");
+        else if (is_option(a, "--html"))
+            o->html = value(argc, argv, &i, "--html");
+        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+            o->quiet = true;
+        else if (is_option(a, "--order")) {
+            int ord = kv_diff_order_parse(value(argc, argv, &i, "--order"));
+            if (ord < 0)
+                die_usage("unknown --order (%s)", "score, diff, ratio, a, b, name");
+            o->order = (enum kv_diff_order)ord;
+        } else if (is_option(a, "--cut")) {
+            const char *v = value(argc, argv, &i, "--cut");
+            char *end;
+            o->cut = strtod(v, &end);
+            if (*end || end == v || !(o->cut >= 0))
+                die_usage("bad value for --cut: '%s'", v);
+        } else if (is_option(a, "--groups"))
+            o->groups = (size_t)parse_long(value(argc, argv, &i, "--groups"),
+                                           "--groups", 1);
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--version")) {
+            printf("kmview (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            exit(0);
+        } else
+            die_usage("unknown option '%s'", a);
+    }
+}
+
+/* Read the files of one run; exits on error. */
+static void read_run(struct kv_run *run, const char *const *files, int n)
+{
+    kv_run_init(run);
+    if (kv_read_files(run, files, n)) {
+        kv_run_free(run);
+        exit(1);
+    }
+}
+
+static int finish(struct kv_out *o, int rc)
+{
+    if (rc) {
+        kv_out_abandon(o);
+        return 1;
+    }
+    return kv_out_commit(o) ? 1 : 0;
+}
+
+static int cmd_summary(struct options *o)
+{
+    if (o->nfiles == 0)
+        die_usage("%s", "no KM_output file given");
+    struct kv_run run;
+    struct kv_stats st;
+    struct kv_out out = { 0 };
+    read_run(&run, o->files, o->nfiles);
+    kv_stats_build(&st, &run);
+    int rc = 0;
+    if (o->csv)
+        rc = kv_export_csv(&out, o->csv, &st);
+    if (!rc && o->json)
+        rc = kv_export_json(&out, o->json, &st);
+    if (!rc && o->html) {
+        FILE *f = kv_out_open(&out, o->html);
+        struct kv_rank_groups g;
+        rc = f ? 0 : -1;
+        if (f) {
+            kv_rank_groups_build(&g, &st, o->cut, 0);
+            kv_html_report(f, &st, &g);
+            kv_rank_groups_free(&g);
+        }
+    }
+    if (!rc && !o->quiet)
+        kv_summary(stdout, &st, o->top_given ? o->top : 10);
+    rc = finish(&out, rc);
+    kv_stats_free(&st);
+    kv_run_free(&run);
+    return rc;
+}
+
+static int cmd_diff(struct options *o)
+{
+    if (o->nfiles != 2)
+        die_usage("%s", "diff compares two files: kmview diff A B");
+    struct kv_run run[2];
+    struct kv_stats st[2];
+    struct kv_diff d;
+    struct kv_out out = { 0 };
+    for (int s = 0; s < 2; s++) {
+        read_run(&run[s], o->files + s, 1);
+        kv_stats_build(&st[s], &run[s]);
+    }
+    kv_diff_build(&d, &st[0], &st[1], o->files[0], o->files[1]);
+    kv_diff_sort(&d, o->order);
+    int rc = 0;
+    if (o->csv)
+        rc = kv_diff_csv(&out, o->csv, &d);
+    if (!rc && o->html) {
+        FILE *f = kv_out_open(&out, o->html);
+        if (f)
+            kv_diff_html(f, &d);
+        rc = f ? 0 : -1;
+    }
+    if (!rc && !o->quiet)
+        kv_diff_print(stdout, &d, o->top_given ? o->top : 20);
+    rc = finish(&out, rc);
+    kv_diff_free(&d);
+    for (int s = 0; s < 2; s++) {
+        kv_stats_free(&st[s]);
+        kv_run_free(&run[s]);
+    }
+    return rc;
+}
+
+static int cmd_ranks(struct options *o)
+{
+    if (o->nfiles == 0)
+        die_usage("%s", "no KM_output file given");
+    struct kv_run run;
+    struct kv_stats st;
+    struct kv_rank_groups g;
+    struct kv_out out = { 0 };
+    read_run(&run, o->files, o->nfiles);
+    kv_stats_build(&st, &run);
+    kv_rank_groups_build(&g, &st, o->cut, o->groups);
+    int rc = o->csv ? kv_ranks_csv(&out, o->csv, &g, &st) : 0;
+    if (!rc && !o->quiet)
+        kv_ranks_print(stdout, &g, &st, o->top_given ? o->top : 5);
+    rc = finish(&out, rc);
+    kv_rank_groups_free(&g);
+    kv_stats_free(&st);
+    kv_run_free(&run);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o = { 0 };
+    int rc;
+    if (argc > 1 && strcmp(argv[1], "diff") == 0) {
+        parse_options(argc, argv, 2, &o);
+        rc = cmd_diff(&o);
+    } else if (argc > 1 && strcmp(argv[1], "ranks") == 0) {
+        parse_options(argc, argv, 2, &o);
+        rc = cmd_ranks(&o);
+    } else {
+        parse_options(argc, argv, 1, &o);
+        rc = cmd_summary(&o);
+    }
+    free(o.files);
+    return rc;
+}

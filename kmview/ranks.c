@@ -1,0 +1,495 @@
+/*
+ * ranks.c — clustering the ranks of one run by their profiles.
+ *
+ * A rank's profile is its time split into parts that add up to its total:
+ * per routine the computation (net minus the routine's own I/O), its own
+ * MPI calls and its own I/O statements, plus the time outside routines and
+ * the time in unmeasured callees other than MPI.  Parts that are zero on
+ * every rank are dropped.
+ *
+ * The distance between two ranks is the Manhattan (L1) distance between
+ * their profiles divided by the mean total time of the ranks:
+ *   d(p, q) = sum over parts f of |x(p, f) - x(q, f)| / mean total time.
+ * Because the parts partition each rank's time, the L1 distance is the
+ * amount of time the two ranks spend differently; divided by the mean total
+ * it is a fraction of the run (0.05: 5% of the run), comparable between
+ * programs and machines, so one default cut fits every run.  Per-part
+ * standardisation (z-scores) is not used: it would give a routine that
+ * takes a microsecond, with nanoseconds of noise, the weight of the main
+ * loop, and noise would decide the groups.  Nor are the parts divided by
+ * each rank's own total: ranks of an MPI program end together, and a rank
+ * that computes more makes the others wait, which shows in seconds of MPI
+ * time, the very difference to find.
+ *
+ * Groups: complete linkage (iScopes' choice: every member of a group is
+ * within the cut of every other), cut at a height.  The main group is the
+ * largest (the one with the lowest rank on a tie); an outlier group is a
+ * group other than the main one holding at most a tenth of the ranks (at
+ * least one rank) and fewer than half of them, and only when the main
+ * group holds at least half of the ranks: an outlier differs from what
+ * most ranks do, and when no behaviour is shared by most ranks, no rank
+ * is odd (the groups still tell who does what).
+ *
+ * Must never: read files, or print anything but through kv_ranks_print.
+ */
+#include "kmview/ranks.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmview/export.h"
+#include "kmview/out.h"
+#include "support/buf.h"
+
+static const char *const part_name[] = {
+    [KV_P_COMPUTATION] = "computation", [KV_P_MPI] = "MPI",
+    [KV_P_IO] = "I/O", [KV_P_OUTSIDE] = "time outside routines",
+    [KV_P_CALLEES] = "time in unmeasured callees (not MPI)",
+};
+
+void kv_feature_name(char *buf, size_t size, const struct kv_feature *ft,
+                     const struct kv_stats *st)
+{
+    if (ft->routine < 0)
+        snprintf(buf, size, "%s", part_name[ft->part]);
+    else
+        snprintf(buf, size, "%s %s", st->run->routines[ft->routine].name,
+                 part_name[ft->part]);
+}
+
+/* The value of part (routine, part) in column p. */
+static double part_value(const struct kv_stats *st, int routine,
+                         enum kv_feature_part part, size_t p)
+{
+    const struct kv_rank *r = st->sec[p];
+    if (part == KV_P_OUTSIDE)
+        return r->fig[KV_F_OUTSIDE];
+    if (part == KV_P_CALLEES)
+        return r->fig[KV_F_UNMEASURED] - r->fig[KV_F_MPI];
+    size_t at = (size_t)routine * st->n + p;
+    double io = st->rv[KV_M_IO][at];
+    if (part == KV_P_IO)
+        return io;
+    if (part == KV_P_MPI)
+        return st->rv[KV_M_MPI][at];
+    return st->rv[KV_M_NET][at] - io;
+}
+
+static void add_feature_if_used(struct kv_rank_groups *g,
+                                const struct kv_stats *st, int routine,
+                                enum kv_feature_part part, size_t *cap)
+{
+    bool used = false;
+    for (size_t p = 0; p < st->n && !used; p++)
+        used = part_value(st, routine, part, p) != 0;
+    if (!used)
+        return;
+    KM_GROW(g->features, *cap, g->nfeatures + 1);
+    g->features[g->nfeatures++] = (struct kv_feature){ routine, part };
+}
+
+static void build_features(struct kv_rank_groups *g, const struct kv_stats *st)
+{
+    size_t cap = 0;
+    for (size_t r = 0; r < st->nr; r++)
+        for (int part = KV_P_COMPUTATION; part <= KV_P_IO; part++)
+            add_feature_if_used(g, st, (int)r, part, &cap);
+    add_feature_if_used(g, st, -1, KV_P_OUTSIDE, &cap);
+    add_feature_if_used(g, st, -1, KV_P_CALLEES, &cap);
+    size_t nf = g->nfeatures;
+    g->x = km_xcalloc(st->n * nf + 1, sizeof *g->x);
+    for (size_t p = 0; p < st->n; p++)
+        for (size_t f = 0; f < nf; f++)
+            g->x[p * nf + f] = part_value(st, g->features[f].routine,
+                                          g->features[f].part, p);
+}
+
+static double distance(const struct kv_rank_groups *g, size_t p, size_t q)
+{
+    const double *a = g->x + p * g->nfeatures, *b = g->x + q * g->nfeatures;
+    double s = 0;
+    for (size_t f = 0; f < g->nfeatures; f++)
+        s += fabs(a[f] - b[f]);
+    return g->scale > 0 ? s / g->scale : 0;
+}
+
+/* Renumber the groups: the main group 0, the others by their lowest rank. */
+static void order_groups(struct kv_rank_groups *g)
+{
+    size_t *size = km_xcalloc(g->ngroups + 1, sizeof *size);
+    for (size_t p = 0; p < g->n; p++)
+        size[g->group[p]]++;
+    size_t main = 0;
+    for (size_t k = 1; k < g->ngroups; k++)
+        if (size[k] > size[main])
+            main = k;
+    /* labels are already in order of lowest point: move main to front */
+    for (size_t p = 0; p < g->n; p++) {
+        size_t k = (size_t)g->group[p];
+        g->group[p] = k == main ? 0 : (int)(k < main ? k + 1 : k);
+    }
+    g->group_size = km_xcalloc(g->ngroups + 1, sizeof *g->group_size);
+    for (size_t p = 0; p < g->n; p++)
+        g->group_size[g->group[p]]++;
+    free(size);
+}
+
+static void group_diameters(struct kv_rank_groups *g, size_t applied)
+{
+    size_t n = g->n;
+    int *leaf = km_xcalloc(2 * n, sizeof *leaf);
+    for (size_t i = 0; i < n; i++)
+        leaf[i] = (int)i;
+    g->diameter = km_xcalloc(g->ngroups + 1, sizeof *g->diameter);
+    for (size_t k = 0; k < applied; k++) {
+        leaf[n + k] = leaf[g->merges[k].a];
+        int grp = g->group[leaf[n + k]];
+        if (g->merges[k].height > g->diameter[grp])
+            g->diameter[grp] = g->merges[k].height;
+    }
+    free(leaf);
+}
+
+static void outliers(struct kv_rank_groups *g)
+{
+    size_t n = g->n;
+    size_t small = n / 10 > 1 ? n / 10 : 1;
+    g->outlier_group = km_xcalloc(g->ngroups + 1, sizeof *g->outlier_group);
+    g->to_main = km_xcalloc(g->ngroups + 1, sizeof *g->to_main);
+    bool shared = 2 * g->group_size[0] >= n;
+    for (size_t k = 1; k < g->ngroups; k++) {
+        g->outlier_group[k] = shared && g->group_size[k] <= small &&
+                              2 * g->group_size[k] < n;
+        if (!g->outlier_group[k])
+            continue;
+        for (size_t p = 0; p < n; p++)
+            for (size_t q = 0; g->group[p] == (int)k && q < n; q++)
+                if (g->group[q] == 0) {
+                    double d = distance(g, p, q);
+                    if (d > g->to_main[k])
+                        g->to_main[k] = d;
+                }
+    }
+}
+
+void kv_rank_groups_build(struct kv_rank_groups *g, const struct kv_stats *st,
+                          double cut, size_t groups)
+{
+    memset(g, 0, sizeof *g);
+    size_t n = st->n;
+    g->n = n;
+    g->scale = st->total;
+    build_features(g, st);
+    float *d = km_xcalloc(n * (n - (n > 0)) / 2 + 1, sizeof *d);
+    for (size_t p = 0; p < n; p++)
+        for (size_t q = p + 1; q < n; q++)
+            d[kv_condensed_index(n, p, q)] = (float)distance(g, p, q);
+    g->merges = km_xcalloc(n + 1, sizeof *g->merges);
+    kv_complete_linkage(d, n, g->merges);
+    free(d);
+    g->order = km_xcalloc(n + 1, sizeof *g->order);
+    kv_dendrogram_order(g->merges, n, g->order);
+    g->group = km_xcalloc(n + 1, sizeof *g->group);
+    size_t applied;
+    if (groups > 0) {
+        g->ngroups = kv_cut_count(g->merges, n, groups, g->group);
+        applied = n - g->ngroups;
+        g->cut = applied > 0 ? g->merges[applied - 1].height : 0;
+    } else {
+        g->ngroups = kv_cut_height(g->merges, n, cut, g->group);
+        applied = n - g->ngroups;
+        g->cut = cut;
+    }
+    if (n == 0)
+        return;
+    order_groups(g);
+    group_diameters(g, applied);
+    outliers(g);
+}
+
+void kv_rank_groups_free(struct kv_rank_groups *g)
+{
+    free(g->features);
+    free(g->x);
+    free(g->merges);
+    free(g->order);
+    free(g->group);
+    free(g->group_size);
+    free(g->diameter);
+    free(g->to_main);
+    free(g->outlier_group);
+    memset(g, 0, sizeof *g);
+}
+
+void kv_group_ranks(char *buf, size_t size, const struct kv_rank_groups *g,
+                    const struct kv_stats *st, size_t group)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t p = 0; p < g->n; p++) {
+        if (g->group[p] != (int)group)
+            continue;
+        size_t q = p;                 /* a run of consecutive columns */
+        while (q + 1 < g->n && g->group[q + 1] == (int)group &&
+               st->rank[q + 1] == st->rank[q] + 1)
+            q++;
+        int w = q == p ? snprintf(buf + len, size - len, "%s%d",
+                                  len ? "," : "", st->rank[p])
+                       : snprintf(buf + len, size - len, "%s%d-%d",
+                                  len ? "," : "", st->rank[p], st->rank[q]);
+        if (w < 0 || (size_t)w >= size - len) {
+            if (size > 4)
+                snprintf(buf + size - 4, 4, "...");
+            return;
+        }
+        len += (size_t)w;
+        p = q;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* What makes a group differ                                                 */
+
+struct difference {
+    size_t feature;
+    double group_mean, main_mean;
+};
+
+static int by_size_of_difference(const void *pa, const void *pb)
+{
+    const struct difference *a = pa, *b = pb;
+    double x = fabs(a->group_mean - a->main_mean);
+    double y = fabs(b->group_mean - b->main_mean);
+    if (x != y)
+        return x > y ? -1 : 1;
+    return (a->feature > b->feature) - (a->feature < b->feature);
+}
+
+/* The features sorted by how much group k's mean differs from the main
+ * group's (malloc'd, g->nfeatures of them). */
+static struct difference *differences(const struct kv_rank_groups *g, size_t k)
+{
+    size_t nf = g->nfeatures;
+    struct difference *d = km_xcalloc(nf + 1, sizeof *d);
+    for (size_t f = 0; f < nf; f++) {
+        d[f].feature = f;
+        for (size_t p = 0; p < g->n; p++) {
+            double v = g->x[p * nf + f];
+            if (g->group[p] == (int)k)
+                d[f].group_mean += v;
+            else if (g->group[p] == 0)
+                d[f].main_mean += v;
+        }
+        d[f].group_mean /= (double)g->group_size[k];
+        d[f].main_mean /= (double)g->group_size[0];
+    }
+    qsort(d, nf, sizeof *d, by_size_of_difference);
+    return d;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+
+static void print_method(FILE *f, const struct kv_rank_groups *g)
+{
+    char b[32], c[32];
+    fprintf(f, "Ranks clustered by complete linkage.  Distance: the time two "
+            "ranks spend\ndifferently (Manhattan distance of their per-routine "
+            "computation, MPI and I/O\ntimes, time outside routines and in "
+            "other callees: %zu parts), as a fraction\nof the mean total time "
+            "(%s s).  Groups: clusters below %s.\n", g->nfeatures,
+            kv_human(b, g->scale), kv_human(c, g->cut));
+}
+
+static void print_groups(FILE *f, const struct kv_rank_groups *g,
+                         const struct kv_stats *st)
+{
+    char ranks[256], b[32], c[32];
+    fprintf(f, "\n%zu ranks, %zu group%s\n", g->n, g->ngroups,
+            g->ngroups == 1 ? "" : "s");
+    for (size_t k = 0; k < g->ngroups; k++) {
+        kv_group_ranks(ranks, sizeof ranks, g, st, k);
+        fprintf(f, "  group %zu: %zu rank%s (%s), diameter %s", k + 1,
+                g->group_size[k], g->group_size[k] == 1 ? "" : "s", ranks,
+                kv_human(b, g->diameter[k]));
+        if (k == 0)
+            fputs(", the main group", f);
+        if (g->outlier_group[k])
+            fprintf(f, ", %s from the main group: outlier",
+                    kv_human(c, g->to_main[k]));
+        fputc('\n', f);
+    }
+}
+
+static void print_outlier(FILE *f, const struct kv_rank_groups *g,
+                          const struct kv_stats *st, size_t k, int reasons)
+{
+    char ranks[256], name[256], b[4][32];
+    kv_group_ranks(ranks, sizeof ranks, g, st, k);
+    fprintf(f, "  rank%s %s differ%s from the main group by %s of the run "
+            "time:\n", g->group_size[k] == 1 ? "" : "s", ranks,
+            g->group_size[k] == 1 ? "s" : "", kv_percent(b[0], g->to_main[k]));
+    struct difference *d = differences(g, k);
+    for (size_t i = 0; i < g->nfeatures && (int)i < reasons; i++) {
+        double delta = d[i].group_mean - d[i].main_mean;
+        if (delta == 0)
+            break;
+        kv_feature_name(name, sizeof name, &g->features[d[i].feature], st);
+        fprintf(f, "    %-40s %10s s vs %10s s (%s%s s, %s of the run)\n", name,
+                kv_human(b[0], d[i].group_mean), kv_human(b[1], d[i].main_mean),
+                delta > 0 ? "+" : "", kv_human(b[2], delta),
+                kv_percent(b[3], fabs(delta) / g->scale));
+    }
+    free(d);
+}
+
+static void print_merges(FILE *f, const struct kv_rank_groups *g,
+                         const struct kv_stats *st)
+{
+    char b[32];
+    fprintf(f, "\nDendrogram: merges in order (clusters %zu and up are earlier "
+            "merges)\n  %5s %10s  %s\n", g->n, "step", "height", "joins");
+    for (size_t k = 0; k + 1 < g->n; k++) {
+        const struct kv_merge *m = &g->merges[k];
+        fprintf(f, "  %5zu %10s  ", g->n + k, kv_human(b, m->height));
+        if ((size_t)m->a < g->n)
+            fprintf(f, "rank %d", st->rank[m->a]);
+        else
+            fprintf(f, "cluster %d", m->a);
+        if ((size_t)m->b < g->n)
+            fprintf(f, " + rank %d", st->rank[m->b]);
+        else
+            fprintf(f, " + cluster %d", m->b);
+        fprintf(f, " (%d ranks)\n", m->size);
+    }
+}
+
+void kv_ranks_print(FILE *f, const struct kv_rank_groups *g,
+                    const struct kv_stats *st, int reasons)
+{
+    print_method(f, g);
+    if (g->n == 0)
+        return;
+    print_groups(f, g, st);
+    bool any = false;
+    for (size_t k = 1; k < g->ngroups; k++)
+        if (g->outlier_group[k]) {
+            if (!any)
+                fprintf(f, "\nOutliers\n");
+            any = true;
+            print_outlier(f, g, st, k, reasons);
+        }
+    if (!any && 2 * g->group_size[0] < g->n)
+        fprintf(f, "\nNo outlier ranks: no group holds half of the ranks at "
+                "this cut, so no\nbehaviour is shared by most ranks (a larger "
+                "--cut joins more ranks).\n");
+    else if (!any)
+        fprintf(f, "\nNo outlier ranks at this cut.\n");
+    if (g->n <= 64)
+        print_merges(f, g, st);
+}
+
+/* ------------------------------------------------------------------------ */
+/* CSV                                                                       */
+
+struct ranks_csv {
+    const struct kv_rank_groups *g;
+    const struct kv_stats *st;
+};
+
+static void csv_ranks(FILE *f, const void *ctx)
+{
+    const struct ranks_csv *c = ctx;
+    const struct kv_rank_groups *g = c->g;
+    const struct kv_stats *st = c->st;
+    int *position = km_xcalloc(g->n + 1, sizeof *position);
+    for (size_t i = 0; i < g->n; i++)
+        position[g->order[i]] = (int)i;
+    fputs("rank,group,outlier,leaf_order\n", f);
+    for (size_t p = 0; p < g->n; p++)
+        fprintf(f, "%d,%d,%d,%d\n", st->rank[p], g->group[p] + 1,
+                g->outlier_group[g->group[p]], position[p] + 1);
+    free(position);
+}
+
+static void csv_groups(FILE *f, const void *ctx)
+{
+    const struct ranks_csv *c = ctx;
+    const struct kv_rank_groups *g = c->g;
+    const struct kv_stats *st = c->st;
+    char ranks[4096];
+    fputs("group,size,main,outlier,diameter,distance_to_main,ranks\n", f);
+    for (size_t k = 0; k < g->ngroups; k++) {
+        kv_group_ranks(ranks, sizeof ranks, g, st, k);
+        fprintf(f, "%zu,%zu,%d,%d,", k + 1, g->group_size[k], k == 0,
+                g->outlier_group[k]);
+        kv_csv_num(f, g->diameter[k]);
+        fputc(',', f);
+        if (g->outlier_group[k])
+            kv_csv_num(f, g->to_main[k]);
+        fputc(',', f);
+        kv_csv_str(f, ranks);
+        fputc('\n', f);
+    }
+}
+
+static void csv_merges(FILE *f, const void *ctx)
+{
+    const struct ranks_csv *c = ctx;
+    const struct kv_rank_groups *g = c->g;
+    const struct kv_stats *st = c->st;
+    fputs("cluster,a,b,a_rank,b_rank,height,size\n", f);
+    for (size_t k = 0; k + 1 < g->n; k++) {
+        const struct kv_merge *m = &g->merges[k];
+        fprintf(f, "%zu,%d,%d,", g->n + k, m->a, m->b);
+        if ((size_t)m->a < g->n)
+            fprintf(f, "%d", st->rank[m->a]);
+        fputc(',', f);
+        if ((size_t)m->b < g->n)
+            fprintf(f, "%d", st->rank[m->b]);
+        fputc(',', f);
+        kv_csv_num(f, m->height);
+        fprintf(f, ",%d\n", m->size);
+    }
+}
+
+static void csv_differences(FILE *f, const void *ctx)
+{
+    const struct ranks_csv *c = ctx;
+    const struct kv_rank_groups *g = c->g;
+    const struct kv_stats *st = c->st;
+    fputs("group,routine,part,group_mean,main_mean,difference\n", f);
+    for (size_t k = 1; k < g->ngroups; k++) {
+        if (!g->outlier_group[k])
+            continue;
+        struct difference *d = differences(g, k);
+        for (size_t i = 0; i < g->nfeatures; i++) {
+            const struct kv_feature *ft = &g->features[d[i].feature];
+            fprintf(f, "%zu,", k + 1);
+            if (ft->routine >= 0)
+                kv_csv_str(f, st->run->routines[ft->routine].name);
+            fputc(',', f);
+            kv_csv_str(f, part_name[ft->part]);
+            fputc(',', f);
+            kv_csv_num(f, d[i].group_mean);
+            fputc(',', f);
+            kv_csv_num(f, d[i].main_mean);
+            fputc(',', f);
+            kv_csv_num(f, d[i].group_mean - d[i].main_mean);
+            fputc('\n', f);
+        }
+        free(d);
+    }
+}
+
+int kv_ranks_csv(struct kv_out *o, const char *dir,
+                 const struct kv_rank_groups *g, const struct kv_stats *st)
+{
+    static const struct kv_csv_file files[] = {
+        { "ranks.csv", csv_ranks }, { "groups.csv", csv_groups },
+        { "merges.csv", csv_merges }, { "differences.csv", csv_differences },
+    };
+    struct ranks_csv c = { g, st };
+    return kv_csv_files(o, dir, files, sizeof files / sizeof *files, &c);
+}

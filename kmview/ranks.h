@@ -1,0 +1,63 @@
+/*
+ * ranks.h — `kmview ranks`: which ranks behave alike, which are odd, and
+ * why (hierarchical clustering of the ranks' per-routine profiles).
+ */
+#ifndef KV_RANKS_H
+#define KV_RANKS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kmview/cluster.h"
+#include "kmview/stats.h"
+
+/* What a rank's profile is made of: per routine its computation (net
+ * minus own I/O), its own MPI calls and its own I/O statements, and the
+ * time outside routines and in unmeasured callees other than MPI. */
+enum kv_feature_part { KV_P_COMPUTATION, KV_P_MPI, KV_P_IO, KV_P_OUTSIDE,
+                       KV_P_CALLEES };
+
+struct kv_feature {
+    int routine;             /* -1 for the two whole-rank parts */
+    enum kv_feature_part part;
+};
+
+struct kv_rank_groups {
+    size_t n;                /* ranks: the columns of the stats */
+    double scale;            /* the mean total time the distances divide by */
+    double cut;              /* groups are the clusters below this height */
+    size_t nfeatures;
+    struct kv_feature *features;
+    double *x;               /* [column * nfeatures + feature], seconds */
+    struct kv_merge *merges; /* n - 1 */
+    int *order;              /* dendrogram leaf order of the columns */
+    int *group;              /* group of each column; 0 is the main group */
+    size_t ngroups;
+    size_t *group_size;
+    double *diameter;        /* largest distance inside each group */
+    double *to_main;         /* complete-linkage distance to the main group */
+    bool *outlier_group;
+};
+
+/* Cluster the ranks of `st`; cut at height `cut`, or into `groups` groups
+ * when groups > 0. */
+void kv_rank_groups_build(struct kv_rank_groups *g, const struct kv_stats *st,
+                          double cut, size_t groups);
+void kv_rank_groups_free(struct kv_rank_groups *g);
+
+/* The text report; `reasons` features are named per outlier group. */
+void kv_ranks_print(FILE *f, const struct kv_rank_groups *g,
+                    const struct kv_stats *st, int reasons);
+/* ranks.csv, groups.csv, merges.csv and differences.csv in `dir`. */
+struct kv_out;
+int kv_ranks_csv(struct kv_out *o, const char *dir,
+                 const struct kv_rank_groups *g, const struct kv_stats *st);
+
+/* "ROUTINE computation", "time outside routines", ... */
+void kv_feature_name(char *buf, size_t size, const struct kv_feature *ft,
+                     const struct kv_stats *st);
+/* Ranks of the columns in `group`, as "0-3,7". */
+void kv_group_ranks(char *buf, size_t size, const struct kv_rank_groups *g,
+                    const struct kv_stats *st, size_t group);
+
+#endif

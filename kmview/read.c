@@ -1,0 +1,930 @@
+/*
+ * read.c — the KM_output reader (format: doc/KM_output.md).
+ *
+ * Owns what "well formed" means for kmview: a line-by-line state machine
+ * over the file (header lines, the Prediction section, one section per
+ * rank, the End line) that relies only on what the format page fixes.
+ * Lines starting with '!' are headings and comments: the ones that carry
+ * structure (section markers, "! Routine ..." block headings, warnings,
+ * "! Key : value" header lines) are read, every other one is skipped, so
+ * that a newer libkm may add comments, header lines, figures or whole
+ * sections without breaking kmview.  Data lines must be exactly what the
+ * format says; the first one that is not stops the reading with
+ * `file:line:column: error: text`, the column pointing at the field at
+ * fault.  A file without its End line is truncated.
+ *
+ * Streams the file line by line: a file of thousands of ranks is never held
+ * whole in memory.  Must never print anything but the one error line, nor
+ * leave `run` looking valid after an error.
+ */
+#include "kmview/read.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "support/buf.h"
+
+enum state { S_START, S_HEADER, S_PREDICTION, S_RANK, S_SKIP, S_END };
+
+struct reader {
+    struct kv_run *run;
+    const char *path;
+    FILE *f;
+    char *line;
+    size_t cap;
+    long lineno;
+    enum state st;
+    bool rank_only;          /* the Ranks line says "holds rank R only" */
+    int only_rank;
+    int sections;            /* rank sections in this file */
+
+    /* the rank section being read */
+    size_t rix;              /* index into run->ranks */
+    long section_line;
+    bool fig_seen[KV_NFIGS];
+    bool procs_seen;
+    bool table_started;
+    size_t table_rows;
+    int *row_routine;        /* routine id of table row k + 1 */
+    size_t caprows;
+    /* the location block being read */
+    bool in_block;
+    int block_routine;
+    long block_expected, block_rows;
+    long block_line;
+    size_t block_first_cell; /* index of the block's first lcell */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+
+static int fail_at(struct reader *rd, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Print the one error line; `where` points into rd->line (column) or is
+ * NULL (no column). */
+static int fail_at(struct reader *rd, const char *where, const char *fmt, ...)
+{
+    va_list ap;
+    if (where && rd->line && where >= rd->line)
+        fprintf(stderr, "%s:%ld:%ld: error: ", rd->path, rd->lineno,
+                (long)(where - rd->line) + 1);
+    else
+        fprintf(stderr, "%s:%ld: error: ", rd->path, rd->lineno);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fields                                                                    */
+
+static const char *skip_blanks(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* The next blank-separated field at or after *p: its start, and its length
+ * through *len; *p moves past it.  NULL at the end of the line. */
+static const char *next_field(const char **p, size_t *len)
+{
+    const char *s = skip_blanks(*p);
+    if (!*s)
+        return NULL;
+    const char *e = s;
+    while (*e && *e != ' ' && *e != '\t')
+        e++;
+    *len = (size_t)(e - s);
+    *p = e;
+    return s;
+}
+
+static int parse_seconds(struct reader *rd, const char *s, size_t len,
+                         double *out, const char *what)
+{
+    char buf[64];
+    char *end;
+    if (len == 0 || len >= sizeof buf)
+        return fail_at(rd, s, "%s: expected a number of seconds", what);
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (*end || end == buf || !isfinite(v))
+        return fail_at(rd, s, "%s: '%s' is not a number of seconds", what, buf);
+    *out = v;
+    return 0;
+}
+
+/* A count: digits, with a leading + when extrapolated. */
+static int parse_count(struct reader *rd, const char *s, size_t len,
+                       uint64_t *out, bool *plus, const char *what)
+{
+    size_t i = 0;
+    uint64_t v = 0;
+    bool p = len > 0 && s[0] == '+';
+    *out = 0;
+    if (p)
+        i = 1;
+    if (i == len)
+        return fail_at(rd, s, "%s: expected a count", what);
+    for (; i < len; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return fail_at(rd, s, "%s: '%.*s' is not a count", what, (int)len, s);
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return fail_at(rd, s, "%s: count too large", what);
+        v = v * 10 + d;
+    }
+    *out = v;
+    if (plus)
+        *plus = p;
+    else if (p)
+        return fail_at(rd, s, "%s: unexpected '+'", what);
+    return 0;
+}
+
+static int parse_int(struct reader *rd, const char *s, size_t len, int *out,
+                     const char *what)
+{
+    uint64_t v;
+    *out = 0;
+    if (parse_count(rd, s, len, &v, NULL, what))
+        return -1;
+    if (v > INT_MAX)
+        return fail_at(rd, s, "%s: number too large", what);
+    *out = (int)v;
+    return 0;
+}
+
+/* Fields of a data line, all of them (at most `max`). */
+struct fields {
+    const char *s[16];
+    size_t len[16];
+    int n;
+};
+
+static void split(const char *p, const char *stop, struct fields *fs)
+{
+    fs->n = 0;
+    size_t len;
+    const char *s;
+    while (fs->n < 16 && (s = next_field(&p, &len)) && (!stop || s < stop)) {
+        if (stop && s + len > stop)
+            len = (size_t)(stop - s);
+        fs->s[fs->n] = s;
+        fs->len[fs->n++] = len;
+    }
+}
+
+/* Text with runs of blanks collapsed and both ends trimmed, in place. */
+static char *collapse(char *s)
+{
+    char *w = s;
+    bool blank = true;
+    for (char *r = s; *r; r++) {
+        if (*r == ' ' || *r == '\t') {
+            if (!blank)
+                *w++ = ' ';
+            blank = true;
+        } else {
+            *w++ = *r;
+            blank = false;
+        }
+    }
+    if (w > s && w[-1] == ' ')
+        w--;
+    *w = '\0';
+    return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Line kinds                                                                */
+
+static bool is_comment(const char *line)
+{
+    return *skip_blanks(line) == '!';
+}
+
+static bool is_blank(const char *line)
+{
+    return *skip_blanks(line) == '\0';
+}
+
+/* "! ===== Name =====": where the name starts in `line` and its length
+ * (trimmed), or NULL. */
+static const char *section_marker(const char *line, size_t *len)
+{
+    const char *p = skip_blanks(skip_blanks(line) + 1);
+    if (strncmp(p, "=====", 5) != 0)
+        return NULL;
+    p += 5;
+    while (*p == '=')
+        p++;
+    p = skip_blanks(p);
+    const char *e = strstr(p, "=====");
+    if (!e)
+        return NULL;
+    while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    *len = (size_t)(e - p);
+    return p;
+}
+
+/* Does `s` contain `word`, ignoring case? */
+static bool contains_word(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    for (; *s; s++)
+        if (strncasecmp(s, word, n) == 0)
+            return true;
+    return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Header                                                                    */
+
+static int read_magic(struct reader *rd)
+{
+    const char *p = skip_blanks(rd->line);
+    static const char magic[] = "! kmtool KM_output";
+    if (strncmp(p, magic, sizeof magic - 1) != 0)
+        return fail_at(rd, p, "not a KM_output file (the first line is not "
+                       "'%s 1')", magic);
+    p += sizeof magic - 1;
+    size_t len;
+    const char *v = next_field(&p, &len);
+    int version;
+    if (!v)
+        return fail_at(rd, p, "the first line names no format version");
+    if (parse_int(rd, v, len, &version, "format version"))
+        return -1;
+    if (version != 1)
+        return fail_at(rd, v, "format version %d; this kmview reads version 1",
+                       version);
+    if (rd->run->format_version && rd->run->format_version != version)
+        return fail_at(rd, v, "format version differs from the other files");
+    rd->run->format_version = version;
+    rd->st = S_HEADER;
+    return 0;
+}
+
+static void set_string(char **field, const char *value)
+{
+    if (!*field)
+        *field = km_xstrdup(value);
+}
+
+static int header_ranks(struct reader *rd, const char *value)
+{
+    const char *p = value;
+    size_t len;
+    const char *v = next_field(&p, &len);
+    int n;
+    if (!v)
+        return fail_at(rd, value, "the Ranks line holds no number");
+    if (len > 0 && v[len - 1] == ',')
+        len--;
+    if (parse_int(rd, v, len, &n, "number of ranks"))
+        return -1;
+    if (n < 1)
+        return fail_at(rd, v, "number of ranks must be at least 1");
+    if (rd->run->nranks >= 0 && rd->run->nranks != n)
+        return fail_at(rd, v, "%d ranks, but the files read before hold a run "
+                       "of %d", n, rd->run->nranks);
+    rd->run->nranks = n;
+    const char *only = strstr(value, "holds rank ");
+    if (only) {
+        p = only + strlen("holds rank ");
+        v = next_field(&p, &len);
+        if (!v || parse_int(rd, v, len, &rd->only_rank, "rank"))
+            return v ? -1 : fail_at(rd, only, "which rank?");
+        rd->rank_only = true;
+    }
+    return 0;
+}
+
+/* "! Key : value" — the keys the format fixes, and any others kept. */
+static int header_line(struct reader *rd)
+{
+    char *p = (char *)skip_blanks(skip_blanks(rd->line) + 1);
+    char *colon = strchr(p, ':');
+    if (!colon)
+        return 0;                                /* a comment */
+    char *value_start = colon + 1;
+    size_t keylen = (size_t)(colon - p);
+    char *key = km_xstrndup(p, keylen);
+    collapse(key);
+    int value_col = (int)(value_start - rd->line);
+    char *value = collapse(km_xstrdup(value_start));
+    int rc = 0;
+    struct kv_run *run = rd->run;
+    if (strcasecmp(key, "Program") == 0)
+        set_string(&run->program, value);
+    else if (strcasecmp(key, "Started") == 0)
+        set_string(&run->started, value);
+    else if (strcasecmp(key, "Written at") == 0)
+        set_string(&run->written_at, value);
+    else if (strcasecmp(key, "Clock") == 0)
+        set_string(&run->clock, value);
+    else if (strcasecmp(key, "Ranks") == 0)
+        rc = header_ranks(rd, rd->line + value_col);
+    else if (*key) {
+        KM_GROW(run->extra, run->capextra, run->nextra + 1);
+        run->extra[run->nextra++] = (struct kv_extra){ key, value };
+        return 0;
+    }
+    free(key);
+    free(value);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Prediction                                                                */
+
+static int prediction_figure(struct reader *rd, const char *bang)
+{
+    struct kv_prediction *pr = &rd->run->pred;
+    const char *label = skip_blanks(bang + 1);
+    struct fields fs;
+    split(rd->line, bang, &fs);
+    if (fs.n != 1)
+        return fail_at(rd, fs.n ? fs.s[1] : rd->line,
+                       "a figure line holds one number before its '!'");
+    double *dst = NULL;
+    bool *have = NULL;
+    if (contains_word(label, "T_1pe"))
+        dst = &pr->t_1pe, have = &pr->have_t_1pe;
+    else if (contains_word(label, "speedup"))
+        dst = &pr->speedup, have = &pr->have_speedup;
+    else if (contains_word(label, "efficiency"))
+        dst = &pr->efficiency, have = &pr->have_efficiency;
+    if (!dst)
+        return 0;                                /* a figure added later */
+    if (*have)
+        return fail_at(rd, label, "this prediction figure appears twice");
+    *have = true;
+    return parse_seconds(rd, fs.s[0], fs.len[0], dst, "prediction figure");
+}
+
+static int prediction_line(struct reader *rd)
+{
+    const char *bang = strchr(rd->line, '!');
+    if (bang)
+        return prediction_figure(rd, bang);
+    struct fields fs;
+    split(rd->line, NULL, &fs);
+    if (fs.n != 5)
+        return fail_at(rd, fs.n > 5 ? fs.s[5] : skip_blanks(rd->line),
+                       "a prediction row holds 5 fields (rank, total, MPI, "
+                       "redundant, parallel), not %d", fs.n);
+    struct kv_prediction *pr = &rd->run->pred;
+    if (pr->have_t_1pe || pr->have_speedup || pr->have_efficiency)
+        return fail_at(rd, fs.s[0], "a prediction row after the predicted "
+                       "figures");
+    struct kv_prediction_row row;
+    static const char *const what[] = { "total time", "MPI time",
+                                        "redundant time", "parallel time" };
+    double *v[] = { &row.total, &row.mpi, &row.redundant, &row.parallel };
+    if (parse_int(rd, fs.s[0], fs.len[0], &row.rank, "rank"))
+        return -1;
+    if ((size_t)row.rank != pr->nrows)
+        return fail_at(rd, fs.s[0], "prediction row for rank %d where rank "
+                       "%zu was expected", row.rank, pr->nrows);
+    for (int i = 0; i < 4; i++)
+        if (parse_seconds(rd, fs.s[i + 1], fs.len[i + 1], v[i], what[i]))
+            return -1;
+    KM_GROW(pr->rows, pr->caprows, pr->nrows + 1);
+    pr->rows[pr->nrows++] = row;
+    return 0;
+}
+
+/* Called when the Prediction section ends. */
+static int prediction_done(struct reader *rd)
+{
+    struct kv_prediction *pr = &rd->run->pred;
+    if (!pr->have_t_1pe || !pr->have_speedup || !pr->have_efficiency)
+        return fail_at(rd, NULL, "the Prediction section ends without its "
+                       "T_1pe, speedup and efficiency lines");
+    if (rd->run->nranks >= 0 && pr->nrows != (size_t)rd->run->nranks)
+        return fail_at(rd, NULL, "the Prediction section has %zu rows for %d "
+                       "ranks", pr->nrows, rd->run->nranks);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rank sections                                                             */
+
+static struct kv_rank *cur(struct reader *rd)
+{
+    return &rd->run->ranks[rd->rix];
+}
+
+/* "===== Rank N =====": `name` points at "Rank" in rd->line. */
+static int begin_rank(struct reader *rd, const char *name, size_t namelen)
+{
+    struct kv_run *run = rd->run;
+    char *num = km_xstrndup(name, namelen);
+    const char *p = num + strlen("Rank");
+    size_t len;
+    const char *v = next_field(&p, &len);
+    int rank;
+    if (!v) {
+        free(num);
+        return fail_at(rd, name, "a Rank section without a rank number");
+    }
+    v = name + (v - num);                        /* back into rd->line */
+    free(num);
+    if (parse_int(rd, v, len, &rank, "rank"))
+        return -1;
+    if (run->nranks < 0)
+        return fail_at(rd, v, "a Rank section before the Ranks header line");
+    if (rank >= run->nranks)
+        return fail_at(rd, v, "rank %d in a run of %d ranks", rank, run->nranks);
+    if (rd->rank_only && rank != rd->only_rank)
+        return fail_at(rd, v, "rank %d in a file that holds rank %d only", rank,
+                       rd->only_rank);
+    for (size_t i = 0; i < run->nsections; i++)
+        if (run->ranks[i].rank == rank)
+            return fail_at(rd, v, "rank %d appears twice (first in %s, line %d)",
+                           rank, run->ranks[i].source, run->ranks[i].source_line);
+    struct kv_rank *r = kv_rank_add(run, rank);
+    r->source = run->sources[run->nsources - 1];
+    r->source_line = (int)rd->lineno;
+    rd->rix = run->nsections - 1;
+    rd->section_line = rd->lineno;
+    memset(rd->fig_seen, 0, sizeof rd->fig_seen);
+    rd->procs_seen = false;
+    rd->table_started = false;
+    rd->table_rows = 0;
+    rd->in_block = false;
+    rd->sections++;
+    rd->st = S_RANK;
+    return 0;
+}
+
+static const char *missing_figure(const struct reader *rd)
+{
+    if (!rd->procs_seen)
+        return "Processors and Rank";
+    for (int f = 0; f < KV_NFIGS; f++)
+        if (!rd->fig_seen[f])
+            return kv_figures[f].label;
+    return NULL;
+}
+
+static int end_block(struct reader *rd)
+{
+    if (rd->in_block && rd->block_rows != rd->block_expected)
+        return fail_at(rd, NULL, "the locations of routine %s (line %ld) end "
+                       "after %ld of their %ld rows",
+                       rd->run->routines[rd->block_routine].name, rd->block_line,
+                       rd->block_rows, rd->block_expected);
+    rd->in_block = false;
+    return 0;
+}
+
+/* Called when a rank section ends (next section, End, end of file). */
+static int end_rank(struct reader *rd)
+{
+    struct kv_rank *r = cur(rd);
+    if (r->lost)
+        return 0;
+    const char *missing = missing_figure(rd);
+    if (missing)
+        return fail_at(rd, NULL, "the section of rank %d (line %ld) ends "
+                       "without its '%s' figure", r->rank, rd->section_line,
+                       missing);
+    if (rd->table_rows != (size_t)r->fig[KV_F_ROUTINES])
+        return fail_at(rd, NULL, "the section of rank %d (line %ld) ends after "
+                       "%zu of its %.0f routine rows", r->rank, rd->section_line,
+                       rd->table_rows, r->fig[KV_F_ROUTINES]);
+    return end_block(rd);
+}
+
+static int figure_index(const char *label)
+{
+    for (int f = 0; f < KV_NFIGS; f++)
+        if (strcasecmp(label, kv_figures[f].label) == 0)
+            return f;
+    return -1;
+}
+
+static int processors_and_rank(struct reader *rd, const struct fields *fs)
+{
+    struct kv_rank *r = cur(rd);
+    int procs, rank;
+    if (fs->n != 2)
+        return fail_at(rd, fs->n ? fs->s[0] : rd->line,
+                       "'Processors and Rank' holds two numbers");
+    if (parse_int(rd, fs->s[0], fs->len[0], &procs, "processors") ||
+        parse_int(rd, fs->s[1], fs->len[1], &rank, "rank"))
+        return -1;
+    if (procs != rd->run->nranks)
+        return fail_at(rd, fs->s[0], "%d processors in a run of %d ranks",
+                       procs, rd->run->nranks);
+    if (rank != r->rank)
+        return fail_at(rd, fs->s[1], "rank %d in the section of rank %d", rank,
+                       r->rank);
+    r->processors = procs;
+    rd->procs_seen = true;
+    return 0;
+}
+
+/* "value ! label" in a rank's header. */
+static int rank_figure(struct reader *rd, const char *bang)
+{
+    struct kv_rank *r = cur(rd);
+    char *label = collapse(km_xstrdup(bang + 1));
+    struct fields fs;
+    split(rd->line, bang, &fs);
+    int rc = 0;
+    if (rd->table_started)
+        rc = fail_at(rd, skip_blanks(rd->line), "a figure line after the "
+                     "routine table");
+    else if (r->lost)
+        rc = fail_at(rd, skip_blanks(rd->line), "a figure line in the section "
+                     "of a rank whose results were lost");
+    else if (strcasecmp(label, "Processors and Rank") == 0) {
+        rc = rd->procs_seen ? fail_at(rd, bang + 1, "this figure appears twice")
+                            : processors_and_rank(rd, &fs);
+    } else {
+        int f = figure_index(label);
+        if (f < 0) {
+            free(label);
+            return 0;                            /* a figure added later */
+        }
+        if (rd->fig_seen[f])
+            rc = fail_at(rd, bang + 1, "this figure appears twice");
+        else if (fs.n != 1)
+            rc = fail_at(rd, fs.n ? fs.s[fs.n - 1] : rd->line,
+                         "a figure line holds one number before its '!'");
+        else if (kv_figures[f].integer) {
+            uint64_t v;
+            rc = parse_count(rd, fs.s[0], fs.len[0], &v, NULL, label);
+            r->fig[f] = (double)v;
+        } else {
+            rc = parse_seconds(rd, fs.s[0], fs.len[0], &r->fig[f], label);
+        }
+        rd->fig_seen[f] = true;
+    }
+    free(label);
+    return rc;
+}
+
+static int routine_row(struct reader *rd)
+{
+    struct kv_rank *r = cur(rd);
+    struct fields fs;
+    const char *first = skip_blanks(rd->line);
+    if (r->lost)
+        return fail_at(rd, first, "a routine row in the section of a rank "
+                       "whose results were lost");
+    if (!rd->table_started) {
+        const char *missing = missing_figure(rd);
+        if (missing)
+            return fail_at(rd, first, "the routine table starts, but the "
+                           "header figure '%s' is missing", missing);
+        rd->table_started = true;
+    }
+    if (rd->in_block || rd->table_rows == (size_t)r->fig[KV_F_ROUTINES])
+        return fail_at(rd, first, rd->in_block
+                       ? "more location rows than the heading announced"
+                       : "more routine rows than the 'Routines' figure says");
+    split(rd->line, NULL, &fs);
+    if (fs.n != 7)
+        return fail_at(rd, fs.n > 7 ? fs.s[7] : first,
+                       "a routine row holds 7 fields (number, name, elapsed, "
+                       "net, counts, MPI, I/O), not %d", fs.n);
+    int no;
+    if (parse_int(rd, fs.s[0], fs.len[0], &no, "routine number"))
+        return -1;
+    if ((size_t)no != rd->table_rows + 1)
+        return fail_at(rd, fs.s[0], "routine number %d where %zu was expected",
+                       no, rd->table_rows + 1);
+    char *name = km_xstrndup(fs.s[1], fs.len[1]);
+    int id = kv_routine_intern(rd->run, name);
+    free(name);
+    for (size_t k = 0; k < rd->table_rows; k++)
+        if (rd->row_routine[k] == id)
+            return fail_at(rd, fs.s[1], "routine %s appears twice in the "
+                           "table of rank %d", rd->run->routines[id].name,
+                           r->rank);
+    struct kv_rcell c = { .routine = id };
+    if (parse_seconds(rd, fs.s[2], fs.len[2], &c.elapsed, "elapsed time") ||
+        parse_seconds(rd, fs.s[3], fs.len[3], &c.net, "net time") ||
+        parse_count(rd, fs.s[4], fs.len[4], &c.count, &c.extrap, "counts") ||
+        parse_seconds(rd, fs.s[5], fs.len[5], &c.mpi, "MPI time") ||
+        parse_seconds(rd, fs.s[6], fs.len[6], &c.io, "I/O time"))
+        return -1;
+    *kv_rank_add_routine(r) = c;
+    KM_GROW(rd->row_routine, rd->caprows, rd->table_rows + 1);
+    rd->row_routine[rd->table_rows++] = id;
+    return 0;
+}
+
+/* The routine's file and line, as the first block heading gives them. */
+static void note_routine_place(struct kv_routine *rt, const char *file,
+                               size_t flen, int line)
+{
+    if (rt->file)
+        return;
+    rt->file = km_xstrndup(file, flen);
+    rt->line = line;
+}
+
+/* "! Routine <no> <name>, file <file>, line <line>, <n> locations". */
+static int block_heading(struct reader *rd, const char *p)
+{
+    struct kv_rank *r = cur(rd);
+    if (end_block(rd))
+        return -1;
+    if (r->lost || missing_figure(rd) ||
+        rd->table_rows != (size_t)r->fig[KV_F_ROUTINES])
+        return fail_at(rd, p, "a location block before the routine table is "
+                       "complete");
+    size_t len;
+    const char *v = next_field(&p, &len);
+    int no;
+    if (!v || parse_int(rd, v, len, &no, "routine number"))
+        return v ? -1 : fail_at(rd, p, "a location heading without a routine "
+                                "number");
+    if (no < 1 || (size_t)no > rd->table_rows)
+        return fail_at(rd, v, "routine number %d is not in the table", no);
+    int id = rd->row_routine[no - 1];
+    const char *name = skip_blanks(p);
+    const char *comma = strchr(name, ',');
+    const char *rname = rd->run->routines[id].name;
+    if (!comma || (size_t)(comma - name) != strlen(rname) ||
+        strncmp(name, rname, strlen(rname)) != 0)
+        return fail_at(rd, name, "routine %d of the table is %s", no, rname);
+    /* the file name may hold anything: take line and count from the end */
+    const char *tail = strstr(comma, " locations");
+    const char *lc = NULL, *ll = NULL;
+    for (const char *q = comma; tail && q < tail; q++) {
+        if (strncmp(q, ", line ", 7) == 0)
+            ll = q;
+        if (*q == ',')
+            lc = q;
+    }
+    if (!tail || !lc || !ll || ll >= lc || strncmp(comma, ", file ", 7) != 0)
+        return fail_at(rd, comma, "expected ', file <file>, line <line>, <n> "
+                       "locations'");
+    int line, n;
+    const char *lp = ll + 7, *np = lc + 1;
+    v = next_field(&lp, &len);
+    if (v && len > 0 && v[len - 1] == ',')
+        len--;
+    if (!v || parse_int(rd, v, len, &line, "line"))
+        return -1;
+    v = next_field(&np, &len);
+    if (!v || parse_int(rd, v, len, &n, "number of locations"))
+        return -1;
+    note_routine_place(&rd->run->routines[id], comma + 7,
+                       (size_t)(ll - (comma + 7)), line);
+    rd->in_block = true;
+    rd->block_routine = id;
+    rd->block_expected = n;
+    rd->block_rows = 0;
+    rd->block_line = rd->lineno;
+    rd->block_first_cell = r->nlc;
+    return 0;
+}
+
+/* How many earlier rows of this block share kind and line. */
+static int occurrence(struct reader *rd, int kind, int line)
+{
+    struct kv_rank *r = cur(rd);
+    int n = 0;
+    for (size_t i = rd->block_first_cell; i < r->nlc; i++) {
+        const struct kv_location *l = &rd->run->locations[r->lc[i].location];
+        n += l->kind == kind && l->line == line;
+    }
+    return n;
+}
+
+static int location_row(struct reader *rd)
+{
+    struct kv_rank *r = cur(rd);
+    const char *p = rd->line;
+    const char *s[5];
+    size_t len[5];
+    for (int i = 0; i < 5; i++)
+        if (!(s[i] = next_field(&p, &len[i])))
+            return fail_at(rd, p, "a location row holds number, kind, line, "
+                           "elapsed, counts and the statement");
+    int no, kind, line;
+    struct kv_lcell c;
+    if (parse_int(rd, s[0], len[0], &no, "location number"))
+        return -1;
+    if (no != rd->block_rows + 1)
+        return fail_at(rd, s[0], "location number %d where %ld was expected",
+                       no, rd->block_rows + 1);
+    char word[16];
+    snprintf(word, sizeof word, "%.*s", (int)(len[1] < 15 ? len[1] : 15), s[1]);
+    kind = kv_kind_parse(word);
+    if (kind < 0 || len[1] >= 15)
+        return fail_at(rd, s[1], "unknown location kind '%.*s'", (int)len[1],
+                       s[1]);
+    if (parse_int(rd, s[2], len[2], &line, "line") ||
+        parse_seconds(rd, s[3], len[3], &c.elapsed, "elapsed time") ||
+        parse_count(rd, s[4], len[4], &c.count, &c.extrap, "counts"))
+        return -1;
+    char *text = collapse(km_xstrdup(p));
+    c.location = kv_location_intern(rd->run, rd->block_routine, kind, line,
+                                    occurrence(rd, kind, line), text);
+    free(text);
+    *kv_rank_add_location(r) = c;
+    rd->block_rows++;
+    return 0;
+}
+
+static int rank_comment(struct reader *rd)
+{
+    struct kv_rank *r = cur(rd);
+    const char *p = skip_blanks(skip_blanks(rd->line) + 1);
+    if (strncmp(p, "Warning:", 8) == 0) {
+        char *text = collapse(km_xstrdup(p + 8));
+        if (strstr(text, "results were lost")) {
+            if (rd->procs_seen || rd->table_started) {
+                free(text);
+                return fail_at(rd, p, "a rank whose results were lost has "
+                               "figures");
+            }
+            r->lost = true;
+        }
+        kv_rank_add_warning(r, text);
+        free(text);
+        return 0;
+    }
+    if (strncmp(p, "Routine ", 8) == 0 && isdigit((unsigned char)p[8]))
+        return block_heading(rd, p + 8);
+    return 0;                                     /* headings, Total row */
+}
+
+static int rank_line(struct reader *rd)
+{
+    if (is_comment(rd->line))
+        return rank_comment(rd);
+    if (rd->in_block && rd->block_rows < rd->block_expected)
+        return location_row(rd);
+    const char *bang = strchr(rd->line, '!');
+    if (bang && !rd->in_block)
+        return rank_figure(rd, bang);
+    return routine_row(rd);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sections                                                                  */
+
+/* The section that was being read ends here. */
+static int end_section(struct reader *rd)
+{
+    if (rd->st == S_PREDICTION)
+        return prediction_done(rd);
+    if (rd->st == S_RANK)
+        return end_rank(rd);
+    return 0;
+}
+
+static int end_file(struct reader *rd)
+{
+    if (rd->rank_only && rd->sections != 1)
+        return fail_at(rd, NULL, "a file that holds rank %d only has %d rank "
+                       "sections", rd->only_rank, rd->sections);
+    if (!rd->rank_only && rd->sections != rd->run->nranks)
+        return fail_at(rd, NULL, "%d rank sections for %d ranks", rd->sections,
+                       rd->run->nranks);
+    if (!rd->rank_only && rd->run->nsources > 1)
+        return fail_at(rd, NULL, "only files that hold one rank each can be "
+                       "read together");
+    rd->st = S_END;
+    return 0;
+}
+
+static int marker(struct reader *rd, const char *at, size_t len)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), at);
+    if (rd->st == S_HEADER && rd->run->nranks < 0)
+        return fail_at(rd, NULL, "the header has no Ranks line");
+    if (end_section(rd))
+        return -1;
+    if (strcasecmp(name, "End") == 0)
+        return end_file(rd);
+    if (strcasecmp(name, "Prediction") == 0) {
+        if (rd->run->pred.present || rd->sections > 0)
+            return fail_at(rd, NULL, rd->sections ? "a Prediction section "
+                           "after the rank sections" : "a second Prediction "
+                           "section");
+        rd->run->pred.present = true;
+        rd->st = S_PREDICTION;
+        return 0;
+    }
+    if (strncasecmp(name, "Rank", 4) == 0 && (name[4] == ' ' || !name[4]))
+        return begin_rank(rd, at, len);
+    rd->st = S_SKIP;                              /* a section added later */
+    return 0;
+}
+
+static int one_line(struct reader *rd)
+{
+    const char *at;
+    size_t len;
+    if (rd->st == S_START)
+        return is_blank(rd->line) ? 0 : read_magic(rd);
+    if (is_blank(rd->line))
+        return 0;
+    if (rd->st == S_END)
+        return fail_at(rd, skip_blanks(rd->line), "text after the End line");
+    if (is_comment(rd->line) && (at = section_marker(rd->line, &len)))
+        return marker(rd, at, len);
+    switch (rd->st) {
+    case S_HEADER:
+        if (is_comment(rd->line))
+            return header_line(rd);
+        return fail_at(rd, skip_blanks(rd->line), "a data line in the header");
+    case S_PREDICTION:
+        return is_comment(rd->line) ? 0 : prediction_line(rd);
+    case S_RANK:
+        return rank_line(rd);
+    default:
+        return 0;
+    }
+}
+
+/* Read lines, dropping the newline (and a carriage return before it). */
+static int read_lines(struct reader *rd)
+{
+    ssize_t n;
+    while ((n = getline(&rd->line, &rd->cap, rd->f)) >= 0) {
+        rd->lineno++;
+        /* libkm ends every line: a last line without its newline is where
+         * the writing stopped, whatever it looks like (but the End line
+         * of a file someone edited) */
+        bool partial = n > 0 && rd->line[n - 1] != '\n';
+        while (n > 0 && (rd->line[n - 1] == '\n' || rd->line[n - 1] == '\r'))
+            rd->line[--n] = '\0';
+        size_t len = 0;
+        const char *end = is_comment(rd->line) ? section_marker(rd->line, &len)
+                                               : NULL;
+        if (partial && !(end && len == 3 && strncasecmp(end, "End", 3) == 0))
+            return fail_at(rd, NULL, "the file ends in the middle of this "
+                           "line: truncated");
+        if (memchr(rd->line, '\0', (size_t)n))
+            return fail_at(rd, NULL, "a NUL byte: not a text file");
+        if (one_line(rd))
+            return -1;
+    }
+    if (ferror(rd->f))
+        return fail_at(rd, NULL, "read error: %s", strerror(errno));
+    if (rd->st == S_START) {
+        rd->lineno = rd->lineno ? rd->lineno : 1;
+        return fail_at(rd, NULL, "empty file: not a KM_output file");
+    }
+    if (rd->st != S_END) {
+        free(rd->line);
+        rd->line = NULL;
+        return fail_at(rd, NULL, "the file ends without its '! ===== End "
+                       "=====' line: truncated");
+    }
+    return 0;
+}
+
+int kv_read_file(struct kv_run *run, const char *path)
+{
+    struct reader rd = { .run = run, .path = path, .st = S_START };
+    rd.f = fopen(path, "r");
+    if (!rd.f) {
+        fprintf(stderr, "%s: error: cannot open: %s\n", path, strerror(errno));
+        return -1;
+    }
+    run->sources = km_xrealloc(run->sources,
+                               (run->nsources + 1) * sizeof *run->sources);
+    run->sources[run->nsources++] = km_xstrdup(path);
+    int rc = read_lines(&rd);
+    fclose(rd.f);
+    free(rd.line);
+    free(rd.row_routine);
+    return rc;
+}
+
+int kv_read_files(struct kv_run *run, const char *const *paths, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (kv_read_file(run, paths[i]))
+            return -1;
+    kv_run_sort_ranks(run);
+    return 0;
+}

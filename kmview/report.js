@@ -1,0 +1,538 @@
+/* report.js — the views of kmview's HTML report (inlined into the page).
+   What the original KMview applet showed: the routine profile, a routine's
+   locations, every rank side by side ("AllPro"), computation and
+   communication as two colours of one bar (either first) or one colour,
+   original / ascending / descending order, elapsed / net / counts, the
+   value and its percentage on hover, automatic or manual scale, and a
+   history to go back and forth; plus a rank x routine heat map and the
+   figures of the run.  The state lives in the URL's #fragment, so the
+   browser's back and forward buttons (and << >>) walk the history and a
+   view can be bookmarked.  Never fetches anything. */
+(function () {
+'use strict';
+var D = KM.data();
+var N = D.ranks.length, R = D.routines.length, L = D.locations.length;
+var F_TOTAL = 0, F_COUNTS = 1, F_MPI = 6, F_IO = 7;
+var fig = KM.array(D.fig);
+var rv = {}, lv = {};
+['elapsed', 'net', 'counts', 'mpi', 'io'].forEach(function (m) { rv[m] = KM.array(D.rv[m]); });
+lv.elapsed = KM.array(D.lv.elapsed);
+lv.counts = KM.array(D.lv.counts);
+var colOfRank = {};
+D.ranks.forEach(function (r, p) { colOfRank[r] = p; });
+var locsOf = [];
+for (var i = 0; i < R; i++) locsOf.push([]);
+D.locations.forEach(function (l, j) { locsOf[l[0]].push(j); });
+
+var DEFAULT = {view: 'profile', rank: 'mean', metric: 'net', order: 'orig', mode: 'cc',
+               scale: 'auto', max: '', routine: '', subject: 'program', hscale: 'routine',
+               horder: D.groups ? 'cluster' : 'rank'};
+var S = {};
+
+/* ---- figures ----------------------------------------------------------- */
+function figOf(k, p) {              /* p: column, or 'mean' */
+  if (p === 'mean') {
+    var s = 0;
+    for (var q = 0; q < N; q++) s += fig[k * N + q];
+    return N ? s / N : 0;
+  }
+  return fig[k * N + p];
+}
+var meanCache = {};
+function rmean(m, i) {
+  var a = meanCache[m];
+  if (!a) {
+    a = meanCache[m] = new Float64Array(R);
+    var v = rv[m];
+    for (var r = 0; r < R; r++) {
+      var s = 0;
+      for (var p = 0; p < N; p++) s += v[r * N + p];
+      a[r] = N ? s / N : 0;
+    }
+  }
+  return a[i];
+}
+function rval(m, i, p) { return p === 'mean' ? rmean(m, i) : rv[m][i * N + p]; }
+function lval(m, j, p) {
+  if (p !== 'mean') return lv[m][j * N + p];
+  var s = 0;
+  for (var q = 0; q < N; q++) s += lv[m][j * N + q];
+  return N ? s / N : 0;
+}
+function rankName(p) { return p === 'mean' ? 'mean over ' + N + ' ranks' : 'rank ' + D.ranks[p]; }
+
+/* A routine's bar: elapsed (MPI and I/O of its own calls and statements
+   inside), net ("own time": net time, whose I/O part is shown apart, plus
+   its own MPI calls, which libkm counts as callees: so the bar is the
+   routine's time as the original KMtool counted it), or counts. */
+function routineBar(i, p, metric) {
+  if (metric === 'counts') {
+    var c = rval('counts', i, p);
+    return {value: c, segs: [['comp', c]], parts: null};
+  }
+  var mpi = rval('mpi', i, p), io = rval('io', i, p);
+  if (metric === 'elapsed') {
+    var e = rval('elapsed', i, p);
+    return {value: e, parts: {comp: Math.max(0, e - mpi - io), comm: mpi, io: io}};
+  }
+  var net = rval('net', i, p);
+  return {value: net + mpi, net: net, parts: {comp: Math.max(0, net - io), comm: mpi, io: io}};
+}
+function locationBar(j, p, metric) {
+  var v = lval(metric, j, p), kind = D.locations[j][1];
+  if (metric === 'counts') return {value: v, parts: null};
+  return {value: v, parts: {comp: kind === 'MPI' || kind === 'IO' ? 0 : v,
+                            comm: kind === 'MPI' ? v : 0, io: kind === 'IO' ? v : 0}};
+}
+function programBar(p, metric) {
+  if (metric === 'counts') return {value: figOf(F_COUNTS, p), parts: null};
+  var t = figOf(F_TOTAL, p), mpi = figOf(F_MPI, p), io = figOf(F_IO, p);
+  return {value: t, parts: {comp: Math.max(0, t - mpi - io), comm: mpi, io: io}};
+}
+function segments(b) {
+  if (!b.parts) return [['tot', b.value]];
+  if (S.mode === 'total') return [['tot', b.value]];
+  var c = ['comp', b.parts.comp], m = ['comm', b.parts.comm], o = ['io', b.parts.io];
+  return S.mode === 'mc' ? [m, o, c] : [c, m, o];
+}
+function partsHtml(b, whole) {
+  if (!b.parts) return '';
+  var h = '<br>computation ' + KM.sec(b.parts.comp) + ' · MPI ' + KM.sec(b.parts.comm) +
+          ' · I/O ' + KM.sec(b.parts.io);
+  if (b.net !== undefined) h += '<br>net time ' + KM.sec(b.net) + ' (' + KM.pct(b.net / whole) + ')';
+  return h;
+}
+
+/* ---- state ------------------------------------------------------------- */
+function readHash() {
+  S = {};
+  for (var k in DEFAULT) S[k] = DEFAULT[k];
+  location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
+    var e = kv.indexOf('=');
+    if (e > 0) S[decodeURIComponent(kv.slice(0, e))] = decodeURIComponent(kv.slice(e + 1));
+  });
+  if (S.rank !== 'mean') S.rank = colOfRank[+S.rank] === undefined ? 'mean' : colOfRank[+S.rank];
+  if (S.routine === '' || !(+S.routine >= 0 && +S.routine < R)) S.routine = firstWithLocations();
+  else S.routine = +S.routine;
+}
+function hashOf(st) {
+  var parts = [];
+  for (var k in DEFAULT) {
+    var v = k === 'rank' && st.rank !== 'mean' ? D.ranks[st.rank] : st[k];
+    if (String(v) !== String(DEFAULT[k])) parts.push(k + '=' + encodeURIComponent(v));
+  }
+  return '#' + parts.join('&');
+}
+function go(changes) {
+  for (var k in changes) S[k] = changes[k];
+  if (S.view === 'locations' && S.metric === 'net') S.metric = 'elapsed';
+  var h = hashOf(S);
+  try { history.pushState(null, '', h || '#'); } catch (e) { /* a file: URL that refuses */ }
+  render();
+}
+function firstWithLocations() {
+  var best = -1, bv = -1;
+  for (var i = 0; i < R; i++) {
+    if (!locsOf[i].length) continue;
+    var v = rmean('elapsed', i);
+    if (v > bv) { best = i; bv = v; }
+  }
+  return best < 0 ? 0 : best;
+}
+
+/* ---- page -------------------------------------------------------------- */
+function kpi(label, value) { return '<div class="kpi"><b>' + value + '</b><span>' + label + '</span></div>'; }
+function header() {
+  var t = figOf(F_TOTAL, 'mean'), h = '<header><h1>kmview — ' + KM.esc(D.program || '?') + '</h1>' +
+    '<p class="facts">' + KM.esc(D.source) + ' · ' + KM.esc(D.rankText) + ' · started ' +
+    KM.esc(D.started || '?') + ' · written at ' + KM.esc(D.writtenAt || '?') + ' · clock ' +
+    KM.esc(D.clock || '?') + '</p><div class="kpis" id="kpis">' +
+    kpi('total time (mean over ranks)', KM.sec(t)) +
+    kpi('MPI', KM.pct(figOf(F_MPI, 'mean') / t)) + kpi('I/O', KM.pct(figOf(F_IO, 'mean') / t)) +
+    kpi('routines', R) + kpi('locations', L);
+  if (D.pred) h += kpi('predicted one-PE time T_1pe', KM.sec(D.pred.t1pe)) +
+    kpi('predicted speedup', KM.num(D.pred.speedup)) +
+    kpi('predicted efficiency', KM.pct(D.pred.efficiency));
+  return h + '</div></header>';
+}
+function nav() {
+  var views = [['Profile', 'profile'], ['Locations', 'locations', L === 0], ['Ranks', 'ranks'],
+               ['Heat map', 'heat'], ['Figures', 'figures']];
+  var h = '<nav id="nav"><span class="group" data-group="view"><label>View</label>';
+  views.forEach(function (v) {
+    h += '<button class="view' + (S.view === v[1] ? ' on' : '') + '" data-k="view" data-v="' + v[1] + '"' +
+         (v[2] ? ' disabled' : '') + '>' + v[0] + '</button>';
+  });
+  h += '</span>';
+  h += '<span class="group"><button id="back" title="previous view">&lt;&lt;</button>' +
+       '<button id="fwd" title="next view">&gt;&gt;</button></span></nav>';
+  return h;
+}
+function rankSelect() {
+  var h = '<span class="group"><label for="rank">Rank</label><select id="rank">' +
+          '<option value="mean">all (mean)</option>';
+  for (var p = 0; p < N; p++)
+    h += '<option value="' + p + '"' + (S.rank === p ? ' selected' : '') + '>' + D.ranks[p] + '</option>';
+  return h + '</select></span>';
+}
+function routineSelect() {
+  var h = '<span class="group"><label for="routine">Routine</label><select id="routine">';
+  for (var i = 0; i < R; i++)
+    if (locsOf[i].length)
+      h += '<option value="' + i + '"' + (S.routine === i ? ' selected' : '') + '>' +
+           KM.esc(D.routines[i][0]) + ' (' + locsOf[i].length + ')</option>';
+  return h + '</select></span>';
+}
+function locLabel(j) {
+  var l = D.locations[j];
+  return D.routines[l[0]][0] + ' ' + l[1] + ' ' + l[2] + ': ' + l[3];
+}
+function subjectSelect() {
+  var h = '<span class="group"><label for="subject">Of</label><select id="subject">' +
+          '<option value="program">the whole program (total time)</option><optgroup label="routines">';
+  for (var i = 0; i < R; i++)
+    h += '<option value="r' + i + '"' + (S.subject === 'r' + i ? ' selected' : '') + '>' +
+         KM.esc(D.routines[i][0]) + '</option>';
+  h += '</optgroup><optgroup label="locations">';
+  for (var j = 0; j < L; j++)
+    h += '<option value="l' + j + '"' + (S.subject === 'l' + j ? ' selected' : '') + '>' +
+         KM.esc(locLabel(j).slice(0, 90)) + '</option>';
+  return h + '</optgroup></select></span>';
+}
+function metricToggles(noNet) {
+  return KM.toggles('Show', 'metric', [['Elapsed Time', 'elapsed'], ['Net Time', 'net', noNet],
+                                       ['Exec Counts', 'counts']], S.metric);
+}
+function barControls() {
+  return KM.toggles('Order', 'order', [['Original', 'orig'], ['Ascending', 'asc'], ['Descending', 'desc']], S.order) +
+    KM.toggles('Bars', 'mode', [['Total Time', 'total'], ['Comp & Comm', 'cc'], ['Comm & Comp', 'mc']], S.mode) +
+    KM.toggles('Scale', 'scale', [['Automatic', 'auto'], ['Manual', 'manual']], S.scale) +
+    (S.scale === 'manual' ? '<input class="max" id="max" type="number" min="0" step="any" value="' +
+     KM.esc(S.max) + '" title="the value of a full bar">' : '');
+}
+function controls() {
+  var h = '<div class="controls" id="controls">';
+  if (S.view === 'profile') h += rankSelect() + metricToggles(false) + barControls();
+  else if (S.view === 'locations') h += routineSelect() + rankSelect() + metricToggles(true) + barControls();
+  else if (S.view === 'ranks') h += subjectSelect() + metricToggles(S.subject.charAt(0) === 'l') + barControls();
+  else if (S.view === 'heat')
+    h += metricToggles(false) + KM.toggles('Routines', 'order', [['Original', 'orig'], ['Ascending', 'asc'],
+                                                                  ['Descending', 'desc']], S.order) +
+      KM.toggles('Colour', 'hscale', [['Whole map', 'map'], ['Each routine vs its mean', 'routine']], S.hscale) +
+      KM.toggles('Ranks', 'horder', [['By number', 'rank'], ['By cluster', 'cluster', !D.groups]], S.horder);
+  return h + '</div>';
+}
+function legend(hasParts) {
+  if (S.metric === 'counts' || !hasParts) return '';
+  if (S.mode === 'total') return '<div class="legend"><span><i class="tot"></i>time</span></div>';
+  return '<div class="legend"><span><i class="comp"></i>computation</span><span><i class="comm"></i>' +
+         'communication (MPI)</span><span><i class="io"></i>I/O</span></div>';
+}
+function scaleMax(items) {
+  if (S.scale === 'manual' && +S.max > 0) return +S.max;
+  var m = 0;
+  items.forEach(function (it) { if (it.value > m) m = it.value; });
+  return m;
+}
+function fmtFor() { return S.metric === 'counts' ? KM.count : KM.sec; }
+function metricName() { return {elapsed: 'elapsed', net: 'net (own time)', counts: 'counts'}[S.metric]; }
+
+/* Percentages: times of the rank's total time (of the mean total for the
+   mean), counts of the sum of the counts shown. */
+function wholeOf(items, p) {
+  if (S.metric !== 'counts') return figOf(F_TOTAL, p);
+  var s = 0;
+  items.forEach(function (it) { s += it.value; });
+  return s;
+}
+function drawBars(main, items, note) {
+  var whole = items.whole;
+  main.innerHTML = '<p class="note" id="note">' + note + '</p>' +
+    legend(items.length && items[0].parts) + '<div id="chart"></div>';
+  var shown = KM.order(items, S.order), fmt = fmtFor();
+  items.forEach(function (it) {
+    it.segs = segments(it);
+    if (!it.tip) it.tip = function () {
+      var w = it.whole !== undefined ? it.whole : whole;
+      return '<b>' + KM.esc(it.label) + '</b><br>' + metricName() + ': ' + fmt(it.value) + ' (' +
+             KM.pct(it.value / w) + ' of ' + (S.metric === 'counts' ? 'all counts shown' : it.ofWhat) +
+             ')' + partsHtml(it, w);
+    };
+  });
+  /* times also show their share, as the hover does */
+  KM.bars(document.getElementById('chart'), shown, scaleMax(items), function (v, it) {
+    if (S.metric === 'counts') return fmt(v);
+    return fmt(v) + ' · ' + KM.pct(v / (it.whole !== undefined ? it.whole : whole));
+  });
+  return shown;
+}
+
+function profileView(main) {
+  var p = S.rank, items = [];
+  for (var i = 0; i < R; i++) {
+    var b = routineBar(i, p, S.metric);
+    b.label = D.routines[i][0];
+    b.pos = i;
+    b.ofWhat = 'total time, ' + rankName(p);
+    b.labelHtml = '<a data-routine="' + i + '" title="' + (locsOf[i].length ? 'its locations' : 'every rank') +
+                  '">' + KM.esc(b.label) + '</a>' + (D.routines[i][3] ? '<sup>+</sup>' : '');
+    items.push(b);
+  }
+  items.whole = wholeOf(items, p);
+  drawBars(main, items, 'Routine profile, ' + rankName(p) + ': ' + metricName() + ' of ' + R +
+           ' routines. Click a routine for its locations (or every rank). ' +
+           (S.metric === 'net' ? 'Net bars add the routine\'s own MPI calls to its net time.' : ''));
+}
+function locationsView(main) {
+  var p = S.rank, i = S.routine, items = [];
+  locsOf[i].forEach(function (j, k) {
+    var b = locationBar(j, p, S.metric), l = D.locations[j];
+    b.label = l[1] + ' ' + l[2] + ': ' + l[3];
+    b.labelHtml = '<a data-location="' + j + '" title="every rank">' + KM.esc(l[1]) + ' ' + l[2] + '</a> ' +
+                  KM.esc(l[3]);
+    b.pos = k;
+    b.ofWhat = 'total time, ' + rankName(p);
+    items.push(b);
+  });
+  items.whole = wholeOf(items, p);
+  var r = D.routines[i];
+  drawBars(main, items, 'Locations of ' + KM.esc(r[0]) + (r[1] ? ' (' + KM.esc(r[1]) + ', line ' + r[2] + ')' : '') +
+           ', ' + rankName(p) + ': ' + metricName() + '. Click a location for every rank.');
+}
+function ranksView(main) {
+  var subj = S.subject, items = [], what;
+  var kind = subj.charAt(0), id = +subj.slice(1);
+  if (kind === 'l' && S.metric === 'net') S.metric = 'elapsed';
+  for (var p = 0; p < N; p++) {
+    var b = kind === 'r' ? routineBar(id, p, S.metric) : kind === 'l' ? locationBar(id, p, S.metric)
+          : programBar(p, S.metric);
+    b.label = 'rank ' + D.ranks[p];
+    b.pos = p;
+    if (S.metric !== 'counts') b.whole = figOf(F_TOTAL, p);
+    b.ofWhat = 'rank ' + D.ranks[p] + '\'s total time';
+    items.push(b);
+  }
+  if (S.metric === 'counts') items.whole = wholeOf(items, 'mean');
+  what = kind === 'r' ? 'routine ' + KM.esc(D.routines[id][0]) : kind === 'l' ? KM.esc(locLabel(id))
+       : 'the whole program (total time per rank)';
+  drawBars(main, items, 'Every rank side by side: ' + metricName() + ' of ' + what + '.');
+}
+
+/* ---- heat map ---------------------------------------------------------- */
+function heatColour(t, diverging) {
+  /* sequential: pale yellow -> orange -> dark red; diverging: blue -> white -> red */
+  var stops = diverging ? [[49, 104, 181], [247, 247, 247], [196, 40, 40]]
+                        : [[255, 250, 220], [250, 160, 60], [150, 20, 30]];
+  t = Math.max(0, Math.min(1, t));
+  var x = t * 2, k = Math.min(1, Math.floor(x)), f = x - k, a = stops[k], b = stops[k + 1];
+  return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
+}
+function heatView(main) {
+  var metric = S.metric, cols = [], rows = [];
+  for (var i = 0; i < R; i++) cols.push({value: routineBar(i, 'mean', metric).value, pos: i, i: i});
+  cols = KM.order(cols, S.order).map(function (c) { return c.i; });
+  if (S.horder === 'cluster' && D.groups) rows = D.groups.order.slice();
+  else for (var p = 0; p < N; p++) rows.push(p);
+  var cw = Math.max(1, Math.min(40, Math.floor(1100 / Math.max(1, R))));
+  var ch = Math.max(1, Math.min(24, Math.floor(700 / Math.max(1, N))));
+  var left = ch >= 9 ? 70 : 0, top = cw >= 9 ? 110 : 0;
+  var W = left + cw * R, H = top + ch * N;
+  main.innerHTML = '<p class="note" id="note">Rank × routine heat map of ' + metricName() + ': ' + N +
+    ' ranks (rows' + (S.horder === 'cluster' && D.groups ? ', ordered by cluster' : '') + ') × ' + R +
+    ' routines (columns). ' + (S.hscale === 'routine' ? 'Colour: each cell against its routine\'s mean ' +
+    'over ranks (blue below, red above; white the mean).' : 'Colour: the cell\'s value against the largest ' +
+    'of the map.') + ' Hover a cell for its figures; click it for every rank of that routine.</p>' +
+    '<div class="scale" id="hscale"></div><div class="heat"><canvas id="heat" width="' + W + '" height="' + H +
+    '"></canvas></div>';
+  var cv = document.getElementById('heat'), ctx = cv.getContext('2d');
+  var img = ctx.createImageData(cw * R, ch * N), px = img.data, vmax = 0, val = new Float64Array(R * N);
+  for (var c = 0; c < R; c++)
+    for (var r = 0; r < N; r++) {
+      var v = routineBar(cols[c], rows[r], metric).value;
+      val[r * R + c] = v;
+      if (v > vmax) vmax = v;
+    }
+  var mean = new Float64Array(R);
+  for (c = 0; c < R; c++) mean[c] = routineBar(cols[c], 'mean', metric).value;
+  var rowBytes = cw * R * 4;
+  for (r = 0; r < N; r++) {
+    for (c = 0; c < R; c++) {
+      v = val[r * R + c];
+      var t = S.hscale === 'routine' ? (mean[c] > 0 ? v / mean[c] / 2 : 0.5) : (vmax > 0 ? v / vmax : 0);
+      var rgb = heatColour(t, S.hscale === 'routine');
+      for (var x = 0; x < cw; x++) {
+        var o = r * ch * rowBytes + (c * cw + x) * 4;
+        px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2]; px[o + 3] = 255;
+      }
+    }
+    for (var y = 1; y < ch; y++)
+      px.copyWithin(r * ch * rowBytes + y * rowBytes, r * ch * rowBytes, r * ch * rowBytes + rowBytes);
+  }
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, W, H);
+  ctx.putImageData(img, left, top);
+  ctx.fillStyle = '#1d2330';
+  ctx.font = '11px system-ui, sans-serif';
+  if (left) for (r = 0; r < N; r++) {
+    var g = D.groups ? D.groups.group[rows[r]] : 0, out = D.groups && D.groups.outlier[g];
+    ctx.fillStyle = out ? '#b3261e' : '#1d2330';
+    ctx.fillText('rank ' + D.ranks[rows[r]] + (out ? ' !' : ''), 2, top + r * ch + ch / 2 + 4);
+  }
+  ctx.fillStyle = '#1d2330';
+  if (top) for (c = 0; c < R; c++) {
+    ctx.save();
+    ctx.translate(left + c * cw + cw / 2 + 4, top - 4);
+    ctx.rotate(-Math.PI / 3);
+    ctx.fillText(D.routines[cols[c]][0].slice(0, 16), 0, 0);
+    ctx.restore();
+  }
+  heatScale(document.getElementById('hscale'), vmax);
+  function cell(ev) {
+    var b = cv.getBoundingClientRect();
+    var cx = Math.floor((ev.clientX - b.left - left) / cw), cy = Math.floor((ev.clientY - b.top - top) / ch);
+    return cx >= 0 && cx < R && cy >= 0 && cy < N ? {c: cx, r: cy} : null;
+  }
+  cv.addEventListener('mousemove', function (ev) {
+    var k = cell(ev);
+    if (!k) { KM.tip.hide(); return; }
+    var i = cols[k.c], p = rows[k.r], b = routineBar(i, p, metric), fmt = fmtFor();
+    var whole = metric === 'counts' ? figOf(F_COUNTS, p) : figOf(F_TOTAL, p);
+    KM.tip.show('<b>rank ' + D.ranks[p] + ' · ' + KM.esc(D.routines[i][0]) + '</b><br>' + metricName() + ': ' +
+      fmt(b.value) + ' (' + KM.pct(b.value / whole) + ' of the rank\'s ' +
+      (metric === 'counts' ? 'routine counts' : 'total time') + ')<br>' +
+      KM.num(mean[k.c] > 0 ? b.value / mean[k.c] : NaN) + ' × the routine\'s mean over ranks' +
+      partsHtml(b, whole), ev);
+  });
+  cv.addEventListener('mouseleave', function () { KM.tip.hide(); });
+  cv.addEventListener('click', function (ev) {
+    var k = cell(ev);
+    if (k) go({view: 'ranks', subject: 'r' + cols[k.c]});
+  });
+}
+function heatScale(host, vmax) {
+  var c = document.createElement('canvas');
+  c.width = 160; c.height = 10;
+  var x = c.getContext('2d');
+  for (var i = 0; i < 160; i++) {
+    var rgb = heatColour(i / 159, S.hscale === 'routine');
+    x.fillStyle = 'rgb(' + rgb.map(Math.round).join(',') + ')';
+    x.fillRect(i, 0, 1, 10);
+  }
+  var lo = S.hscale === 'routine' ? '0' : '0', hi = S.hscale === 'routine' ? '2 × mean' : fmtFor()(vmax);
+  host.innerHTML = '<span>' + lo + '</span>';
+  host.appendChild(c);
+  host.insertAdjacentHTML('beforeend', '<span>' + hi + '</span>');
+}
+
+/* ---- figures ----------------------------------------------------------- */
+function figuresView(main) {
+  var h = '<h2>Header figures</h2><table id="figtable"><tr><th class="l">figure</th>';
+  var perRank = N <= 16;
+  if (perRank) for (var p = 0; p < N; p++) h += '<th>rank ' + D.ranks[p] + '</th>';
+  else h += '<th>min</th><th>mean</th><th>max</th><th>max at rank</th>';
+  h += '</tr>';
+  D.figures.forEach(function (f, k) {
+    var fmt = f[1] ? KM.count : KM.num;
+    h += '<tr><td class="l">' + KM.esc(f[0]) + (f[1] ? '' : ' (s)') + '</td>';
+    if (perRank) for (var p = 0; p < N; p++) h += '<td>' + fmt(fig[k * N + p]) + '</td>';
+    else {
+      var mn = Infinity, mx = -Infinity, s = 0, at = 0;
+      for (p = 0; p < N; p++) {
+        var v = fig[k * N + p];
+        s += v; if (v < mn) mn = v; if (v > mx) { mx = v; at = p; }
+      }
+      h += '<td>' + fmt(mn) + '</td><td>' + KM.num(s / N) + '</td><td>' + fmt(mx) + '</td><td>' +
+           D.ranks[at] + '</td>';
+    }
+    h += '</tr>';
+  });
+  h += '</table>';
+  var t = figOf(F_TOTAL, 'mean'), mpi = figOf(F_MPI, 'mean'), io = figOf(F_IO, 'mean');
+  h += '<h2>Where the time goes (mean over ranks)</h2><table id="shares"><tr><th class="l"></th><th>seconds</th>' +
+       '<th>share</th></tr>';
+  [['Total time', t], ['MPI', mpi], ['I/O', io], ['Computation (total − MPI − I/O)', t - mpi - io]]
+    .forEach(function (r) {
+      h += '<tr><td class="l">' + r[0] + '</td><td>' + KM.num(r[1]) + '</td><td>' + KM.pct(r[1] / t) + '</td></tr>';
+    });
+  h += '</table>';
+  if (D.pred) {
+    var rows = KM.array(D.pred.rows);
+    h += '<h2>Prediction</h2><table id="pred"><tr><th class="l">T_1pe</th><td>' + KM.sec(D.pred.t1pe) +
+         '</td></tr><tr><th class="l">speedup</th><td>' + KM.num(D.pred.speedup) + '</td></tr>' +
+         '<tr><th class="l">efficiency</th><td>' + KM.pct(D.pred.efficiency) + '</td></tr></table>' +
+         '<table><tr><th>rank</th><th>Total(s)</th><th>MPI(s)</th><th>Redundant(s)</th><th>Parallel(s)</th></tr>';
+    for (var k = 0; k < rows.length / 5 && k < 64; k++)
+      h += '<tr><td>' + rows[5 * k] + '</td><td>' + KM.num(rows[5 * k + 1]) + '</td><td>' +
+           KM.num(rows[5 * k + 2]) + '</td><td>' + KM.num(rows[5 * k + 3]) + '</td><td>' +
+           KM.num(rows[5 * k + 4]) + '</td></tr>';
+    h += '</table>';
+  } else h += '<h2>Prediction</h2><p class="note">None in this file (a serial program, or results written ' +
+              'before MPI_FINALIZE).</p>';
+  if (D.groups) {
+    h += '<h2>Rank groups</h2><p class="note">Complete-linkage clustering of the ranks\' profiles, cut at ' +
+         KM.num(D.groups.cut) + ' of the run time (see <code>kmview ranks</code>).</p><table id="groups">' +
+         '<tr><th>group</th><th class="l">ranks</th></tr>';
+    var members = {};
+    D.groups.group.forEach(function (g, p) { (members[g] = members[g] || []).push(D.ranks[p]); });
+    Object.keys(members).forEach(function (g) {
+      h += '<tr><td' + (D.groups.outlier[g] ? ' class="outlier"' : '') + '>' + (+g + 1) +
+           (D.groups.outlier[g] ? ' outlier' : g === '0' ? ' main' : '') + '</td><td class="l">' +
+           members[g].slice(0, 40).join(', ') + (members[g].length > 40 ? ', …' : '') + '</td></tr>';
+    });
+    h += '</table>';
+  }
+  if (D.extra.length) {
+    h += '<h2>Other header lines</h2><table>';
+    D.extra.forEach(function (e) { h += '<tr><td class="l">' + KM.esc(e[0]) + '</td><td class="l">' + KM.esc(e[1]) + '</td></tr>'; });
+    h += '</table>';
+  }
+  if (D.warnings.length) {
+    h += '<h2>Warnings</h2><table id="warnings">';
+    D.warnings.forEach(function (w) { h += '<tr><td>rank ' + w[0] + '</td><td class="l">' + KM.esc(w[1]) + '</td></tr>'; });
+    h += '</table>';
+  }
+  main.innerHTML = h;
+}
+
+/* ---- wiring ------------------------------------------------------------ */
+function render() {
+  KM.tip.hide();
+  var app = document.getElementById('app');
+  app.innerHTML = header() + nav() + controls() + '<main id="view"></main>';
+  var main = document.getElementById('view');
+  if (S.view === 'locations' && L > 0) locationsView(main);
+  else if (S.view === 'ranks') ranksView(main);
+  else if (S.view === 'heat') heatView(main);
+  else if (S.view === 'figures') figuresView(main);
+  else profileView(main);
+  document.title = 'kmview: ' + (D.program || '') + ' — ' + S.view;
+}
+document.getElementById('app').addEventListener('click', function (ev) {
+  var t = ev.target;
+  if (t.id === 'back') { history.back(); return; }
+  if (t.id === 'fwd') { history.forward(); return; }
+  if (t.dataset && t.dataset.k && !t.disabled) {
+    var ch = {};
+    ch[t.dataset.k] = t.dataset.v;
+    go(ch);
+    return;
+  }
+  var a = t.closest ? t.closest('a') : null;
+  if (a && a.dataset.routine !== undefined) {
+    var i = +a.dataset.routine;
+    go(locsOf[i].length ? {view: 'locations', routine: i} : {view: 'ranks', subject: 'r' + i});
+  } else if (a && a.dataset.location !== undefined) {
+    go({view: 'ranks', subject: 'l' + a.dataset.location});
+  }
+});
+document.getElementById('app').addEventListener('change', function (ev) {
+  var t = ev.target;
+  if (t.id === 'rank') go({rank: t.value === 'mean' ? 'mean' : +t.value});
+  else if (t.id === 'routine') go({routine: +t.value});
+  else if (t.id === 'subject') go({subject: t.value});
+  else if (t.id === 'max') go({max: t.value});
+});
+window.addEventListener('popstate', function () { readHash(); render(); });
+readHash();
+render();
+})();

@@ -1,0 +1,300 @@
+/* report-test.js — run inside kmview's HTML report by html.test (appended
+   to a copy of the page, after window.KMTEST = {mode, expect} where expect
+   holds kmgen's expectations).  Drives the page as a person would (clicks
+   buttons, picks from lists, moves the mouse over bars and the heat map),
+   checks what it shows against the expectations, and writes "ok - " /
+   "FAIL - " lines into <pre id="kmtest">, which the test reads from
+   Chromium's --dump-dom.  mode "speed" times every view instead, against
+   one pass over all the data, on the 1,000 x 1,000 report. */
+(function () {
+'use strict';
+var T = window.KMTEST, E = T.expect, out = [];
+function ok(c, what) { out.push((c ? 'ok - ' : 'FAIL - ') + what); }
+function near(a, b, rel) {
+  return Math.abs(a - b) <= (rel || 2e-3) * Math.max(Math.abs(a), Math.abs(b)) + 1e-9;
+}
+function num(k) { return parseFloat(E[k]); }
+function $(s) { return document.querySelector(s); }
+function $$(s) { return Array.prototype.slice.call(document.querySelectorAll(s)); }
+function btn(k, v) {
+  var b = $('button[data-k="' + k + '"][data-v="' + v + '"]');
+  if (!b) throw new Error('no button ' + k + '=' + v);
+  b.click();
+}
+function pick(id, value) {
+  var s = document.getElementById(id);
+  s.value = String(value);
+  s.dispatchEvent(new Event('change', {bubbles: true}));
+}
+function rows() { return $$('#chart .r'); }
+function labels() { return rows().map(function (r) { return r.querySelector('.n').textContent; }); }
+function values() { return rows().map(function (r) { return parseFloat(r.querySelector('.v').textContent); }); }
+function hover(el, x, y) {
+  el.dispatchEvent(new MouseEvent('mouseover', {bubbles: true, clientX: x || 50, clientY: y || 50}));
+  el.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: x || 50, clientY: y || 50}));
+  var t = document.getElementById('tip');
+  return t.hidden ? '' : t.textContent;
+}
+function finish() {
+  var pre = document.createElement('pre');
+  pre.id = 'kmtest';
+  pre.textContent = out.join('\n') + '\nEND\n';
+  document.body.appendChild(pre);
+}
+function sortedDesc(v) { for (var i = 1; i < v.length; i++) if (v[i] > v[i - 1]) return false; return true; }
+function sortedAsc(v) { for (var i = 1; i < v.length; i++) if (v[i] < v[i - 1]) return false; return true; }
+
+/* routine ids (1-based) by name, and the expected mean of a metric */
+var ids = {}, names = T.mode === 'speed' ? KM.data().routines : [];
+for (var id = 1; E['routines.csv:' + id + ':name']; id++) {
+  ids[E['routines.csv:' + id + ':name']] = id;
+  names.push(E['routines.csv:' + id + ':name']);
+}
+function mean(id, m) { return num('routines.csv:' + id + ':' + m + '_mean'); }
+function cell(rank, id, m) { return num('rank_routines.csv:' + rank + '/' + id + ':' + m) || 0; }
+
+function selfContained() {
+  var ext = $$('[src], [href], link, iframe, object, embed, img, audio, video');
+  ok(ext.length === 0, 'the page refers to nothing outside itself (' + ext.length + ' elements with src/href)');
+  var csp = $('meta[http-equiv="Content-Security-Policy"]');
+  ok(csp && /default-src 'none'/.test(csp.content), 'a Content-Security-Policy forbids every request');
+  ok(performance.getEntriesByType('resource').length === 0, 'the browser fetched no resource');
+}
+
+function header() {
+  var k = $$('#kpis .kpi b').map(function (b) { return b.textContent; });
+  var total = num('figures.csv:total_time:mean');
+  ok(near(parseFloat(k[0]), total), 'header: mean total time ' + k[0] + ' (expected ' + total + ')');
+  ok(k[1] === (100 * num('run.csv:mpi_share:value')).toFixed(1) + '%', 'header: MPI share ' + k[1]);
+  ok(k[2] === (100 * num('run.csv:io_share:value')).toFixed(1) + '%', 'header: I/O share ' + k[2]);
+  ok(near(parseFloat(k[5]), num('run.csv:t_1pe:value')), 'header: T_1pe ' + k[5]);
+  ok(near(parseFloat(k[6]), num('run.csv:speedup:value')), 'header: speedup ' + k[6]);
+  ok(k[7] === (100 * num('run.csv:efficiency:value')).toFixed(1) + '%', 'header: efficiency ' + k[7]);
+}
+
+function profile() {
+  ok($('button.view.on').dataset.v === 'profile', 'the page opens on the routine profile');
+  var l = labels().map(function (s) { return s.replace(/\+$/, ''); });
+  ok(l.join(' ') === names.join(' '), 'profile: every routine, in original order (' + l.length + ')');
+  var v = values(), good = true;
+  l.forEach(function (n, i) { good = good && near(v[i], mean(ids[n], 'net') + mean(ids[n], 'mpi')); });
+  ok(good, 'profile: net bars show net + own MPI time, mean over ranks');
+  var vmax = Math.max.apply(null, v), lengths = true;
+  rows().forEach(function (r, i) {
+    var w = 0, segs = r.querySelectorAll('.b i');
+    for (var k = 0; k < segs.length; k++) w += parseFloat(segs[k].style.width);
+    lengths = lengths && Math.abs(w - 100 * v[i] / vmax) < 0.05;
+  });
+  ok(lengths, 'profile: each bar\'s length is its value against the largest (automatic scale)');
+  var first = rows()[0], tip = hover(first.querySelector('.b'));
+  var share = (mean(1, 'net') + mean(1, 'mpi')) / num('figures.csv:total_time:mean');
+  ok(tip.indexOf(names[0]) === 0 && tip.indexOf((100 * share).toFixed(1) + '% of total time') > 0,
+     'hover: value and percentage (' + tip.slice(0, 80) + '...)');
+  var segs = $$('#chart .r:first-child .b i').map(function (i) { return i.className; });
+  ok(segs[0] === 'comp', 'Comp & Comm: computation first (' + segs.join(',') + ')');
+  btn('order', 'desc');
+  ok(sortedDesc(values()) && values().length === names.length, 'Descending order');
+  btn('order', 'asc');
+  ok(sortedAsc(values()), 'Ascending order');
+  btn('order', 'orig');
+  ok(labels()[0].replace(/\+$/, '') === names[0], 'Original order again');
+  btn('metric', 'elapsed');
+  v = values(); good = true;
+  labels().forEach(function (n, i) { good = good && near(v[i], mean(ids[n.replace(/\+$/, '')], 'elapsed')); });
+  ok(good, 'Elapsed Time: bars show mean elapsed times');
+  btn('metric', 'counts');
+  v = values(); good = true;
+  labels().forEach(function (n, i) { good = good && near(v[i], mean(ids[n.replace(/\+$/, '')], 'counts')); });
+  ok(good, 'Exec Counts: bars show mean counts');
+  btn('metric', 'net');
+  btn('mode', 'mc');
+  var withMpi = rows().filter(function (r, i) { return mean(ids[names[i]], 'mpi') > 0; })[0];
+  ok(withMpi && withMpi.querySelector('.b i').className === 'comm', 'Comm & Comp: communication first');
+  btn('mode', 'total');
+  ok($$('#chart .b i').every(function (i) { return i.className === 'tot'; }), 'Total Time: one colour');
+  btn('mode', 'cc');
+  pick('rank', 2);
+  v = values(); good = true;
+  labels().forEach(function (n, i) {
+    var id = ids[n.replace(/\+$/, '')];
+    good = good && near(v[i], cell(2, id, 'net') + cell(2, id, 'mpi'));
+  });
+  ok(good && /rank 2/.test($('#note').textContent), 'rank 2 chosen: its own figures');
+  pick('rank', 'mean');
+  btn('scale', 'manual');
+  var max = Math.max.apply(null, values());
+  var input = document.getElementById('max');
+  input.value = String(max / 2);
+  input.dispatchEvent(new Event('change', {bubbles: true}));
+  ok($$('#chart .b.clip').length > 0 && $$('#chart .b.clip').length < names.length,
+     'Manual scale: bars beyond the maximum are marked (' + $$('#chart .b.clip').length + ')');
+  btn('scale', 'auto');
+}
+
+function locations() {
+  var a = $('#chart .n a');                /* the first routine: its locations */
+  var name = a.textContent;
+  a.click();
+  ok($('button.view.on').dataset.v === 'locations', 'clicking a routine opens its locations');
+  var n = T.nloc;
+  ok(rows().length === n, 'locations: ' + rows().length + ' rows (expected ' + n + ')');
+  ok(/^DO \d+/.test(labels()[0]) && /^MPI /.test(labels()[2]), 'locations: kind and line on each row');
+  var mpiBar = rows()[2].querySelector('.b i');
+  ok(mpiBar && mpiBar.className === 'comm', 'locations: an MPI call is communication');
+  ok($('button[data-v="net"]').disabled, 'locations: net time is not offered (KM_output has none)');
+  ok(new RegExp(name).test($('#note').textContent), 'locations: of ' + name);
+  var tip = hover(rows()[0].querySelector('.b'));
+  ok(/of total time/.test(tip), 'locations: hover gives value and percentage');
+  rows()[0].querySelector('.n a').click();
+  ok($('button.view.on').dataset.v === 'ranks' && rows().length === T.ranks,
+     'clicking a location shows every rank (' + rows().length + ')');
+}
+
+function ranks() {
+  btn('view', 'ranks');
+  pick('subject', 'program');
+  var v = values(), good = v.length === T.ranks;
+  for (var p = 0; p < v.length; p++) good = good && near(v[p], num('rank_figures.csv:' + p + ':total_time'));
+  ok(good, 'every rank side by side: total time per rank');
+  var segs = rows()[0].querySelectorAll('.b i');
+  ok(segs.length >= 2 && segs[0].className === 'comp' && segs[1].className === 'comm',
+     'a rank\'s bar: computation and communication in two colours');
+  var id = 2;
+  pick('subject', 'r' + (id - 1));
+  btn('metric', 'net');
+  v = values(); good = true;
+  for (p = 0; p < v.length; p++) good = good && near(v[p], cell(p, id, 'net') + cell(p, id, 'mpi'));
+  ok(good, 'every rank side by side: routine ' + names[id - 1]);
+  var tip = hover(rows()[1].querySelector('.b'));
+  ok(/rank 1's total time/.test(tip), 'hover: percentage of that rank\'s total time');
+}
+
+function heat() {
+  btn('view', 'heat');
+  var cv = document.getElementById('heat');
+  ok(cv && cv.width >= names.length && cv.height >= T.ranks, 'heat map drawn (' + cv.width + 'x' + cv.height + ')');
+  var ctx = cv.getContext('2d'), b = cv.getBoundingClientRect();
+  var px = ctx.getImageData(cv.width - 2, cv.height - 2, 1, 1).data;
+  ok(px[3] === 255, 'heat map cells are painted');
+  cv.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: b.right - 2, clientY: b.bottom - 2}));
+  var tip = document.getElementById('tip').textContent;
+  ok(/^rank \d+ · SUB\d+/.test(tip) && /× the routine's mean/.test(tip), 'heat map hover: ' + tip.slice(0, 60));
+  btn('hscale', 'map');
+  ok(/largest of the map/.test($('#note').textContent), 'heat map colour: whole map');
+  cv = document.getElementById('heat');
+  b = cv.getBoundingClientRect();
+  cv.dispatchEvent(new MouseEvent('click', {bubbles: true, clientX: b.right - 2, clientY: b.bottom - 2}));
+  ok($('button.view.on').dataset.v === 'ranks', 'clicking a cell shows that routine on every rank');
+}
+
+function figures() {
+  btn('view', 'figures');
+  ok($$('#figtable tr').length === 12, 'figures: the eleven header figures');
+  var cells = $$('#figtable tr')[1].querySelectorAll('td');
+  ok(near(parseFloat(cells[1].textContent), num('rank_figures.csv:0:total_time')), 'figures: rank 0 total time');
+  ok($('#pred') !== null, 'figures: the prediction');
+}
+
+/* Going back and forth is asynchronous: wait for the page's popstate
+   (its own listener, registered first, has rendered by then), or give up
+   after a while. */
+function afterNavigation(then) {
+  var done = false;
+  function once() {
+    if (done) return;
+    done = true;
+    window.removeEventListener('popstate', once);
+    then();
+  }
+  window.addEventListener('popstate', once);
+  setTimeout(once, 10000);
+}
+function history() {
+  var before = $('button.view.on').dataset.v;
+  afterNavigation(function () {
+    var after = $('button.view.on').dataset.v;
+    ok(before === 'figures' && after === 'ranks', '<< goes back to the previous view (' + after + ')');
+    afterNavigation(function () {
+      ok($('button.view.on').dataset.v === 'figures', '>> goes forward again');
+      finish();
+    });
+    document.getElementById('fwd').click();
+  });
+  document.getElementById('back').click();
+}
+
+/* --- speed: every view against one pass over all the data ------------- */
+function time(f) {
+  var t0 = performance.now();
+  f();
+  return performance.now() - t0;
+}
+function speed() {
+  var D = JSON.parse(document.getElementById('kmdata').textContent), sum = 0;
+  var base = time(function () {
+    ['elapsed', 'net', 'counts', 'mpi', 'io'].forEach(function (m) {
+      var a = KM.array(D.rv[m]);
+      for (var i = 0; i < a.length; i++) sum += a[i];
+    });
+  });
+  ok(sum > 0, 'one pass over the ' + T.ranks + ' x ' + names.length + ' tables: ' + base.toFixed(1) + ' ms');
+  var steps = [['profile', function () { btn('view', 'profile'); }],
+               ['descending', function () { btn('order', 'desc'); }],
+               ['elapsed', function () { btn('metric', 'elapsed'); }],
+               ['one rank', function () { pick('rank', 500); }],
+               ['locations', function () { btn('view', 'locations'); }],
+               ['every rank', function () { btn('view', 'ranks'); pick('subject', 'r7'); }],
+               ['heat map', function () { btn('view', 'heat'); }],
+               ['heat map, whole-map colour', function () { btn('hscale', 'map'); }],
+               ['figures', function () { btn('view', 'figures'); }]];
+  steps.forEach(function (s) {
+    var ms = time(s[1]), nodes = document.getElementsByTagName('*').length;
+    ok(ms < 25 * base + 50 && nodes < 20000,
+       s[0] + ': ' + ms.toFixed(1) + ' ms (' + (ms / base).toFixed(1) + 'x one pass), ' + nodes + ' elements');
+  });
+  out.push('# load and first view: ' + performance.now().toFixed(0) + ' ms');
+  finish();
+}
+
+/* --- the diff page: its order, another order, hover ------------------ */
+function tableOrder() {
+  return $$('#both tr').slice(1).map(function (r) { return r.children[1].textContent; }).join(' ');
+}
+function diffPage() {
+  selfContained();
+  ok(tableOrder() === E.order, 'diff: regions in PARP order (' + tableOrder() + ')');
+  ok(rows().length === E.order.split(' ').length, 'diff: a pair of bars per region');
+  var w = rows().map(function (r) {
+    return Array.prototype.map.call(r.querySelectorAll('.b i'), function (i) { return parseFloat(i.style.width); });
+  });
+  ok(w.join(' ') === E.widths, 'diff: bar lengths are tA and tB against the longest (' + w.join(' ') + ')');
+  btn('order', 'diff');
+  ok(tableOrder() === E.bydiff, 'diff: ordered by |B-A| on a click (' + tableOrder() + ')');
+  btn('order', 'ratio');
+  ok(tableOrder() === E.byratio, 'diff: ordered by ratio on a click (' + tableOrder() + ')');
+  var tip = hover(rows()[0].querySelector('.b'));
+  ok(/A: .* of A/.test(tip) && /B: .* of B/.test(tip) && /B \/ A: 10/.test(tip),
+     'diff: hover gives both times, shares and the ratio (' + tip.slice(0, 70) + '...)');
+  var bd = $$('#breakdown tr')[2].textContent;
+  ok(/^Computation/.test(bd) && /75\.0%$/.test(bd), 'diff: computation is 75% of the difference (' + bd + ')');
+  finish();
+}
+
+try {
+  if (T.mode === 'diff') diffPage();
+  else if (T.mode === 'speed') speed();
+  else {
+    selfContained();
+    header();
+    profile();
+    locations();
+    ranks();
+    heat();
+    figures();
+    history();
+  }
+} catch (e) {
+  ok(false, 'the test script stopped: ' + e + ' ' + (e.stack || ''));
+  finish();
+}
+})();
