@@ -17,6 +17,7 @@ top_builddir=$(cd "$top_builddir" && pwd)
 srcdir=$(cd "$srcdir" && pwd)
 KMRUN="$top_builddir/kmrun/kmrun"
 KMLIB="$top_builddir/runtime"
+KMVIEW="$top_builddir/kmview/kmview"
 DEFAULT_CONTROL="$srcdir/control/KM_control.dat"
 
 failures=0
