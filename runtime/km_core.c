@@ -303,24 +303,64 @@ static km_tick div_round(km_tick a, uint64_t b)
     return a >= 0 ? (a + d / 2) / d : -((-a + d / 2) / d);
 }
 
-/* The region has been measured `thresh` times: fix its means, after which
- * its frames no longer read the clock. */
+/* The first measured exit of a region: kept apart from the means, since
+ * it often carries one-time costs (an MPI library setting up its
+ * connections, page faults, cold caches) that later executions do not
+ * repeat.  Its own time still counts in full. */
+static KM_NOINLINE void keep_first(struct km_region *r, km_tick e,
+                                   km_tick excl, int outermost)
+{
+    r->first_frame = e;
+    r->first_excl = excl;
+    r->first_outer = outermost ? e : 0;
+}
+
+static km_tick mean_without_first(km_tick sum, uint64_t n, km_tick first)
+{
+    return n > 1 ? div_round(sum - first, n - 1) : div_round(sum, n);
+}
+
+/* The region has been measured `thresh` times: fix its means (of every
+ * measured exit but the first), after which its frames no longer read the
+ * clock. */
 static KM_NOINLINE void start_extrapolation(struct km_region *r)
 {
-    r->mean_frame = div_round(r->frames, r->measured);
-    r->mean_excl = div_round(r->excl, r->measured);
-    r->mean_elapsed = r->outer ? div_round(r->elapsed, r->outer) : r->mean_frame;
+    r->mean_frame = mean_without_first(r->frames, r->measured,
+                                       r->first_frame);
+    r->mean_excl = mean_without_first(r->excl, r->measured, r->first_excl);
+    if (r->outer == 0)
+        r->mean_elapsed = r->mean_frame;
+    else if (r->first_outer != 0)
+        r->mean_elapsed = mean_without_first(r->elapsed, r->outer,
+                                             r->first_outer);
+    else
+        r->mean_elapsed = div_round(r->elapsed, r->outer);
     r->extrap = 1;
 }
 
-/* What few exits need besides the arithmetic: fixing the means, hooks. */
+/* What few exits need besides the arithmetic: keeping the first measured
+ * exit, fixing the means, hooks. */
 static KM_NOINLINE void leave_rare(struct km_region *r, int32_t i, km_tick e,
-                                   km_tick now, int fix, int live)
+                                   km_tick excl, km_tick now, int outermost,
+                                   int live)
 {
-    if (fix)
+    if (r->measured == 1 && !r->extrap)
+        keep_first(r, e, excl, outermost);
+    if (r->measured == r->thresh && !r->extrap)
         start_extrapolation(r);
     if (live && r->hooks)
         leave_hooks(r, i, e, now);
+}
+
+/* The elapsed time of an extrapolated frame.  A routine, CALL or MPI frame
+ * adds its mean own time to what its callees reported during this very
+ * activation (measured or extrapolated by them), so that its elapsed time
+ * always holds its callees' and its net time is never made negative by
+ * callees that cost more later than while it was measured.  A loop, I/O
+ * statement or user region adds its mean elapsed time. */
+static KM_ALWAYS_INLINE km_tick extrapolated(const struct km_frame *f)
+{
+    return f->r->callee ? f->r->mean_excl + f->child : f->r->mean_frame;
 }
 
 /* Fold frame i of stk, closed at `now` (KM_UNREAD when no frame being
@@ -335,29 +375,32 @@ static KM_ALWAYS_INLINE void leave(struct km_frame *stk, int32_t i,
     if (outermost)
         r->top = 0;
     km_tick e;
-    int fix = 0;
+    km_tick excl = 0;
+    int rare = 0;
     if (KM_LIKELY(f->start != KM_UNREAD)) {
         e = now - f->start;
         r->frames += e;
         r->measured++;
-        if (r->callee)
-            r->excl += e - f->child;
+        if (r->callee) {
+            excl = e - f->child;
+            r->excl += excl;
+        }
         if (outermost) {
             r->elapsed += e;
             r->outer++;
         }
-        fix = r->measured == r->thresh;
+        rare = r->measured == r->thresh || r->measured == 1;
     } else {
-        e = r->mean_frame;
+        e = extrapolated(f);
         if (r->callee)
             r->excl += r->mean_excl;
         if (outermost)
-            r->elapsed += r->mean_elapsed;
+            r->elapsed += r->callee ? e : r->mean_elapsed;
     }
     if (r->callee)
         stk[stk[i - 1].own].child += e;
-    if (KM_UNLIKELY(fix | (live & (r->hooks != 0))))
-        leave_rare(r, i, e, now, fix, live);
+    if (KM_UNLIKELY(rare | (live & (r->hooks != 0))))
+        leave_rare(r, i, e, excl, now, outermost, live);
 }
 
 /* Open frame i for region r (not yet published: st.sp is still i - 1). */
@@ -515,7 +558,7 @@ static uint64_t clock_reads(void)
 
 static km_tick frame_elapsed(const struct km_frame *f, km_tick now)
 {
-    return f->start != KM_UNREAD ? now - f->start : f->r->mean_frame;
+    return f->start != KM_UNREAD ? now - f->start : extrapolated(f);
 }
 
 /* Declared redundant time so far, net of the MPI calls inside it, as if

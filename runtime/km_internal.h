@@ -155,6 +155,9 @@ struct km_region {
     km_tick mean_elapsed;    /* the means, fixed when extrapolation starts */
     km_tick mean_excl;
     km_tick mean_frame;
+    km_tick first_frame;     /* the first measured exit, left out of the */
+    km_tick first_excl;      /* means: it carries one-time costs */
+    km_tick first_outer;     /* (its elapsed if outermost, else 0) */
     /* identity (cold) */
     int32_t order;           /* routines: 1-based order of first entry */
     int32_t routine;         /* id of the routine it belongs to (itself) */

@@ -339,7 +339,9 @@ static void test_unwinding(void)
     km_report_free(&rep);
 }
 
-/* Past the threshold: no clock reads, exact counts, the means added. */
+/* Past the threshold: no clock reads, exact counts, the means (of the
+ * measured exits but the first) added; an extrapolated routine's elapsed
+ * time holds what its callees reported. */
 static void test_extrapolation(void)
 {
     begin("extrapolation");
@@ -349,7 +351,7 @@ static void test_extrapolation(void)
     int32_t d = reg("10 2 3 0 DO 5 I = 1, 2", s);
     in_at(0, m);
     km_tick now = 100;
-    const km_tick dur[3] = { 10, 20, 31 };   /* mean 61 / 3 -> 20 */
+    const km_tick dur[3] = { 90, 20, 30 };   /* mean of 20, 30: 25 */
     for (int k = 0; k < 3; k++) {
         in_at(now, s);
         in_at(now + 1, d);
@@ -359,8 +361,8 @@ static void test_extrapolation(void)
     }
     struct km_report rep = report_at(now);
     CHECK_EQ(R(&rep, s)->extrap, 1);
-    CHECK_EQ(R(&rep, s)->mean_elapsed, 20);
-    CHECK_EQ(R(&rep, s)->mean_excl, 20);
+    CHECK_EQ(R(&rep, s)->mean_elapsed, 25);
+    CHECK_EQ(R(&rep, s)->mean_excl, 25);
     km_report_free(&rep);
 
     long long before = fake_reads;
@@ -384,13 +386,14 @@ static void test_extrapolation(void)
     rep = report_at(now);
     CHECK_EQ(R(&rep, s)->count, 8);
     CHECK_EQ(R(&rep, s)->measured, 3);
-    CHECK_EQ(R(&rep, s)->elapsed, 61 + 5 * 20);
-    CHECK_EQ(R(&rep, s)->excl, 61 + 5 * 20);
+    /* the last S holds T's 5 */
+    CHECK_EQ(R(&rep, s)->elapsed, 140 + 4 * 25 + (25 + 5));
+    CHECK_EQ(R(&rep, s)->excl, 140 + 5 * 25);
     CHECK_EQ(R(&rep, d)->count, 7);
     CHECK_EQ(R(&rep, d)->elapsed, 6 + 4 * 2);
     CHECK_EQ(R(&rep, t)->elapsed, 5);
-    /* MAIN sees S's mean as callee time */
-    CHECK_EQ(R(&rep, m)->excl, now - (61 + 5 * 20));
+    /* MAIN sees S's extrapolated elapsed time as callee time */
+    CHECK_EQ(R(&rep, m)->excl, now - (140 + 4 * 25 + (25 + 5)));
     CHECK_EQ(rep.extrapolated, 1);
     CHECK_EQ(rep.clock_reads, fake_reads);
     char *text = formatted(&rep);
