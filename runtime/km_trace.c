@@ -59,22 +59,15 @@ static struct {
     char path[32];
 } tr = { .fd = -1, .rank = -1 };
 
-/* One line, padded with blanks to its fixed width. */
-static void put_line(int index, const char *fmt, ...) KM_PRINTF_LIKE(2, 3);
-static void put_line(int index, const char *fmt, ...)
+/* Line `index` of the file: the n bytes of `text` (control characters
+ * blanked), padded with blanks to the fixed width. */
+static void put_raw(int index, const char *text, int n)
 {
-    char line[TRACE_W + 1];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        n = 0;
+    char line[TRACE_W];
     if (n > TRACE_W - 1)
         n = TRACE_W - 1;
     for (int i = 0; i < n; i++)
-        if ((unsigned char)line[i] < ' ')
-            line[i] = ' ';
+        line[i] = (unsigned char)text[i] < ' ' ? ' ' : text[i];
     memset(line + n, ' ', (size_t)(TRACE_W - 1 - n));
     line[TRACE_W - 1] = '\n';
     size_t at = (size_t)index * TRACE_W;
@@ -87,6 +80,74 @@ static void put_line(int index, const char *fmt, ...)
                     errno ? strerror(errno) : "short write");
         tr.state = -1;
     }
+}
+
+static void put_line(int index, const char *fmt, ...) KM_PRINTF_LIKE(2, 3);
+static void put_line(int index, const char *fmt, ...)
+{
+    char line[TRACE_W + 1];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    put_raw(index, line, n < 0 ? 0 : n);
+}
+
+/* Events are frequent, so their lines are put together by hand: printf's
+ * formatting (a double above all) cost most of an event.  A text being
+ * built: `buf`, `n` bytes used, never more than TRACE_W. */
+struct text {
+    char buf[TRACE_W];
+    int n;
+};
+
+static void add_str(struct text *t, const char *s)
+{
+    while (*s && t->n < TRACE_W)
+        t->buf[t->n++] = *s++;
+}
+
+/* v right-aligned in `width` columns (wider if it needs more). */
+static void add_uint(struct text *t, unsigned long long v, int width)
+{
+    char d[24];
+    int k = 0;
+    do {
+        d[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (int pad = width - k; pad > 0 && t->n < TRACE_W; pad--)
+        t->buf[t->n++] = ' ';
+    while (k > 0 && t->n < TRACE_W)
+        t->buf[t->n++] = d[--k];
+}
+
+static void add_int(struct text *t, long long v, int width)
+{
+    if (v >= 0) {
+        add_uint(t, (unsigned long long)v, width);
+        return;
+    }
+    struct text digits = { .n = 0 };
+    add_uint(&digits, (unsigned long long)-v, 0);
+    for (int pad = width - digits.n - 1; pad > 0 && t->n < TRACE_W; pad--)
+        t->buf[t->n++] = ' ';
+    add_str(t, "-");
+    digits.buf[digits.n < TRACE_W ? digits.n : TRACE_W - 1] = '\0';
+    add_str(t, digits.buf);
+}
+
+/* Seconds with six decimals, right-aligned in `width` columns. */
+static void add_seconds(struct text *t, double s, int width)
+{
+    if (s < 0)
+        s = 0;
+    unsigned long long us = (unsigned long long)(s * 1e6 + 0.5);
+    add_uint(t, us / 1000000, width - 7);
+    add_str(t, ".");
+    add_uint(t, us % 1000000 + 1000000, 0);   /* leading 1, then 6 digits */
+    memmove(t->buf + t->n - 7, t->buf + t->n - 6, 6);
+    t->n--;
 }
 
 /* The rank the launcher gave this process, or -1. */
@@ -195,19 +256,27 @@ static void start(const struct km_trace_run *run)
 }
 
 /* "NAME (file:line)" or "KIND line L in NAME: statement". */
-static void describe(char *buf, size_t size, const struct km_region *r,
+static void describe(struct text *t, const struct km_region *r,
                      const struct km_region *routine)
 {
     static const char *const kinds[] = { "DO", "CALL", "MPI", "IO", "USER" };
     if (KM_KIND_IS_ROUTINE(r->kind)) {
-        snprintf(buf, size, "%s (%s:%d)", r->name, r->file, r->line);
+        add_str(t, r->name ? r->name : "?");
+        add_str(t, " (");
+        add_str(t, r->file ? r->file : "?");
+        add_str(t, ":");
+        add_int(t, r->line, 0);
+        add_str(t, ")");
         return;
     }
-    const char *kind = r->kind >= KM_K_DO && r->kind <= KM_K_USER
-                       ? kinds[r->kind - KM_K_DO] : "OTHER";
-    snprintf(buf, size, "%s line %d in %s: %s", kind, r->line,
-             routine && routine->name ? routine->name : "?",
-             r->text ? r->text : "");
+    add_str(t, r->kind >= KM_K_DO && r->kind <= KM_K_USER
+               ? kinds[r->kind - KM_K_DO] : "OTHER");
+    add_str(t, " line ");
+    add_int(t, r->line, 0);
+    add_str(t, " in ");
+    add_str(t, routine && routine->name ? routine->name : "?");
+    add_str(t, ": ");
+    add_str(t, r->text ? r->text : "");
 }
 
 void km_trace_event(const struct km_trace_run *run, const struct km_region *r,
@@ -218,19 +287,36 @@ void km_trace_event(const struct km_trace_run *run, const struct km_region *r,
         start(run);
     if (tr.state < 0)
         return;
-    char what[TRACE_W];
-    describe(what, sizeof what, r, routine);
-    double t = (double)(now - run->t0) * run->seconds_per_tick;
-    long slot = (long)(tr.seq % (uint64_t)tr.nlines);
-    put_line((int)(L_EVENTS + slot), "%10llu %13.6f %-3s %5d %s",
-             (unsigned long long)++tr.seq, t, in ? "IN" : "OUT", depth, what);
+    struct text what = { .n = 0 };
+    describe(&what, r, routine);
+    double secs = (double)(now - run->t0) * run->seconds_per_tick;
+    struct text ev = { .n = 0 };          /* "%10llu %13.6f %-3s %5d %s" */
+    add_uint(&ev, (unsigned long long)++tr.seq, 10);
+    add_str(&ev, " ");
+    add_seconds(&ev, secs, 13);
+    add_str(&ev, in ? " IN  " : " OUT ");
+    add_int(&ev, depth, 5);
+    add_str(&ev, " ");
+    for (int i = 0; i < what.n && ev.n < TRACE_W; i++)
+        ev.buf[ev.n++] = what.buf[i];
+    long slot = (long)((tr.seq - 1) % (uint64_t)tr.nlines);
+    put_raw((int)(L_EVENTS + slot), ev.buf, ev.n);
     if (depth >= 1 && depth <= TRACE_STACK) {
-        if (in)
-            put_line(L_STACK + depth - 1, "! %5d %s", depth, what);
-        else
-            put_line(L_STACK + depth - 1, "!");
+        struct text st = { .n = 0 };      /* "! %5d %s", or "!" */
+        add_str(&st, "!");
+        if (in) {
+            add_str(&st, " ");
+            add_int(&st, depth, 5);
+            add_str(&st, " ");
+            for (int i = 0; i < what.n && st.n < TRACE_W; i++)
+                st.buf[st.n++] = what.buf[i];
+        }
+        put_raw(L_STACK + depth - 1, st.buf, st.n);
     }
-    put_line(L_DEPTH, "! Depth      : %d", in ? depth : depth - 1);
+    struct text dl = { .n = 0 };
+    add_str(&dl, "! Depth      : ");
+    add_int(&dl, in ? depth : depth - 1, 0);
+    put_raw(L_DEPTH, dl.buf, dl.n);
 }
 
 void km_trace_rank(int rank, int nranks)
