@@ -10,28 +10,20 @@
 
 #include <stdint.h>
 
-void F77_FUNC_(km_reg, KM_REG)(int32_t *h, const int32_t *hr, const char *t);
-void F77_FUNC_(km_in, KM_IN)(const int32_t *h);
-void F77_FUNC_(km_out, KM_OUT)(const int32_t *h);
-void F77_FUNC_(km_end, KM_END)(void);
-void F77_FUNC_(km_stop, KM_STOP)(void);
-void F77_FUNC_(km_exit, KM_EXIT)(void);
-void F77_FUNC_(km_writ, KM_WRIT)(void);
-void F77_FUNC_(km_mpii, KM_MPII)(void);
-void F77_FUNC_(km_mpif, KM_MPIF)(void);
+#include "runtime/km_abi.h"
 
-void F77_FUNC_(km_reg, KM_REG)(int32_t *h, const int32_t *hr, const char *t)
+void km_reg_f(int32_t *h, const int32_t *hr, const char *t)
 {
     (void)hr;
     (void)t;
     *h = 1;
 }
 
-void F77_FUNC_(km_in, KM_IN)(const int32_t *h) { (void)h; }
-void F77_FUNC_(km_out, KM_OUT)(const int32_t *h) { (void)h; }
-void F77_FUNC_(km_end, KM_END)(void) {}
-void F77_FUNC_(km_stop, KM_STOP)(void) {}
-void F77_FUNC_(km_exit, KM_EXIT)(void) {}
-void F77_FUNC_(km_writ, KM_WRIT)(void) {}
-void F77_FUNC_(km_mpii, KM_MPII)(void) {}
-void F77_FUNC_(km_mpif, KM_MPIF)(void) {}
+void km_in_f(const int32_t *h) { (void)h; }
+void km_out_f(const int32_t *h) { (void)h; }
+void km_end_f(void) {}
+void km_stop_f(void) {}
+void km_exit_f(void) {}
+void km_writ_f(void) {}
+void km_mpii_f(void) {}
+void km_mpif_f(void) {}

@@ -47,28 +47,6 @@
 #define KM_PRINTF_LIKE(f, a)
 #endif
 
-/* ---- Fortran entry points (km_abi.h), named through the configure test -- */
-
-#define km_reg_f  F77_FUNC_(km_reg, KM_REG)
-#define km_in_f   F77_FUNC_(km_in, KM_IN)
-#define km_out_f  F77_FUNC_(km_out, KM_OUT)
-#define km_end_f  F77_FUNC_(km_end, KM_END)
-#define km_stop_f F77_FUNC_(km_stop, KM_STOP)
-#define km_exit_f F77_FUNC_(km_exit, KM_EXIT)
-#define km_writ_f F77_FUNC_(km_writ, KM_WRIT)
-#define km_mpii_f F77_FUNC_(km_mpii, KM_MPII)
-#define km_mpif_f F77_FUNC_(km_mpif, KM_MPIF)
-
-void km_reg_f(int32_t *h, const int32_t *hr, const char *text);
-void km_in_f(const int32_t *h);
-void km_out_f(const int32_t *h);
-void km_end_f(void);
-void km_stop_f(void);
-void km_exit_f(void);
-void km_writ_f(void);
-void km_mpii_f(void);   /* km_mpi.c */
-void km_mpif_f(void);   /* km_mpi.c */
-
 /* ---- clock (km_clock.c) ------------------------------------------------- */
 
 typedef int64_t km_tick;          /* clock units; differences only */
