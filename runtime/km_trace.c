@@ -101,14 +101,22 @@ struct text {
     int n;
 };
 
-static void add_str(struct text *t, const char *s)
+static void add_char(struct text *t, char c)
 {
-    while (*s && t->n < TRACE_W)
-        t->buf[t->n++] = *s++;
+    if (t->n < TRACE_W)
+        t->buf[t->n++] = c;
 }
 
-/* v right-aligned in `width` columns (wider if it needs more). */
-static void add_uint(struct text *t, unsigned long long v, int width)
+static void add_str(struct text *t, const char *s)
+{
+    while (*s)
+        add_char(t, *s++);
+}
+
+/* v in decimal, after a minus sign if `neg`, right-aligned in `width`
+ * columns (wider if it needs more), `pad` filling the left. */
+static void add_digits(struct text *t, unsigned long long v, int neg,
+                       int width, char pad)
 {
     char d[24];
     int k = 0;
@@ -116,38 +124,28 @@ static void add_uint(struct text *t, unsigned long long v, int width)
         d[k++] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    for (int pad = width - k; pad > 0 && t->n < TRACE_W; pad--)
-        t->buf[t->n++] = ' ';
-    while (k > 0 && t->n < TRACE_W)
-        t->buf[t->n++] = d[--k];
+    if (neg)
+        d[k++] = '-';
+    for (int i = k; i < width; i++)
+        add_char(t, pad);
+    while (k > 0)
+        add_char(t, d[--k]);
 }
 
 static void add_int(struct text *t, long long v, int width)
 {
-    if (v >= 0) {
-        add_uint(t, (unsigned long long)v, width);
-        return;
-    }
-    struct text digits = { .n = 0 };
-    add_uint(&digits, (unsigned long long)-v, 0);
-    for (int pad = width - digits.n - 1; pad > 0 && t->n < TRACE_W; pad--)
-        t->buf[t->n++] = ' ';
-    add_str(t, "-");
-    digits.buf[digits.n < TRACE_W ? digits.n : TRACE_W - 1] = '\0';
-    add_str(t, digits.buf);
+    unsigned long long magnitude = v < 0 ? 0ULL - (unsigned long long)v
+                                         : (unsigned long long)v;
+    add_digits(t, magnitude, v < 0, width, ' ');
 }
 
 /* Seconds with six decimals, right-aligned in `width` columns. */
 static void add_seconds(struct text *t, double s, int width)
 {
-    if (s < 0)
-        s = 0;
-    unsigned long long us = (unsigned long long)(s * 1e6 + 0.5);
-    add_uint(t, us / 1000000, width - 7);
-    add_str(t, ".");
-    add_uint(t, us % 1000000 + 1000000, 0);   /* leading 1, then 6 digits */
-    memmove(t->buf + t->n - 7, t->buf + t->n - 6, 6);
-    t->n--;
+    unsigned long long us = s > 0 ? (unsigned long long)(s * 1e6 + 0.5) : 0;
+    add_digits(t, us / 1000000, 0, width - 7, ' ');
+    add_char(t, '.');
+    add_digits(t, us % 1000000, 0, 6, '0');
 }
 
 /* The rank the launcher gave this process, or -1. */
@@ -291,14 +289,14 @@ void km_trace_event(const struct km_trace_run *run, const struct km_region *r,
     describe(&what, r, routine);
     double secs = (double)(now - run->t0) * run->seconds_per_tick;
     struct text ev = { .n = 0 };          /* "%10llu %13.6f %-3s %5d %s" */
-    add_uint(&ev, (unsigned long long)++tr.seq, 10);
+    add_digits(&ev, ++tr.seq, 0, 10, ' ');
     add_str(&ev, " ");
     add_seconds(&ev, secs, 13);
     add_str(&ev, in ? " IN  " : " OUT ");
     add_int(&ev, depth, 5);
     add_str(&ev, " ");
-    for (int i = 0; i < what.n && ev.n < TRACE_W; i++)
-        ev.buf[ev.n++] = what.buf[i];
+    for (int i = 0; i < what.n; i++)
+        add_char(&ev, what.buf[i]);
     long slot = (long)((tr.seq - 1) % (uint64_t)tr.nlines);
     put_raw((int)(L_EVENTS + slot), ev.buf, ev.n);
     if (depth >= 1 && depth <= TRACE_STACK) {
@@ -308,8 +306,8 @@ void km_trace_event(const struct km_trace_run *run, const struct km_region *r,
             add_str(&st, " ");
             add_int(&st, depth, 5);
             add_str(&st, " ");
-            for (int i = 0; i < what.n && st.n < TRACE_W; i++)
-                st.buf[st.n++] = what.buf[i];
+            for (int i = 0; i < what.n; i++)
+                add_char(&st, what.buf[i]);
         }
         put_raw(L_STACK + depth - 1, st.buf, st.n);
     }
