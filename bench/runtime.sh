@@ -52,7 +52,7 @@ die() { say "runtime.sh: $*" >&2; exit 1; }
 # ---- the hot path -----------------------------------------------------------
 $CC -std=gnu11 -O2 -D_POSIX_C_SOURCE=200809L -I"$build" -I"$top" \
     -o hotpath "$here/hotpath.c" "$LIBKM" || die "cannot build hotpath.c"
-$CC -O2 -I"$build" -c -o stub.o "$here/stub.c" || die "cannot build stub.c"
+$CC -O2 -I"$build" -I"$top" -c -o stub.o "$here/stub.c" || die "cannot build stub.c"
 mkdir hot && (cd hot && ../hotpath) > hot.txt || die "hotpath failed"
 val() { awk -v k="$1" '$1 == k { print $2 }' hot.txt; }
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -1)
