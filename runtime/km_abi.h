@@ -67,9 +67,13 @@ enum km_kind {
 /* Bits of the <flags> field of KM_REG's text. */
 enum km_flag {
     KM_F_TRACE = 1,      /* TRACE_FILE_NUMBER > 0 when instrumented */
-    KM_F_REDUNDANT = 2   /* the user declared this region's time redundant
+    KM_F_REDUNDANT = 2,  /* the user declared this region's time redundant
                             (work every rank repeats): REDUNDANT_ROUTINES in
                             the control file, or a !KM_redundant region */
+    KM_F_MPI_UNMEASURED = 4  /* a routine with MPI calls kmrun left
+                            unmeasured (MPI_MEASURED_LEVEL, IF_ROUTINE):
+                            its rank's MPI time misses them, so no
+                            prediction can be made */
 };
 
 /* The entry points' C names, through the Fortran name mangling configure

@@ -2,26 +2,47 @@
  * km_core.c — the measuring heart of libkm.
  *
  * Owns the region table (KM_REG), the frame stack and the hot path
- * (KM_IN / KM_OUT), time extrapolation, redundant-work accounting,
- * snapshots of the figures (struct km_report), and the moments results are
- * written: KM_END, KM_STOP, KM_EXIT, KM_WRIT, the atexit handler, a
- * terminating signal (km_signal.c), and the core side of KM_MPII / KM_MPIF.
+ * (KM_IN / KM_OUT), sampling and estimates past the threshold, libkm's
+ * own overhead, redundant-work accounting, snapshots of the figures
+ * (struct km_report), and the moments results are written: KM_END,
+ * KM_STOP, KM_EXIT, KM_WRIT, the atexit handler, a terminating signal
+ * (km_signal.c), and the core side of KM_MPII / KM_MPIF.
  *
  * Must never: reference an MPI symbol (a serial program links without MPI;
  * MPI arrives as a table of function pointers), allocate, lock or make a
  * system call on the hot path other than the clock read, read the clock
- * for a region past its extrapolation threshold, crash or exit the user's
- * program, or print to standard output.
+ * for an execution it estimates, crash or exit the user's program, or
+ * print to standard output.
  *
  * Accounting.  Frame 0 of the stack is the root ("outside every routine").
  * A callee frame (routine, CALL, MPI) adds its elapsed time to the `child`
  * of the nearest callee frame below it (frame.own of the frame below), so
  * transparent frames (DO, IO, USER) pass their callees' time through to
- * their routine.  A callee's exclusive time is its elapsed minus its child
- * time: a routine's net, or for CALL / MPI the time no instrumented routine
- * accounts for.  Each instant is in exactly one innermost callee frame (or
- * none), so total = sum of routine net + sum of CALL/MPI exclusive + outside
- * holds exactly in ticks while nothing is extrapolated.
+ * their routine; a transparent frame sees the callee time inside it as
+ * the growth of its owner's `child` while it was open.  A region's own
+ * time in a frame is its elapsed time less that callee time.  Each instant
+ * is in exactly one innermost callee frame, in libkm itself, or in none,
+ * so total = sum of the callees' own time + libkm's overhead + outside
+ * holds exactly, in subticks, whatever is estimated.
+ *
+ * Overhead.  Every entry adds what its entry and exit cost (measured at
+ * start-up) to `st.ovh`, and registrations add the time they took; a
+ * measured frame takes out of its elapsed time the part of its own entry
+ * and exit between its clock reads and the growth of st.ovh while it was
+ * open.  A frame that took out more than there was (the costs are
+ * estimates too) gives the difference back to st.ovh.
+ *
+ * Estimates.  Past its threshold a region is measured one execution in
+ * about k; the others are estimated: they read no clock and add the
+ * region's mean own time, plus what the frames inside reported.  Every
+ * estimated frame has an *anchor*, the nearest measured frame below it (or
+ * the root), and the estimates of its region wait on that anchor's list
+ * (pend_*).  When the anchor closes it settles them against the time it
+ * measured: if the estimates made inside it exceed that time (less what
+ * was measured inside it), every one of them is scaled down to fit.  So
+ * no net time is ever negative and no callee outlasts its caller.  A
+ * region pending at one open anchor that comes to run under another is
+ * measured instead (it cannot wait for two).
  *
  * Signals.  A terminating signal may arrive at any instruction, and its
  * handler takes a snapshot of this state.  So the hot path publishes a new
@@ -46,18 +67,31 @@
 #include <unistd.h>
 
 #define KM_STACK_DEPTH 4096
-#define KM_UNREAD INT64_MIN          /* frame.start of an unmeasured frame */
+#define KM_UNREAD INT64_MIN          /* frame.start of an estimated frame */
 #define KM_ID_ROOT (INT32_MIN + 1)   /* frame.id no handle can match */
 #define KM_ID_FULL INT32_MIN         /* the sentinel on top of a full stack */
+#define KM_K_MAX (1u << 20)          /* longest sampling interval */
 
 #define signal_fence() atomic_signal_fence(memory_order_seq_cst)
 
 struct km_frame {
     struct km_region *r;     /* NULL for the root and the sentinel */
-    km_tick start;           /* clock at entry, or KM_UNREAD */
-    km_tick child;           /* callee time directly inside (callee frames) */
+    km_tick start;           /* clock at entry, or KM_UNREAD (estimated) */
+    km_time child;           /* callee frames: callee time directly inside;
+                                transparent: the owner's child at entry */
+    km_time ovh0;            /* measured frames: st.ovh after the entry
+                                (between child and inv, which compilers
+                                would otherwise move as one 16-byte
+                                value, stalling on the 8-byte stores) */
+    km_time inv;             /* the part of child that is estimated and
+                                not settled yet (same rule) */
     int32_t id;              /* r->id, KM_ID_ROOT or KM_ID_FULL */
     int32_t own;             /* nearest callee frame at or below this one */
+    int32_t anchor;          /* nearest measured frame at or below (0: the
+                                root) */
+    int32_t pend;            /* measured frames: the first region (id)
+                                whose estimates wait for it; 0: none */
+    int64_t pad;             /* 64 bytes: an index is a shift */
 };
 
 enum mpi_state { MPI_NONE, MPI_ACTIVE, MPI_DONE };
@@ -68,10 +102,19 @@ static struct {
     int32_t nreg;
     int32_t sp;              /* top frame; 0 = only the root */
     struct km_clock clock;
+    km_time ovh;             /* libkm's own time so far */
+    km_time cost_measured;   /* a measured entry and exit */
+    km_time cost_estimated;  /* an estimated one */
+    km_time cost_inner;      /* the part of a measured one between its
+                                clock reads */
+    /* sampling */
+    km_time budget;          /* sampling may add this much per execution */
+    uint32_t fixed_k;        /* tests: every k-th execution, or 0 */
+    uint64_t rng;            /* xorshift64 state for the gaps */
     /* redundant work (KM_HOOK_REDUNDANT, KM_HOOK_MPI) */
     int32_t red_depth;       /* open redundant frames */
-    km_tick red_time;        /* closed outermost redundant frames */
-    km_tick red_mpi;         /* MPI calls closed inside redundant frames */
+    km_time red_time;        /* closed outermost redundant frames */
+    km_time red_mpi;         /* MPI calls closed inside redundant frames */
     /* registration */
     int32_t cap;
     int32_t *hash;           /* open addressing over ids, 0 = empty */
@@ -99,9 +142,9 @@ static struct {
     /* MPI */
     enum mpi_state mpi_state;
     int rank, nranks;
+    km_tick t_startup;       /* when MPI_INIT was entered, or 0 */
     km_tick t_mpii;          /* when MPI_INIT returned */
-    km_tick mpi_before;      /* MPI time before that */
-    km_tick red_before;      /* declared redundant time before that */
+    km_time red_before;      /* declared redundant time before that */
     struct km_frame stack[KM_STACK_DEPTH];
 } st;
 
@@ -112,6 +155,19 @@ static km_tick cold_now(void)
 {
     st.cold_reads++;
     return km_clock_read(&st.clock);
+}
+
+/* Where estimates are settled: the live table (copy NULL), or a
+ * snapshot's copies (whose frames point into `copy`); and the overhead to
+ * give back to. */
+struct settle {
+    struct km_region *copy;
+    km_time *ovh;
+};
+
+static struct km_region *region_of(const struct settle *c, int32_t id)
+{
+    return c->copy ? &c->copy[id - 1] : st.tab[id - 1];
 }
 
 /* ------------------------------------------------------------------------ */
@@ -153,6 +209,24 @@ static void note_start_time(void)
         strftime(st.started, sizeof st.started, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
+static void calibrate_costs(void);
+
+static void reset_root(void)
+{
+    st.sp = 0;
+    st.stack[0] = (struct km_frame){ .r = NULL, .id = KM_ID_ROOT, .own = 0,
+                                     .anchor = 0 };
+}
+
+/* 0.25 ns in subticks: the least sampling may add to an execution. */
+static void set_budget(void)
+{
+    double spt = st.clock.seconds_per_tick;
+    st.budget = spt > 0 ? (km_time)(0.25e-9 / spt * (1 << KM_SUB_BITS)) : 0;
+    if (st.budget < 1)
+        st.budget = 1;
+}
+
 static void init(void)
 {
     if (st.initialized)
@@ -165,15 +239,19 @@ static void init(void)
     st.out.rank = -1;
     st.rank = 0;
     st.nranks = 1;
-    st.sp = 0;
-    st.stack[0] = (struct km_frame){ .r = NULL, .id = KM_ID_ROOT, .own = 0 };
-    st.t0 = cold_now();              /* the root's start */
+    if (!st.rng)
+        st.rng = 0x9e3779b97f4a7c15u ^ (uint64_t)getpid();
+    set_budget();
+    reset_root();
+    if (!st.clock_injected)
+        calibrate_costs();
     st.pid = getpid();
     if (!atexit_registered && atexit(at_exit) == 0)
         atexit_registered = 1;
     if (!st.clock_injected)
         km_signal_install();
     st.initialized = 1;
+    st.t0 = cold_now();              /* the root's start */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -226,9 +304,8 @@ static void report_bad_registration(const char *text, const char *why)
         km_complain("region not registered (%s): %.200s", why, text);
 }
 
-void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
+static void reg(int32_t *h, const int32_t *hr, const char *text)
 {
-    init();
     /* h and hr alias for a routine: read hr before anything writes h */
     int32_t routine = *hr;
     if (routine <= 0 || routine > st.nreg ||
@@ -254,6 +331,8 @@ void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
     r->id = st.nreg + 1;
     if (KM_KIND_IS_ROUTINE(r->kind))
         r->routine = r->id;
+    r->pend_anchor = KM_NO_ANCHOR;
+    r->k = 1;
     st.tab[st.nreg] = r;
     signal_fence();
     st.nreg++;
@@ -261,8 +340,18 @@ void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
     *h = r->id;
 }
 
+/* A registration is libkm's own work: its time goes to the overhead, and
+ * so out of the frame that is open around it. */
+void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
+{
+    init();
+    km_tick t = cold_now();
+    reg(h, hr, text);
+    st.ovh += KM_SUB(cold_now() - t);
+}
+
 /* ------------------------------------------------------------------------ */
-/* Hooks: trace, redundant work (cold; only regions with `hooks` set)        */
+/* Hooks: trace, redundant work, MPI start-up (cold; regions with `hooks`)   */
 
 static void trace(const struct km_region *r, int in, int32_t depth,
                   km_tick now)
@@ -276,15 +365,17 @@ static void trace(const struct km_region *r, int in, int32_t depth,
 
 static void enter_hooks(const struct km_region *r, int32_t depth, km_tick now)
 {
+    if ((r->hooks & KM_HOOK_STARTUP) && st.t_startup == 0)
+        st.t_startup = now != KM_UNREAD ? now : cold_now();
     if (r->hooks & KM_HOOK_REDUNDANT)
         st.red_depth++;
     if (r->hooks & KM_HOOK_TRACE)
         trace(r, 1, depth, now);
 }
 
-/* e: the frame's elapsed time (measured, or the region's mean). */
-static KM_NOINLINE void leave_hooks(const struct km_region *r, int32_t depth, km_tick e,
-                        km_tick now)
+/* e: the frame's elapsed time (measured, or estimated). */
+static KM_NOINLINE void leave_hooks(const struct km_region *r, int32_t depth,
+                                    km_time e, km_tick now)
 {
     if ((r->hooks & KM_HOOK_MPI) && st.red_depth > 0)
         st.red_mpi += e;
@@ -295,125 +386,308 @@ static KM_NOINLINE void leave_hooks(const struct km_region *r, int32_t depth, km
 }
 
 /* ------------------------------------------------------------------------ */
+/* Sampling                                                                  */
+
+static uint64_t next_random(void)
+{
+    uint64_t x = st.rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    st.rng = x;
+    return x;
+}
+
+/* One in about k executions is measured: as many as keep what sampling
+ * adds (a measured execution's cost beyond an estimated one's) within 1%
+ * of the region's time or st.budget, whichever is more. */
+static uint32_t interval(const struct km_region *r)
+{
+    if (st.fixed_k)
+        return st.fixed_k;
+    km_time extra = st.cost_measured - st.cost_estimated;
+    km_time allow = r->mean_frame / 100;
+    if (allow < st.budget)
+        allow = st.budget;
+    if (extra <= 0)
+        return 1;
+    km_time k = (extra + allow - 1) / allow;
+    return k > (km_time)KM_K_MAX ? KM_K_MAX : (uint32_t)k;
+}
+
+/* The executions until the next sample: random between k/2 and 3k/2 (k
+ * on average), so that no period in the program can line up with the
+ * samples. */
+static uint32_t gap(uint32_t k)
+{
+    if (k <= 1)
+        return 1;
+    return k / 2 + (uint32_t)(next_random() % (k + 1));
+}
+
+static km_time ewma(km_time mean, km_time x)
+{
+    return mean + (x - mean) / 8;
+}
+
+/* The region has been measured `thresh` times, and at least twice: its
+ * estimate starts as the mean own time of every measured execution but
+ * the first. */
+static void start_sampling(struct km_region *r, km_time e)
+{
+    r->mean_own = (r->sum_own - r->first_own) / (km_time)(r->measured - 1);
+    if (r->mean_own < 0)
+        r->mean_own = 0;
+    r->mean_frame = e;
+    r->sampling = 1;
+    r->k = interval(r);
+    r->skip = gap(r->k) - 1;
+}
+
+/* What a measured exit teaches a region: the first execution's time (left
+ * out of the estimates), when to start sampling, and, for a sample, a new
+ * estimate and the next gap.  An execution measured out of turn (its
+ * region was waiting at another anchor) is not a sample: it was not
+ * chosen at random. */
+static KM_NOINLINE void learn(struct km_region *r, km_time own, km_time e)
+{
+    if (!r->sampling) {
+        if (r->measured == 1)
+            r->first_own = own;
+        if (r->measured >= r->thresh && r->measured >= 2)
+            start_sampling(r, e);
+        return;
+    }
+    if (r->skip != 0)
+        return;
+    r->mean_own = ewma(r->mean_own, own);
+    r->mean_frame = ewma(r->mean_frame, e);
+    r->k = interval(r);
+    r->skip = gap(r->k) - 1;
+}
+
+/* r's estimates are to wait at anchor a (a stack index): join a's list
+ * unless they already wait at another open anchor.  1: joined (or there
+ * already); 0: measure this execution instead. */
+static KM_NOINLINE int attach(struct km_region *r, int32_t a)
+{
+    if (r->pend_anchor == a)
+        return 1;
+    if (r->pend_anchor != KM_NO_ANCHOR)
+        return 0;
+    r->pend_next = st.stack[a].pend;
+    r->pend_anchor = a;
+    signal_fence();
+    st.stack[a].pend = r->id;
+    return 1;
+}
+
+/* Is this execution of r, about to open above frame `below`, estimated? */
+static KM_ALWAYS_INLINE int estimate_now(struct km_region *r, int32_t below)
+{
+    if (r->skip == 0)
+        return 0;
+    r->skip--;
+    int32_t a = st.stack[below].anchor;
+    return KM_LIKELY(r->pend_anchor == a) || attach(r, a);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Settling estimates                                                        */
+
+/* Commit q's pending estimates, keeping the share `keep` of each; returns
+ * the own time taken back when q is a callee (which its anchor's callee
+ * time held). */
+static km_time commit(struct km_region *q, double keep)
+{
+    km_time own = q->pend_own, el = q->pend_el;
+    km_time back_own = 0, back_el = 0;
+    if (keep < 1) {
+        /* own time taken back rounded up, so that what stays fits (no
+         * libm: the program links libkm, not necessarily -lm); the rest
+         * of elapsed (what came from the regions inside) loses the same
+         * share, rounded down, so that elapsed still holds own time */
+        double x = (1 - keep) * (double)own;
+        back_own = (km_time)x;
+        if ((double)back_own < x)
+            back_own++;
+        if (back_own > own)
+            back_own = own;
+        km_time rest = el > own ? el - own : 0;
+        back_el = back_own + (km_time)((1 - keep) * (double)rest);
+        if (back_el > el)
+            back_el = el;
+    }
+    q->excl += own - back_own;
+    q->est_excl += own - back_own;
+    q->elapsed += el - back_el;
+    q->est_el += el - back_el;
+    q->pend_own = 0;
+    q->pend_el = 0;
+    q->pend_next = 0;
+    q->pend_anchor = KM_NO_ANCHOR;
+    return q->callee ? back_own : 0;
+}
+
+/* The share of the estimates inside a frame that fits in its measured time
+ * e: the frame holds callee time cc, of which ci is estimated. */
+static double share_that_fits(km_time e, km_time cc, km_time ci)
+{
+    if (cc <= e || ci <= 0)
+        return 1;
+    km_time measured = cc - ci;
+    return measured >= e ? 0 : (double)(e - measured) / (double)ci;
+}
+
+/* Measured frame f closes with elapsed time e: settle the estimates that
+ * wait for it.  *cc and *ci (the callee time inside, and its estimated
+ * part) lose what was taken back. */
+static KM_NOINLINE void settle(const struct settle *c, struct km_frame *f,
+                               km_time e, km_time *cc, km_time *ci)
+{
+    double keep = share_that_fits(e, *cc, *ci);
+    km_time taken = 0;
+    int32_t id = f->pend;
+    f->pend = 0;
+    while (id) {
+        struct km_region *q = region_of(c, id);
+        id = q->pend_next;
+        taken += commit(q, keep);
+    }
+    *cc -= taken;
+    *ci -= taken;
+}
+
+/* ------------------------------------------------------------------------ */
 /* The hot path                                                              */
 
-static km_tick div_round(km_tick a, uint64_t b)
+/* The callee time inside frame f, and its unsettled estimated part. */
+static KM_ALWAYS_INLINE void inside(const struct km_frame *stk,
+                                   const struct km_frame *f, km_time *cc,
+                                   km_time *ci)
 {
-    km_tick d = (km_tick)b;
-    return a >= 0 ? (a + d / 2) / d : -((-a + d / 2) / d);
+    if (f->r->callee) {
+        *cc = f->child;
+        *ci = f->inv;
+    } else {
+        const struct km_frame *o = &stk[f->own];
+        *cc = o->child - f->child;
+        *ci = o->inv - f->inv;
+    }
 }
 
-/* The first measured exit of a region: kept apart from the means, since
- * it often carries one-time costs (an MPI library setting up its
- * connections, page faults, cold caches) that later executions do not
- * repeat.  Its own time still counts in full. */
-static KM_NOINLINE void keep_first(struct km_region *r, km_tick e,
-                                   km_tick excl, int outermost)
-{
-    r->first_frame = e;
-    r->first_excl = excl;
-    r->first_outer = outermost ? e : 0;
-}
-
-static km_tick mean_without_first(km_tick sum, uint64_t n, km_tick first)
-{
-    return n > 1 ? div_round(sum - first, n - 1) : div_round(sum, n);
-}
-
-/* The region has been measured `thresh` times: fix its means (of every
- * measured exit but the first), after which its frames no longer read the
- * clock. */
-static KM_NOINLINE void start_extrapolation(struct km_region *r)
-{
-    r->mean_frame = mean_without_first(r->frames, r->measured,
-                                       r->first_frame);
-    r->mean_excl = mean_without_first(r->excl, r->measured, r->first_excl);
-    if (r->outer == 0)
-        r->mean_elapsed = r->mean_frame;
-    else if (r->first_outer != 0)
-        r->mean_elapsed = mean_without_first(r->elapsed, r->outer,
-                                             r->first_outer);
-    else
-        r->mean_elapsed = div_round(r->elapsed, r->outer);
-    r->extrap = 1;
-}
-
-/* What few exits need besides the arithmetic: keeping the first measured
- * exit, fixing the means, hooks. */
-static KM_NOINLINE void leave_rare(struct km_region *r, int32_t i, km_tick e,
-                                   km_tick excl, km_tick now, int outermost,
-                                   int live)
-{
-    if (r->measured == 1 && !r->extrap)
-        keep_first(r, e, excl, outermost);
-    if (r->measured == r->thresh && !r->extrap)
-        start_extrapolation(r);
-    if (live && r->hooks)
-        leave_hooks(r, i, e, now);
-}
-
-/* The elapsed time of an extrapolated frame.  A routine, CALL or MPI frame
- * adds its mean own time to what its callees reported during this very
- * activation (measured or extrapolated by them), so that its elapsed time
- * always holds its callees' and its net time is never made negative by
- * callees that cost more later than while it was measured.  A loop, I/O
- * statement or user region adds its mean elapsed time. */
-static KM_ALWAYS_INLINE km_tick extrapolated(const struct km_frame *f)
-{
-    return f->r->callee ? f->r->mean_excl + f->child : f->r->mean_frame;
-}
-
-/* Fold frame i of stk, closed at `now` (KM_UNREAD when no frame being
- * closed was measured), into its region; `live`: the real stack (hooks
- * run), not a snapshot's copy.  Frame i is already off the stack. */
-static KM_ALWAYS_INLINE void leave(struct km_frame *stk, int32_t i,
-                                   km_tick now, int live)
+/* Close estimated frame i of stk (already off the stack): its own time is
+ * the region's estimate, which waits at its anchor; its elapsed time adds
+ * what the frames inside reported. */
+static KM_ALWAYS_INLINE void leave_estimated(struct km_frame *stk, int32_t i,
+                                             int live)
 {
     struct km_frame *f = &stk[i];
     struct km_region *r = f->r;
-    int outermost = r->top == i;
-    if (outermost)
+    km_time cc, ci;
+    inside(stk, f, &cc, &ci);
+    km_time m = r->mean_own;
+    r->pend_own += m;
+    if (r->top == i) {
         r->top = 0;
-    km_tick e;
-    km_tick excl = 0;
-    int rare = 0;
-    if (KM_LIKELY(f->start != KM_UNREAD)) {
-        e = now - f->start;
-        r->frames += e;
-        r->measured++;
-        if (r->callee) {
-            excl = e - f->child;
-            r->excl += excl;
-        }
-        if (outermost) {
-            r->elapsed += e;
-            r->outer++;
-        }
-        rare = r->measured == r->thresh || r->measured == 1;
-    } else {
-        e = extrapolated(f);
-        if (r->callee)
-            r->excl += r->mean_excl;
-        if (outermost)
-            r->elapsed += r->callee ? e : r->mean_elapsed;
+        r->elapsed += cc - ci;
+        r->pend_el += m + ci;
     }
-    if (r->callee)
-        stk[stk[i - 1].own].child += e;
-    if (KM_UNLIKELY(rare | (live & (r->hooks != 0))))
-        leave_rare(r, i, e, excl, now, outermost, live);
+    if (r->callee) {
+        struct km_frame *o = &stk[stk[i - 1].own];
+        o->child += m + cc;
+        o->inv += m + ci;
+    }
+    if (KM_UNLIKELY(live & (r->hooks != 0)))
+        leave_hooks(r, i, m + cc, KM_UNREAD);
 }
 
-/* Open frame i for region r (not yet published: st.sp is still i - 1). */
-static KM_ALWAYS_INLINE struct km_frame *push(struct km_region *r, int32_t i)
+/* Close measured frame i of stk at clock `now`: settle the estimates
+ * inside it, then fold it into its region. */
+static KM_ALWAYS_INLINE void leave_measured(const struct settle *c,
+                                            struct km_frame *stk, int32_t i,
+                                            km_tick now, int live)
+{
+    struct km_frame *f = &stk[i];
+    struct km_region *r = f->r;
+    km_time e = KM_SUB(now - f->start) - st.cost_inner - (*c->ovh - f->ovh0);
+    km_time cc, ci;
+    inside(stk, f, &cc, &ci);
+    km_time ci0 = ci;
+    if (KM_UNLIKELY(f->pend != 0))
+        settle(c, f, e, &cc, &ci);
+    if (KM_UNLIKELY(e < cc)) {       /* more overhead taken out than spent */
+        *c->ovh -= cc - e;
+        e = cc;
+    }
+    km_time own = e - cc;
+    r->measured++;
+    r->excl += own;
+    r->sum_own += own;
+    if (r->top == i) {
+        r->top = 0;
+        r->elapsed += e;
+    }
+    if (r->callee) {
+        r->absorbed += ci;
+        stk[stk[i - 1].own].child += e;
+    } else if (ci0 != 0) {
+        /* the owner's callee time lost what was taken back; what stays is
+         * settled against this frame, and is the owner's net's concern */
+        struct km_frame *o = &stk[f->own];
+        o->child -= ci0 - ci;
+        o->inv -= ci0;
+        if (o->r)
+            o->r->absorbed += ci;
+    }
+    if (KM_UNLIKELY(live & (r->sampling | (r->measured <= 1) |
+                            (r->measured >= r->thresh))))
+        learn(r, own, e);
+    if (KM_UNLIKELY(live & (r->hooks != 0)))
+        leave_hooks(r, i, e, now);
+}
+
+static KM_ALWAYS_INLINE void leave(const struct settle *c, struct km_frame *stk,
+                                   int32_t i, km_tick now, int live)
+{
+    if (stk[i].start == KM_UNREAD)
+        leave_estimated(stk, i, live);
+    else
+        leave_measured(c, stk, i, now, live);
+}
+
+static const struct settle live_settle = { NULL, &st.ovh };
+
+/* Open frame i for region r (not yet published: st.sp is still i - 1);
+ * estimated or measured as `est` says; its clock, if any, is read last. */
+static KM_ALWAYS_INLINE struct km_frame *push(struct km_region *r, int32_t i,
+                                              int est)
 {
     struct km_frame *f = &st.stack[i];
+    const struct km_frame *below = &st.stack[i - 1];
     r->count++;
     if (r->top == 0)                 /* not open yet: outermost frame */
         r->top = i;
     f->r = r;
     f->id = r->id;
-    f->own = r->callee ? i : st.stack[i - 1].own;
-    f->child = 0;
+    if (r->callee) {
+        f->own = i;
+        f->child = 0;
+        f->inv = 0;
+    } else {
+        f->own = below->own;
+        f->child = st.stack[f->own].child;
+        f->inv = st.stack[f->own].inv;
+    }
+    if (est) {
+        f->anchor = below->anchor;
+        st.ovh += st.cost_estimated;
+    } else {
+        f->anchor = i;
+        f->pend = 0;
+        st.ovh += st.cost_measured;
+        f->ovh0 = st.ovh;
+    }
     return f;
 }
 
@@ -430,26 +704,49 @@ static KM_NOINLINE void km_in_slow(int32_t id)
     if (st.overflow_depth++ == 0) {
         int32_t i = st.sp + 1;
         st.stack[i] = (struct km_frame){ .r = NULL, .id = KM_ID_FULL,
-                                         .own = st.stack[i - 1].own };
+                                         .own = st.stack[i - 1].own,
+                                         .anchor = st.stack[i - 1].anchor };
         signal_fence();
         st.sp = i;
     }
+}
+
+/* A region's first entry: its place in the routine table, the region
+ * around it, and whether its entries take the general path. */
+static void first_entry(struct km_region *r, int32_t i)
+{
+    if (KM_KIND_IS_ROUTINE(r->kind)) {
+        r->order = ++st.nentered;
+    } else {
+        const struct km_region *below = st.stack[i - 1].r;
+        r->parent = below && (below->id == r->routine ||
+                              below->routine == r->routine)
+                        ? below->id : r->routine;
+    }
+    r->slow = r->hooks || st.clock.kind != KM_CLOCK_TSC;
 }
 
 /* The entries the fast path leaves out (r->slow): a first entry, a region
  * with hooks, a clock read through a function. */
 static KM_NOINLINE void km_in_general(struct km_region *r, int32_t i)
 {
-    if (r->count == 0) {
-        if (KM_KIND_IS_ROUTINE(r->kind))
-            r->order = ++st.nentered;
-        r->slow = r->hooks || st.clock.kind != KM_CLOCK_TSC;
-    }
-    struct km_frame *f = push(r, i);
-    km_tick now = r->extrap ? KM_UNREAD : km_clock_read(&st.clock);
+    if (r->count == 0)
+        first_entry(r, i);
+    int est = estimate_now(r, i - 1);
+    struct km_frame *f = push(r, i, est);
+    km_tick now = est ? KM_UNREAD : km_clock_read(&st.clock);
     f->start = now;                  /* last, so our work is not in it */
     if (r->hooks)
         enter_hooks(r, i, now);
+    signal_fence();
+    st.sp = i;
+}
+
+/* A measured entry (the clock costs more than the call). */
+static KM_NOINLINE void km_in_measured(struct km_region *r, int32_t i)
+{
+    struct km_frame *f = push(r, i, 0);
+    f->start = km_clock_tsc();       /* last */
     signal_fence();
     st.sp = i;
 }
@@ -467,8 +764,12 @@ void km_in_f(const int32_t *h)
         km_in_general(r, i);
         return;
     }
-    struct km_frame *f = push(r, i);
-    f->start = r->extrap ? KM_UNREAD : km_clock_tsc();   /* last */
+    if (!estimate_now(r, i - 1)) {
+        km_in_measured(r, i);
+        return;
+    }
+    struct km_frame *f = push(r, i, 1);
+    f->start = KM_UNREAD;
     signal_fence();
     st.sp = i;
 }
@@ -503,18 +804,17 @@ static KM_NOINLINE void km_out_slow(int32_t id)
     st.sp = j - 1;
     signal_fence();
     for (int32_t i = top; i >= j; i--)
-        leave(st.stack, i, now, 1);
+        leave(&live_settle, st.stack, i, now, 1);
 }
 
-/* The exit of the top frame, with the clock read through a function. */
-static KM_NOINLINE void km_out_general(int32_t i)
+/* The exit of the top frame, measured: the clock read first. */
+static KM_NOINLINE void km_out_measured(int32_t i)
 {
-    struct km_frame *f = &st.stack[i];
-    km_tick now = f->start != KM_UNREAD ? km_clock_read(&st.clock)
-                                        : KM_UNREAD;          /* first */
+    km_tick now = KM_LIKELY(st.clock.kind == KM_CLOCK_TSC)
+                      ? km_clock_tsc() : km_clock_read(&st.clock);
     st.sp = i - 1;
     signal_fence();
-    leave(st.stack, i, now, 1);
+    leave_measured(&live_settle, st.stack, i, now, 1);
 }
 
 void km_out_f(const int32_t *h)
@@ -525,14 +825,76 @@ void km_out_f(const int32_t *h)
         km_out_slow(*h);
         return;
     }
-    if (KM_UNLIKELY(st.clock.kind != KM_CLOCK_TSC && f->start != KM_UNREAD)) {
-        km_out_general(i);
+    if (f->start != KM_UNREAD) {
+        km_out_measured(i);
         return;
     }
-    km_tick now = f->start != KM_UNREAD ? km_clock_tsc() : KM_UNREAD;
     st.sp = i - 1;
     signal_fence();
-    leave(st.stack, i, now, 1);
+    leave_estimated(st.stack, i, 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* libkm's own costs                                                         */
+
+/* What an entry and exit cost, measured on a region of libkm's own before
+ * the program's first region is registered: the best of a few batches,
+ * so that an interruption cannot inflate them (a cost taken out that is
+ * too small leaves a little of libkm in the figures; one too large would
+ * take the program's time out). */
+static void calibrate_costs(void)
+{
+    enum { PAIRS = 256, BATCHES = 8 };
+    struct km_region *r = calloc(1, sizeof *r);
+    if (!r || grow_tables()) {
+        free(r);
+        return;
+    }
+    *r = (struct km_region){ .id = 1, .callee = 1, .kind = KM_K_SUBROUTINE,
+                             .routine = 1, .thresh = UINT64_MAX,
+                             .pend_anchor = KM_NO_ANCHOR, .k = 1 };
+    r->slow = st.clock.kind != KM_CLOCK_TSC;
+    st.tab[0] = r;
+    st.nreg = 1;
+    int32_t h = 1;
+    km_tick best_measured = INT64_MAX, best_estimated = INT64_MAX;
+    km_time best_inner = INT64_MAX;
+    for (int b = 0; b < BATCHES; b++) {
+        km_time before = r->excl;
+        km_tick t0 = km_clock_read(&st.clock);
+        for (int p = 0; p < PAIRS; p++) {
+            km_in_f(&h);
+            km_out_f(&h);
+        }
+        km_tick t1 = km_clock_read(&st.clock);
+        if (t1 - t0 < best_measured)
+            best_measured = t1 - t0;
+        if (r->excl - before < best_inner)
+            best_inner = r->excl - before;
+        r->skip = UINT32_MAX;        /* estimated, waiting at the root */
+        r->pend_anchor = 0;
+        t0 = km_clock_read(&st.clock);
+        for (int p = 0; p < PAIRS; p++) {
+            km_in_f(&h);
+            km_out_f(&h);
+        }
+        t1 = km_clock_read(&st.clock);
+        if (t1 - t0 < best_estimated)
+            best_estimated = t1 - t0;
+        r->skip = 0;
+        r->pend_anchor = KM_NO_ANCHOR;
+    }
+    st.cost_measured = KM_SUB(best_measured) / PAIRS;
+    st.cost_estimated = KM_SUB(best_estimated) / PAIRS;
+    st.cost_inner = best_inner / PAIRS;
+    if (st.cost_inner > st.cost_measured)
+        st.cost_inner = st.cost_measured;
+    st.nreg = 0;
+    st.tab[0] = NULL;
+    free(r);
+    st.ovh = 0;
+    st.nentered = 0;
+    reset_root();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -556,27 +918,115 @@ static uint64_t clock_reads(void)
     return n;
 }
 
-static km_tick frame_elapsed(const struct km_frame *f, km_tick now)
+static km_time frame_elapsed(const struct km_frame *stk,
+                             const struct km_frame *f, km_tick now)
 {
-    return f->start != KM_UNREAD ? now - f->start : extrapolated(f);
+    if (f->start != KM_UNREAD)
+        return KM_SUB(now - f->start);
+    km_time cc, ci;
+    inside(stk, f, &cc, &ci);
+    return f->r->mean_own + cc;
 }
 
 /* Declared redundant time so far, net of the MPI calls inside it, as if
  * the open frames stk[1..sp] closed at `now`. */
-static km_tick redundant_so_far(const struct km_frame *stk, int32_t sp,
+static km_time redundant_so_far(const struct km_frame *stk, int32_t sp,
                                 km_tick now)
 {
-    km_tick red = st.red_time - st.red_mpi;
+    km_time red = st.red_time - st.red_mpi;
     int32_t i = 1;
     while (i <= sp && !(stk[i].r->hooks & KM_HOOK_REDUNDANT))
         i++;
     if (i > sp)
         return red;
-    red += frame_elapsed(&stk[i], now);      /* the outermost one open */
+    red += frame_elapsed(stk, &stk[i], now);  /* the outermost one open */
     for (i++; i <= sp; i++)
         if (stk[i].r->hooks & KM_HOOK_MPI)
-            red -= frame_elapsed(&stk[i], now);
+            red -= frame_elapsed(stk, &stk[i], now);
     return red;
+}
+
+/* Every frame is closed: the root settles what still waits (for it, or
+ * for a frame a signal interrupted while it settled) against the total
+ * time less libkm's overhead; what is left is the time outside. */
+static void settle_root(struct km_report *rep, struct km_frame *root,
+                        km_time *ovh)
+{
+    km_time e = rep->total - *ovh;
+    km_time cc = root->child, ci = root->inv;
+    double keep = share_that_fits(e, cc, ci);
+    for (int32_t i = 0; i < rep->nreg; i++)
+        if (rep->reg[i].pend_anchor != KM_NO_ANCHOR)
+            cc -= commit(&rep->reg[i], keep);
+    if (cc > e) {
+        *ovh -= cc - e;
+        e = cc;
+    }
+    rep->outside = e - cc;
+    rep->outside_est = ci > 0;
+}
+
+/* A loop, I/O statement or user region never outlasts the region around
+ * it: an estimate that does is cut to it (callees need nothing of the
+ * kind, their frames already hold what is inside them). */
+static void fit_in_parent(struct km_region *reg, int32_t id, uint8_t *done)
+{
+    struct km_region *q = &reg[id - 1];
+    if (done[id - 1])
+        return;
+    done[id - 1] = 1;
+    if (KM_KIND_IS_ROUTINE(q->kind) || q->parent <= 0 || q->parent == id)
+        return;
+    fit_in_parent(reg, q->parent, done);
+    km_time limit = reg[q->parent - 1].elapsed;
+    if (q->callee || q->elapsed <= limit)
+        return;
+    km_time cut = q->elapsed - limit;
+    q->est_el = q->est_el > cut ? q->est_el - cut : 0;
+    q->elapsed = limit;
+    if (q->excl > limit) {           /* its own time, too */
+        cut = q->excl - limit;
+        q->est_excl = q->est_excl > cut ? q->est_excl - cut : 0;
+        q->excl = limit;
+    }
+}
+
+static void fit_locations(struct km_report *rep)
+{
+    uint8_t *done = km_mem_alloc((size_t)rep->nreg + 1);
+    if (!done)
+        return;
+    memset(done, 0, (size_t)rep->nreg + 1);
+    for (int32_t i = 0; i < rep->nreg; i++)
+        fit_in_parent(rep->reg, i + 1, done);
+    km_mem_free(done);
+}
+
+static void add_routine(struct km_report *rep, const struct km_region *r)
+{
+    rep->routine_counts += r->count;
+    rep->net += r->excl;
+    rep->net_est += r->est_excl;
+    rep->estimated += r->est_excl;
+    rep->extrapolated |= r->count > r->measured;
+    rep->net_marked |= KM_EST_EXCL(r);
+    if ((r->flags & KM_F_MPI_UNMEASURED) && r->count > 0 &&
+        rep->mpi_unmeasured++ == 0)
+        rep->mpi_unmeasured_first = r->name;
+}
+
+static void add_mpi(struct km_report *rep, const struct km_region *r,
+                    struct km_region *owner)
+{
+    rep->estimated += r->est_excl;
+    if (r->hooks & KM_HOOK_STARTUP) {
+        rep->startup += r->excl;
+        return;
+    }
+    rep->mpi += r->excl;
+    owner->mpi += r->excl;
+    rep->mpi_est |= KM_EST_EXCL(r);
+    owner->mpi_est |= KM_EST_EXCL(r);
 }
 
 /* Totals over the regions of a snapshot. */
@@ -586,41 +1036,61 @@ static void sum_regions(struct km_report *rep)
         struct km_region *r = &rep->reg[i];
         struct km_region *owner = &rep->reg[r->routine - 1];
         if (KM_KIND_IS_ROUTINE(r->kind)) {
-            rep->routine_counts += r->count;
-            rep->net += r->excl;
-            rep->extrapolated |= r->extrap && r->count > r->measured;
+            add_routine(rep, r);
         } else if (r->kind == KM_K_CALL) {
-            rep->unmeasured += r->excl;
+            rep->uninstr += r->excl;
+            rep->uninstr_est |= KM_EST_EXCL(r);
+            rep->estimated += r->est_excl;
         } else if (r->kind == KM_K_MPI) {
-            rep->unmeasured += r->excl;
-            rep->mpi += r->elapsed;
-            owner->mpi += r->elapsed;
+            add_mpi(rep, r, owner);
         } else if (r->kind == KM_K_IO) {
             rep->io += r->elapsed;
             owner->io += r->elapsed;
+            rep->io_est |= KM_EST_EL(r);
+            owner->io_est |= KM_EST_EL(r);
         }
     }
 }
 
+static int redundant_estimated(const struct km_report *rep)
+{
+    for (int32_t i = 0; i < rep->nreg; i++)
+        if ((rep->reg[i].flags & KM_F_REDUNDANT) && KM_EST_EL(&rep->reg[i]))
+            return 1;
+    return 0;
+}
+
+/* T, S, C, R, P of this rank (doc/KM_output.md, "Prediction"). */
 static void predict(struct km_report *rep)
 {
     double spt = st.clock.seconds_per_tick;
-    rep->t = (double)rep->total * spt;
-    rep->c = (double)(rep->mpi - st.mpi_before) * spt;
-    rep->declared = (double)(rep->redundant - st.red_before) * spt;
-    rep->r = (double)(st.t_mpii - st.t0) * spt + rep->declared;
-    rep->p = rep->t - rep->c - rep->r;
+    double sub = spt / (double)(1 << KM_SUB_BITS);
+    struct km_prediction_row *p = &rep->pred;
+    km_tick init_called = st.t_startup ? st.t_startup : st.t_mpii;
+    p->t = (double)rep->total * sub;
+    p->s = (double)rep->startup * sub;
+    p->c = (double)rep->mpi * sub;
+    rep->declared = (double)(rep->redundant - st.red_before) * sub;
+    p->r = (double)(init_called - st.t0) * spt + rep->declared;
+    p->p = p->t - p->s - p->c - p->r;
+    p->estimated = (rep->mpi_est ? KM_PRED_C : 0) |
+                   (redundant_estimated(rep) ? KM_PRED_R : 0);
+    if (p->estimated)
+        p->estimated |= KM_PRED_P;
+    p->none = rep->mpi_unmeasured ? KM_NOPRED_MPI_UNMEASURED : 0;
 }
 
-/* The figures as if every open frame were left at `now`, without touching
- * the live regions or stack.  On failure (no memory) the report still has
- * its scalar fields, but no regions. */
-static int make_report(struct km_report *rep, const char *event, km_tick now)
+static void fill_scalars(struct km_report *rep, const char *event,
+                         km_tick now)
 {
     memset(rep, 0, sizeof *rep);
-    rep->total = now - st.t0;
+    rep->total = KM_SUB(now - st.t0);
     rep->clock_reads = clock_reads();
     rep->clock = st.clock;
+    double sub = st.clock.seconds_per_tick / (double)(1 << KM_SUB_BITS);
+    rep->cost_measured = (double)st.cost_measured * sub;
+    rep->cost_estimated = (double)st.cost_estimated * sub;
+    rep->cost_inner = (double)st.cost_inner * sub;
     rep->nwrites = st.nwrites;
     rep->nranks = st.nranks;
     rep->rank = st.rank;
@@ -630,6 +1100,14 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
     rep->bad_in = st.bad_in;
     rep->lost = st.lost;
     rep->bad_reg = st.bad_reg;
+}
+
+/* The figures as if every open frame were left at `now`, without touching
+ * the live regions or stack.  On failure (no memory) the report still has
+ * its scalar fields, but no regions. */
+static int make_report(struct km_report *rep, const char *event, km_tick now)
+{
+    fill_scalars(rep, event, now);
     int32_t sp = st.sp;
     while (sp > 0 && !st.stack[sp].r)    /* the overflow sentinel */
         sp--;
@@ -650,10 +1128,14 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
     memcpy(stk, st.stack, ((size_t)sp + 1) * sizeof *stk);
     for (int32_t i = 1; i <= sp; i++)
         stk[i].r = &rep->reg[stk[i].id - 1];
+    km_time ovh = st.ovh;
+    struct settle c = { rep->reg, &ovh };
     for (int32_t i = sp; i >= 1; i--)
-        leave(stk, i, now, 0);
-    rep->outside = rep->total - stk[0].child;
+        leave(&c, stk, i, now, 0);
+    settle_root(rep, &stk[0], &ovh);
+    rep->overhead = ovh;
     km_mem_free(stk);
+    fit_locations(rep);
     sum_regions(rep);
     if (st.mpi_state != MPI_NONE)
         predict(rep);
@@ -664,7 +1146,7 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
 /* Writing                                                                   */
 
 /* Take `d` ticks just spent inside libkm (writing a snapshot) out of every
- * figure: the open frames, the start of the run and the MPI_INIT mark
+ * figure: the open frames, the start of the run and the MPI_INIT marks
  * move forward by it. */
 static void hide_time(km_tick d)
 {
@@ -672,6 +1154,8 @@ static void hide_time(km_tick d)
         if (st.stack[i].start != KM_UNREAD)
             st.stack[i].start += d;
     st.t0 += d;
+    if (st.t_startup)
+        st.t_startup += d;
     if (st.mpi_state != MPI_NONE)
         st.t_mpii += d;
 }
@@ -806,7 +1290,6 @@ void km_core_mpi_init(const struct km_mpi_ops *ops)
     km_tick now = cold_now();
     struct km_report rep;
     make_report(&rep, "", now);      /* scalars survive a failure */
-    st.mpi_before = rep.mpi;
     st.red_before = rep.redundant;
     km_report_free(&rep);
     st.t_mpii = now;
@@ -825,7 +1308,7 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops)
         return;
     if (st.mpi_state == MPI_NONE) {  /* MPI_INIT was not instrumented */
         st.t_mpii = st.t0;
-        st.mpi_before = 0;
+        st.t_startup = 0;
         st.red_before = 0;
     }
     if (ops->rank_size(&st.rank, &st.nranks))
@@ -862,6 +1345,23 @@ void km_test_set_clock(km_tick (*read)(void), double seconds_per_tick)
     st.clock_injected = 1;
 }
 
+void km_test_set_costs(double measured, double estimated, double inner)
+{
+    st.cost_measured = (km_time)(measured * (1 << KM_SUB_BITS));
+    st.cost_estimated = (km_time)(estimated * (1 << KM_SUB_BITS));
+    st.cost_inner = (km_time)(inner * (1 << KM_SUB_BITS));
+}
+
+void km_test_seed(uint64_t seed)
+{
+    st.rng = seed ? seed : 1;
+}
+
+void km_test_set_interval(uint32_t k)
+{
+    st.fixed_k = k;
+}
+
 void km_test_reset(void)
 {
     for (int32_t i = 0; i < st.nreg; i++)
@@ -873,6 +1373,7 @@ void km_test_reset(void)
     memset(&st, 0, sizeof st);
     st.clock = c;
     st.clock_injected = injected;
+    st.rng = 1;
 }
 
 int km_test_report(struct km_report *rep, const char *event)

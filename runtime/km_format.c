@@ -61,9 +61,23 @@ void km_text_free(struct km_text *t)
 /* ------------------------------------------------------------------------ */
 /* Header and Prediction                                                     */
 
-static double secs(const struct km_report *rep, km_tick t)
+static double secs(const struct km_report *rep, km_time t)
 {
-    return (double)t * rep->clock.seconds_per_tick;
+    return (double)t * rep->clock.seconds_per_tick /
+           (double)(1 << KM_SUB_BITS);
+}
+
+/* A time as printed: "~" first when it contains an estimate. */
+static const char *fig(char *buf, size_t size, double v, int estimated)
+{
+    snprintf(buf, size, "%s%.7e", estimated ? "~" : "", v);
+    return buf;
+}
+
+/* The estimated percentage of x (one decimal). */
+static double percent(km_time part, km_time x)
+{
+    return x > 0 ? 100.0 * (double)part / (double)x : 0.0;
 }
 
 void km_program_name(char *buf, size_t size)
@@ -86,12 +100,16 @@ void km_format_header(struct km_text *t, const struct km_report *rep,
 {
     char prog[1024];
     km_program_name(prog, sizeof prog);
-    km_text_printf(t, "! kmtool KM_output 1\n");
+    km_text_printf(t, "! kmtool KM_output 2\n");
     km_text_printf(t, "! Program    : %s\n", prog);
     km_text_printf(t, "! Started    : %s\n", rep->started);
     km_text_printf(t, "! Written at : %s\n", rep->event);
     km_text_printf(t, "! Clock      : %s, %.2e s per read\n", rep->clock.name,
                    rep->clock.read_cost);
+    km_text_printf(t, "! Overhead   : %.2e s per measured entry and exit, "
+                   "%.2e s per estimated one, %.2e s inside a measured "
+                   "region; taken out of every time\n", rep->cost_measured,
+                   rep->cost_estimated, rep->cost_inner);
     if (rank_only >= 0)
         km_text_printf(t, "! Ranks      : %d, this file holds rank %d only "
                        "(MPI not finalized)\n", rep->nranks, rank_only);
@@ -103,9 +121,12 @@ void km_format_header(struct km_text *t, const struct km_report *rep,
 void km_format_prediction_heading(struct km_text *t)
 {
     km_text_printf(t, "! ===== Prediction =====\n");
-    km_text_printf(t, "!%7s %15s %15s %15s %15s\n", "Rank", "Total(s)",
-                   "MPI(s)", "Redundant(s)", "Parallel(s)");
 }
+
+/* The column heading comes after the note, which rank 0 writes last. */
+static const char prediction_columns[] =
+    "!   Rank        Total(s)     Start-up(s)          MPI(s)    "
+    "Redundant(s)     Parallel(s)\n";
 
 /* snprintf's length, or 0 when it failed or did not fit. */
 static size_t fitted(int n, size_t size)
@@ -113,29 +134,70 @@ static size_t fitted(int n, size_t size)
     return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
 }
 
-size_t km_format_prediction_row(char *buf, size_t size, int rank,
-                                const double tcrp[4])
+#define NOTE_WIDTH 100
+
+size_t km_format_prediction_note(char *buf, size_t size, int none)
 {
-    return fitted(snprintf(buf, size, "%8d %15.7e %15.7e %15.7e %15.7e\n",
-                           rank, tcrp[0], tcrp[1], tcrp[2], tcrp[3]), size);
+    const char *why =
+        none & KM_NOPRED_LOST
+            ? "! No prediction: a rank's results were lost"
+        : none & KM_NOPRED_MPI_UNMEASURED
+            ? "! No prediction: MPI calls were not measured in some "
+              "routines (see the ranks' warnings)"
+            : "! Times without MPI start-up (MPI_INIT); ~ marks figures "
+              "that contain estimates";
+    return fitted(snprintf(buf, size, "%-*s\n%s", NOTE_WIDTH, why,
+                           prediction_columns), size);
+}
+
+size_t km_format_prediction_row(char *buf, size_t size, int rank,
+                                const struct km_prediction_row *row)
+{
+    char t[32], s[32], c[32], r[32], p[32];
+    int e = row->estimated;
+    return fitted(snprintf(buf, size, "%8d %16s%16s%16s%16s%16s\n", rank,
+                           fig(t, sizeof t, row->t, 0),
+                           fig(s, sizeof s, row->s, 0),
+                           fig(c, sizeof c, row->c, e & KM_PRED_C),
+                           fig(r, sizeof r, row->r, e & KM_PRED_R),
+                           fig(p, sizeof p, row->p, e & KM_PRED_P)),
+                  size);
+}
+
+static const char *pred_fig(char *buf, size_t size, double v, int estimated,
+                            int none)
+{
+    if (none)
+        snprintf(buf, size, "n/a");
+    else
+        fig(buf, size, v, estimated);
+    return buf;
 }
 
 size_t km_format_prediction_figures(char *buf, size_t size, double t1pe,
-                                    double speedup, double efficiency)
+                                    double speedup, double efficiency,
+                                    int estimated, int none)
 {
+    char a[32], b[32], c[32];
     return fitted(snprintf(buf, size,
-                           "%-15.7e ! Predicted one-PE time T_1pe\n"
-                           "%-15.7e ! Predicted speedup\n"
-                           "%-15.7e ! Predicted parallel efficiency\n",
-                           t1pe, speedup, efficiency), size);
+                           "%-16s! Predicted one-PE time T_1pe\n"
+                           "%-16s! Predicted speedup\n"
+                           "%-16s! Predicted parallel efficiency\n",
+                           pred_fig(a, sizeof a, t1pe, estimated, none),
+                           pred_fig(b, sizeof b, speedup, estimated, none),
+                           pred_fig(c, sizeof c, efficiency, estimated, none)),
+                  size);
 }
 
 /* ------------------------------------------------------------------------ */
 /* One rank's section                                                        */
 
-static void figure_e(struct km_text *t, double v, const char *name)
+static void figure_e(struct km_text *t, const struct km_report *rep,
+                     km_time v, int estimated, const char *name)
 {
-    km_text_printf(t, "%-15.7e ! %s\n", v, name);
+    char b[32];
+    km_text_printf(t, "%-15s ! %s\n", fig(b, sizeof b, secs(rep, v), estimated),
+                   name);
 }
 
 static void figure_u(struct km_text *t, unsigned long long v, const char *name)
@@ -145,7 +207,7 @@ static void figure_u(struct km_text *t, unsigned long long v, const char *name)
 
 static const char *count_text(char *buf, size_t size, const struct km_region *r)
 {
-    int plus = r->extrap && r->count > r->measured;
+    int plus = r->count > r->measured;
     snprintf(buf, size, "%s%llu", plus ? "+" : "",
              (unsigned long long)r->count);
     return buf;
@@ -213,21 +275,29 @@ static const struct km_region **routine_order(const struct km_report *rep,
 static void format_routine_table(struct km_text *t, const struct km_report *rep,
                                  const struct km_region **ix, int32_t n)
 {
-    char cnt[32];
-    km_text_printf(t, "!%7s %-22s %15s %15s %10s %15s %15s\n", "No", "Routine",
-                   "Elapsed(s)", "Net(s)", "Counts", "MPI(s)", "IO(s)");
+    char cnt[32], el[32], net[32], mpi[32], io[32];
+    km_text_printf(t, "!%7s %-22s %16s %16s %10s %16s %16s %7s\n", "No",
+                   "Routine", "Elapsed(s)", "Net(s)", "Counts", "MPI(s)",
+                   "IO(s)", "Est(%)");
     for (int32_t k = 0; k < n; k++) {
         const struct km_region *r = ix[k];
-        km_text_printf(t, "%8d %-22s %15.7e %15.7e %10s %15.7e %15.7e\n",
-                       (int)k + 1, r->name, secs(rep, r->elapsed),
-                       secs(rep, r->excl), count_text(cnt, sizeof cnt, r),
-                       secs(rep, r->mpi), secs(rep, r->io));
+        km_text_printf(t, "%8d %-22s %16s %16s %10s %16s %16s %7.1f\n",
+                       (int)k + 1, r->name,
+                       fig(el, sizeof el, secs(rep, r->elapsed), KM_EST_EL(r)),
+                       fig(net, sizeof net, secs(rep, r->excl), KM_EST_EXCL(r)),
+                       count_text(cnt, sizeof cnt, r),
+                       fig(mpi, sizeof mpi, secs(rep, r->mpi), r->mpi_est),
+                       fig(io, sizeof io, secs(rep, r->io), r->io_est),
+                       percent(r->est_el, r->elapsed));
     }
     snprintf(cnt, sizeof cnt, "%s%llu", rep->extrapolated ? "+" : "",
              (unsigned long long)rep->routine_counts);
-    km_text_printf(t, "!%7s %-22s %15s %15.7e %10s %15.7e %15.7e\n", "",
-                   "Total", "", secs(rep, rep->net), cnt, secs(rep, rep->mpi),
-                   secs(rep, rep->io));
+    km_text_printf(t, "!%7s %-22s %16s %16s %10s %16s %16s %7.1f\n", "",
+                   "Total", "",
+                   fig(net, sizeof net, secs(rep, rep->net), rep->net_marked),
+                   cnt, fig(mpi, sizeof mpi, secs(rep, rep->mpi), rep->mpi_est),
+                   fig(io, sizeof io, secs(rep, rep->io), rep->io_est),
+                   percent(rep->net_est, rep->net));
 }
 
 /* Each routine's locations in registration order, as linked lists over
@@ -261,20 +331,22 @@ static void format_locations(struct km_text *t, const struct km_report *rep,
                              const struct loc_lists *l, int32_t no,
                              const struct km_region *routine)
 {
-    char cnt[32];
+    char cnt[32], el[32];
     if (l->count[routine->id] == 0)
         return;
     km_text_printf(t, "!\n! Routine %d %s, file %s, line %d, %d locations\n",
                    (int)no, routine->name, routine->file, routine->line,
                    (int)l->count[routine->id]);
-    km_text_printf(t, "!%7s %-5s %6s %15s %10s %s\n", "No", "Kind", "Line",
-                   "Elapsed(s)", "Counts", "Statement");
+    km_text_printf(t, "!%7s %-5s %6s %16s %10s %7s %s\n", "No", "Kind", "Line",
+                   "Elapsed(s)", "Counts", "Est(%)", "Statement");
     int k = 0;
     for (int32_t i = l->first[routine->id]; i; i = l->next[i - 1]) {
         const struct km_region *r = &rep->reg[i - 1];
-        km_text_printf(t, "%8d %-5s %6d %15.7e %10s ", ++k, kind_label(r->kind),
-                       r->line, secs(rep, r->elapsed),
-                       count_text(cnt, sizeof cnt, r));
+        km_text_printf(t, "%8d %-5s %6d %16s %10s %7.1f ", ++k,
+                       kind_label(r->kind), r->line,
+                       fig(el, sizeof el, secs(rep, r->elapsed), KM_EST_EL(r)),
+                       count_text(cnt, sizeof cnt, r),
+                       percent(r->est_el, r->elapsed));
         add_statement(t, r->text);
     }
 }
@@ -297,25 +369,31 @@ static void format_warnings(struct km_text *t, const struct km_report *rep)
         if (w[i].n)
             km_text_printf(t, "! Warning: %llu %s\n",
                            (unsigned long long)w[i].n, w[i].what);
+    if (rep->mpi_unmeasured)
+        km_text_printf(t, "! Warning: MPI calls were not measured in %d "
+                       "routines (first: %s); no prediction\n",
+                       (int)rep->mpi_unmeasured, rep->mpi_unmeasured_first);
 }
 
 void km_format_section(struct km_text *t, const struct km_report *rep)
 {
-    double cost = rep->clock.read_cost;
     km_text_printf(t, "! ===== Rank %d =====\n", rep->rank);
     km_text_printf(t, "%04d %-10d ! Processors and Rank\n", rep->nranks,
                    rep->rank);
-    figure_e(t, secs(rep, rep->total), "Total time");
+    figure_e(t, rep, rep->total, 0, "Total time");
     figure_u(t, rep->routine_counts, "Counts of routines");
     figure_u(t, rep->clock_reads, "Counts of time get function");
-    figure_e(t, cost, "Time get function cost(1 call)");
-    figure_e(t, cost * (double)rep->clock_reads,
-             "Time get function cost (Total)");
+    km_text_printf(t, "%-15.7e ! %s\n", rep->clock.read_cost,
+                   "Time get function cost(1 call)");
+    figure_e(t, rep, rep->overhead, 1, "libkm overhead");
     figure_u(t, (unsigned long long)rep->nwrites, "Output counts by KM_writ");
-    figure_e(t, secs(rep, rep->mpi), "MPI time");
-    figure_e(t, secs(rep, rep->io), "I/O time");
-    figure_e(t, secs(rep, rep->outside), "Time outside routines");
-    figure_e(t, secs(rep, rep->unmeasured), "Time in unmeasured callees");
+    figure_e(t, rep, rep->mpi, rep->mpi_est, "MPI time");
+    figure_e(t, rep, rep->startup, 0, "MPI start-up time");
+    figure_e(t, rep, rep->io, rep->io_est, "I/O time");
+    figure_e(t, rep, rep->outside, rep->outside_est, "Time outside routines");
+    figure_e(t, rep, rep->uninstr, rep->uninstr_est,
+             "Time in uninstrumented routines");
+    figure_e(t, rep, rep->estimated, rep->estimated > 0, "Estimated time");
 
     int32_t n;
     struct loc_lists l;

@@ -23,11 +23,11 @@
 #define KM_CHUNK (1u << 20)       /* bytes per message of a rank's section */
 #define KM_WINDOW 4               /* ranks asked ahead of the one read */
 
-/* What a rank sends first when asked: its section's length and its T, C,
- * R, P. */
+/* What a rank sends first when asked: its section's length and its
+ * Prediction row. */
 struct rank_head {
     uint64_t len;
-    double tcrp[4];
+    struct km_prediction_row row;
 };
 
 static struct km_out_file *gather_file;   /* for km_gather_temp */
@@ -60,7 +60,9 @@ static int send_section(const struct km_mpi_ops *ops,
     const char *p;
     size_t len;
     section_to_send(section, rep->rank, &lost, &p, &len);
-    struct rank_head head = { len, { rep->t, rep->c, rep->r, rep->p } };
+    struct rank_head head = { len, rep->pred };
+    if (section->failed)
+        head.row.none |= KM_NOPRED_LOST;
     int token;
     int rc = ops->recv(&token, sizeof token, 0) ||
              ops->send(&head, sizeof head, 0);
@@ -78,24 +80,30 @@ struct collector {
     struct km_out_file *f;
     char *buf;               /* KM_CHUNK bytes */
     int nranks;
+    off_t note_at;           /* offset of the Prediction's note */
+    size_t note_len;
     off_t rows_at;           /* offset of rank 0's Prediction row */
     size_t row_len;
     off_t at;                /* where the next section goes */
-    double min_r, sum_p, max_t;
+    double min_r, sum_p, max_t;   /* max_t: of T - S */
+    int estimated, none;
 };
 
-static void add_row(struct collector *c, int rank, const double tcrp[4])
+static void add_row(struct collector *c, int rank,
+                    const struct km_prediction_row *p)
 {
-    char row[128];
-    size_t n = km_format_prediction_row(row, sizeof row, rank, tcrp);
+    char row[256];
+    size_t n = km_format_prediction_row(row, sizeof row, rank, p);
     if (n != c->row_len)
         km_file_fail(c->f, "a Prediction row does not fit its width");
     km_file_pwrite(c->f, row, n, c->rows_at + (off_t)rank * (off_t)c->row_len);
-    if (rank == 0 || tcrp[2] < c->min_r)
-        c->min_r = tcrp[2];
-    if (rank == 0 || tcrp[0] > c->max_t)
-        c->max_t = tcrp[0];
-    c->sum_p += tcrp[3];
+    if (rank == 0 || p->r < c->min_r)
+        c->min_r = p->r;
+    if (rank == 0 || p->t - p->s > c->max_t)
+        c->max_t = p->t - p->s;
+    c->sum_p += p->p;
+    c->estimated |= p->estimated;
+    c->none |= p->none;
 }
 
 static void add_text(struct collector *c, const char *p, size_t n)
@@ -114,7 +122,7 @@ static int collect_one(struct collector *c, int src, int ask)
         return -1;
     if (c->ops->recv(&head, sizeof head, src))
         return -1;
-    add_row(c, src, head.tcrp);
+    add_row(c, src, &head.row);
     for (uint64_t off = 0; off < head.len; off += KM_CHUNK) {
         size_t n = head.len - off < KM_CHUNK ? (size_t)(head.len - off)
                                              : KM_CHUNK;
@@ -135,25 +143,26 @@ static int collect(const struct km_mpi_ops *ops, struct km_out_file *f,
     struct collector c = { .ops = ops, .f = f, .buf = buf,
                            .nranks = rep->nranks };
     struct km_text head = { 0 }, lost = { 0 }, end = { 0 };
-    char sample[256];
-    const double zero[4] = { 0, 0, 0, 0 };
+    char sample[512];
+    const struct km_prediction_row zero = { 0 };
     km_format_header(&head, rep, -1);
     km_format_prediction_heading(&head);
     km_format_end(&end);
-    c.row_len = km_format_prediction_row(sample, sizeof sample, 0, zero);
+    c.note_len = km_format_prediction_note(sample, sizeof sample, 0);
+    c.row_len = km_format_prediction_row(sample, sizeof sample, 0, &zero);
     size_t figs_len = km_format_prediction_figures(sample, sizeof sample, 0,
-                                                   0, 0);
-    if (head.failed || end.failed || !c.row_len || !figs_len)
+                                                   0, 0, 0, 0);
+    if (head.failed || end.failed || !c.note_len || !c.row_len || !figs_len)
         km_file_fail(f, "out of memory");
-    c.rows_at = (off_t)head.len;
+    c.note_at = (off_t)head.len;
+    c.rows_at = c.note_at + (off_t)c.note_len;
     c.at = c.rows_at + (off_t)rep->nranks * (off_t)c.row_len +
            (off_t)figs_len;
     km_file_pwrite(f, head.p, head.failed ? 0 : head.len, 0);
 
     const char *p;
     size_t len;
-    double mine[4] = { rep->t, rep->c, rep->r, rep->p };
-    add_row(&c, 0, mine);
+    add_row(&c, 0, &rep->pred);
     section_to_send(section, 0, &lost, &p, &len);
     add_text(&c, p, len);
     int rc = 0;
@@ -162,14 +171,21 @@ static int collect(const struct km_mpi_ops *ops, struct km_out_file *f,
     for (int src = 1; src < rep->nranks && rc == 0; src++)
         rc = collect_one(&c, src, src + KM_WINDOW - 1);
 
+    if (section->failed)
+        c.none |= KM_NOPRED_LOST;
     double speedup = c.max_t > 0 ? (c.min_r + c.sum_p) / c.max_t : 0;
     size_t n = km_format_prediction_figures(sample, sizeof sample,
                                             c.min_r + c.sum_p, speedup,
-                                            speedup / rep->nranks);
+                                            speedup / rep->nranks,
+                                            c.estimated != 0, c.none);
     if (n != figs_len)
         km_file_fail(f, "the predicted figures do not fit their width");
     km_file_pwrite(f, sample, n,
                    c.rows_at + (off_t)rep->nranks * (off_t)c.row_len);
+    n = km_format_prediction_note(sample, sizeof sample, c.none);
+    if (n != c.note_len)
+        km_file_fail(f, "the Prediction's note does not fit its width");
+    km_file_pwrite(f, sample, n, c.note_at);
     add_text(&c, end.p, end.failed ? 0 : end.len);
     km_text_free(&head);
     km_text_free(&lost);

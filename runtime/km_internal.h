@@ -97,48 +97,79 @@ static inline km_tick km_clock_read(const struct km_clock *c)
 
 /* ---- regions (km_core.c) ------------------------------------------------ */
 
+/* Every time inside libkm is kept in subticks, clock ticks << KM_SUB_BITS,
+ * so that the estimate of a region's cost, and the sum of many estimates,
+ * keep the fractions of a tick that a 2-tick routine needs.  (2^63
+ * subticks are 160 days of a 2.6 GHz TSC.) */
+typedef int64_t km_time;
+#define KM_SUB_BITS 8
+#define KM_SUB(ticks) ((km_time)(ticks) * ((km_time)1 << KM_SUB_BITS))
+
 /* Why a region's entries and exits take the slow path (struct km_region's
  * `hooks`); 0 for almost every region. */
 enum km_hook {
     KM_HOOK_TRACE = 1,       /* written to the trace file */
     KM_HOOK_REDUNDANT = 2,   /* its time is redundant work (KM_F_REDUNDANT) */
-    KM_HOOK_MPI = 4          /* an MPI call: may lie inside redundant work */
+    KM_HOOK_MPI = 4,         /* an MPI call: may lie inside redundant work */
+    KM_HOOK_STARTUP = 8      /* MPI_INIT or MPI_INIT_THREAD */
 };
+
+#define KM_NO_ANCHOR (-1)
 
 /*
  * One measured region: a routine or a location.  The first block is what
- * KM_IN/KM_OUT touch; the rest is identity, set at registration.
+ * KM_IN/KM_OUT touch; the rest is the figures, the sampling state and the
+ * identity, set at registration.
  * "Callee" regions (routines, CALL, MPI) give their elapsed time to the
  * nearest callee frame below them; "transparent" ones (DO, IO, USER) only
- * record their own elapsed time.
+ * record their own elapsed time.  A region's *own* time in one execution
+ * is its elapsed time less the callee time inside it: a callee's net time,
+ * a transparent region's share of its routine's net time.
+ *
+ * Until `thresh` executions have been measured every one is; then one in
+ * about k (`skip` counts down the executions until the next sample) and
+ * the others are estimated: they add `mean_own` as their own time.  The
+ * estimates made inside a measured frame are pending (pend_*) until that
+ * frame, their *anchor*, closes and settles them against what it measured.
  */
 struct km_region {
     uint64_t count;          /* executions (entries), always exact */
     int32_t top;             /* stack index of its outermost open frame, 0
                                 if none (recursion: only that frame's time
-                                is elapsed); set and cleared without a data
-                                dependency between entry and exit */
+                                is elapsed) */
     int32_t id;              /* 1-based; the handle's value */
     uint8_t callee;          /* 1: routine, CALL, MPI; 0: transparent */
-    uint8_t extrap;          /* 1 once the means are fixed */
+    uint8_t sampling;        /* 1 once past the threshold */
     uint8_t hooks;           /* enum km_hook bits */
     uint8_t slow;            /* entries take the general path: the first
                                 one, hooks, a clock read through a call */
-    uint64_t measured;       /* exits whose time was read from the clock */
-    uint64_t outer;          /* measured exits of the outermost activation */
-    uint64_t thresh;         /* extrapolate after this many measured exits */
-    km_tick elapsed;         /* inclusive, outermost activations only */
-    km_tick excl;            /* routines: net; CALL/MPI: time in no routine */
-    km_tick frames;          /* sum of every frame's elapsed, nested too */
-    km_tick mean_elapsed;    /* the means, fixed when extrapolation starts */
-    km_tick mean_excl;
-    km_tick mean_frame;
-    km_tick first_frame;     /* the first measured exit, left out of the */
-    km_tick first_excl;      /* means: it carries one-time costs */
-    km_tick first_outer;     /* (its elapsed if outermost, else 0) */
+    uint32_t skip;           /* executions to estimate before a sample */
+    int32_t pend_anchor;     /* stack index of the frame its pending
+                                estimates wait for, or KM_NO_ANCHOR */
+    int32_t pend_next;       /* next region (id) pending at that frame */
+    km_time mean_own;        /* the estimate of one execution's own time */
+    km_time pend_own;        /* pending estimates: own time, */
+    km_time pend_el;         /* and what they add to elapsed */
+    /* figures (subticks) */
+    uint64_t measured;       /* executions whose time was read */
+    km_time elapsed;         /* inclusive, outermost activations only */
+    km_time excl;            /* own time, all activations */
+    km_time est_el;          /* the estimated part of elapsed */
+    km_time est_excl;        /* the estimated part of excl */
+    km_time absorbed;        /* estimated callee time taken out of excl */
+    /* sampling */
+    uint64_t thresh;         /* sample once this many were measured */
+    km_time first_own;       /* the first measured execution's own time,
+                                left out of the estimates */
+    km_time sum_own;         /* own time measured before sampling */
+    km_time mean_frame;      /* estimate of one execution's elapsed time,
+                                which sets k */
+    uint32_t k;              /* one execution in about k is measured */
     /* identity (cold) */
     int32_t order;           /* routines: 1-based order of first entry */
     int32_t routine;         /* id of the routine it belongs to (itself) */
+    int32_t parent;          /* locations: the region around its first
+                                entry (a location or its routine) */
     int kind;                /* enum km_kind */
     int line;
     int flags;               /* enum km_flag bits from the registration */
@@ -146,9 +177,15 @@ struct km_region {
     char *file;              /* routines: source file; else NULL */
     char *text;              /* locations: statement text; else NULL */
     /* filled in snapshots only (struct km_report), for routines */
-    km_tick mpi;             /* elapsed of its MPI locations */
-    km_tick io;              /* elapsed of its IO locations */
+    km_time mpi;             /* own time of its MPI locations (start-up
+                                left out) */
+    km_time io;              /* elapsed of its IO locations */
+    uint8_t mpi_est, io_est; /* ... which contain estimates */
 };
+
+/* Does r's elapsed / own time contain an estimate? */
+#define KM_EST_EL(r) ((r)->est_el > 0)
+#define KM_EST_EXCL(r) ((r)->est_excl > 0 || (r)->absorbed > 0)
 
 /* ---- registration texts (km_region.c) ----------------------------------- */
 
@@ -170,6 +207,18 @@ void km_region_free(struct km_region *r);
 uint64_t km_region_hash(const struct km_region *r);
 int km_region_same(const struct km_region *a, const struct km_region *b);
 
+/* ---- the Prediction: one rank's row ------------------------------------ */
+
+/* Seconds; P = T - S - C - R.  `estimated` bits: KM_PRED_* of the figures
+ * that contain estimates; `none`: KM_NOPRED_* reasons this rank gives. */
+struct km_prediction_row {
+    double t, s, c, r, p;
+    int estimated;
+    int none;
+};
+enum { KM_PRED_C = 1, KM_PRED_R = 2, KM_PRED_P = 4 };
+enum { KM_NOPRED_MPI_UNMEASURED = 1, KM_NOPRED_LOST = 2 };
+
 /* ---- one rank's figures at one moment (km_core.c builds, km_format.c
  *      prints) ------------------------------------------------------------ */
 
@@ -178,15 +227,26 @@ struct km_report {
                                 the open frames closed at the snapshot
                                 (km_mem memory) */
     int32_t nreg;
-    km_tick total;           /* first entry .. snapshot */
-    km_tick outside;         /* in no callee frame */
-    km_tick unmeasured;      /* sum of excl of CALL and MPI regions */
-    km_tick mpi, io;         /* sum of elapsed of MPI / IO regions */
-    km_tick net;             /* sum of excl of routines */
+    /* the figures of the rank section (subticks); they add up:
+     * total = net + mpi + startup + uninstr + outside + overhead */
+    km_time total;           /* first entry .. snapshot */
+    km_time net;             /* sum of the routines' own time */
+    km_time mpi;             /* own time of MPI calls but start-up */
+    km_time startup;         /* own time of MPI_INIT / MPI_INIT_THREAD */
+    km_time uninstr;         /* own time of CALL statements */
+    km_time outside;         /* in no callee frame */
+    km_time overhead;        /* libkm's own (taken out of the rest) */
+    km_time io;              /* sum of elapsed of IO regions */
+    km_time estimated;       /* estimated own time of every callee */
+    km_time net_est;         /* ... of the routines */
+    uint8_t mpi_est, io_est, uninstr_est, outside_est, net_marked;
     uint64_t routine_counts;
     uint64_t clock_reads;
     int extrapolated;        /* some routine's count gets a '+' */
     struct km_clock clock;
+    double cost_measured;    /* seconds per measured entry and exit, */
+    double cost_estimated;   /* per estimated one, */
+    double cost_inner;       /* and between a measured one's reads */
     int nwrites;             /* this write included */
     int nranks, rank;
     const char *event;       /* "END", "STOP", ... */
@@ -196,11 +256,13 @@ struct km_report {
     uint64_t bad_in;         /* KM_IN / KM_OUT of an unregistered handle */
     uint64_t lost;           /* entries beyond the frame stack's depth */
     uint64_t bad_reg;        /* registrations with unreadable text */
+    int32_t mpi_unmeasured;  /* routines run with MPI calls not measured */
+    const char *mpi_unmeasured_first;
     /* prediction figures, seconds (0 until KM_MPII or KM_MPIF) */
-    double t, c, r, p;
-    double declared;         /* the part of r the user declared redundant */
-    km_tick redundant;       /* declared redundant time so far, net of the
-                                MPI calls inside it (ticks) */
+    struct km_prediction_row pred;
+    double declared;         /* the part of R the user declared redundant */
+    km_time redundant;       /* declared redundant time so far, net of the
+                                MPI calls inside it */
 };
 
 void km_report_free(struct km_report *rep);
@@ -294,9 +356,16 @@ void km_format_header(struct km_text *t, const struct km_report *rep,
  * buf (at most size - 1; size 256 is enough), 0 if it does not fit. */
 void km_format_prediction_heading(struct km_text *t);
 size_t km_format_prediction_row(char *buf, size_t size, int rank,
-                                const double tcrp[4]);
+                                const struct km_prediction_row *row);
+/* The comment line after the heading and the three predicted figures,
+ * `none` (KM_NOPRED_* bits over every rank) saying why there are none;
+ * `estimated`: they rest on estimates. */
 size_t km_format_prediction_figures(char *buf, size_t size, double t1pe,
-                                    double speedup, double efficiency);
+                                    double speedup, double efficiency,
+                                    int estimated, int none);
+/* The comment line under the heading, fixed width whatever it says: why
+ * there is no prediction (`none`), or how to read it. */
+size_t km_format_prediction_note(char *buf, size_t size, int none);
 void km_format_section(struct km_text *t, const struct km_report *rep);
 void km_format_lost_section(struct km_text *t, int rank);
 void km_format_end(struct km_text *t);      /* "! ===== End =====" */
@@ -366,8 +435,17 @@ struct km_out_file *km_gather_temp(void);
 
 /* ---- test hooks (unit tests and benchmarks only; km_core.c) ------------- */
 
-/* Use `read` as the clock from the next registration on (no calibration). */
+/* Use `read` as the clock from the next registration on (no calibration);
+ * libkm's own costs are then taken as 0 until km_test_set_costs. */
 void km_test_set_clock(km_tick (*read)(void), double seconds_per_tick);
+/* The costs libkm takes out of the times, in ticks: a measured entry and
+ * exit, an estimated one, and the part of a measured one between its
+ * clock reads. */
+void km_test_set_costs(double measured, double estimated, double inner);
+/* Seed of the random gaps between samples. */
+void km_test_seed(uint64_t seed);
+/* Sample every k-th execution on average whatever the costs (0: choose). */
+void km_test_set_interval(uint32_t k);
 /* Forget every region and figure, as if the program had just started. */
 void km_test_reset(void);
 /* The report a write would print now (free with km_report_free). */

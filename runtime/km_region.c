@@ -105,6 +105,29 @@ static int set_routine_identity(struct km_region *r, const struct reg_text *rt)
     return 0;
 }
 
+/* Does `text` (a statement as written, blanks collapsed) call `name`
+ * (upper case), whatever the case of its letters? */
+static int calls(const char *text, const char *name)
+{
+    const char *p = text;
+    for (const char *w = "CALL "; *w; w++, p++)
+        if ((*p & ~0x20) != (*w & ~0x20) && !(*w == ' ' && *p == ' '))
+            return 0;
+    while (*p == ' ')
+        p++;
+    for (; *name; name++, p++)
+        if ((*p & ~0x20) != *name && !(*name == '_' && *p == '_'))
+            return 0;
+    return *p == '(' || *p == ' ' || *p == '\0';
+}
+
+/* MPI start-up: MPI_INIT or MPI_INIT_THREAD. */
+static int is_startup(const struct km_region *r)
+{
+    return r->kind == KM_K_MPI && r->text &&
+           (calls(r->text, "MPI_INIT") || calls(r->text, "MPI_INIT_THREAD"));
+}
+
 static uint8_t hooks_of(const struct km_region *r,
                         const struct km_region_options *opt)
 {
@@ -117,6 +140,8 @@ static uint8_t hooks_of(const struct km_region *r,
         h |= KM_HOOK_REDUNDANT;
     if (r->kind == KM_K_MPI)
         h |= KM_HOOK_MPI;
+    if (is_startup(r))
+        h |= KM_HOOK_STARTUP;
     return h;
 }
 
@@ -149,13 +174,13 @@ struct km_region *km_region_new(const char *text, int32_t routine,
     r->thresh = th > 0 ? (uint64_t)th : UINT64_MAX;    /* 0: never */
     r->callee = is_routine || r->kind == KM_K_CALL || r->kind == KM_K_MPI;
     r->routine = routine;
-    r->hooks = hooks_of(r, opt);
     r->slow = 1;                     /* until its first entry */
     if (is_routine ? set_routine_identity(r, &rt) != 0
                    : !(r->text = dup_range(rt.rest, rt.rest_len))) {
         km_region_free(r);
         return NULL;
     }
+    r->hooks = hooks_of(r, opt);
     return r;
 }
 

@@ -19,7 +19,7 @@ expect "Output counts by KM_writ" "$(figure $f 0 'Output counts by KM_writ')" 2
 expect "MAIN count" "$(routine $f 0 MAIN 5)" 1
 expect "PRNT count" "$(routine $f 0 PRNT 5)" 1
 expect "CALL QUIT count" "$(location $f 0 MAIN CALL 14 5)" 1
-# QUIT's time is the CALL's own: in "unmeasured callees", not in MAIN's net
-[ "$(figure $f 0 'Time in unmeasured callees')" = "$(location $f 0 MAIN CALL 14 4)" ] ||
-    fail "unmeasured callees != the time of CALL QUIT"
+# QUIT's time is the CALL's own: in "uninstrumented routines", not in MAIN's net
+[ "$(figure $f 0 'Time in uninstrumented routines')" = "$(location $f 0 MAIN CALL 14 4)" ] ||
+    fail "uninstrumented routines != the time of CALL QUIT"
 finish

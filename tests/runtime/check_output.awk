@@ -1,14 +1,17 @@
-# check_output.awk — everything a KM_output file (doc/KM_output.md) must
-# satisfy whatever the timings were:
-#   awk -v exact=1 -f check_output.awk KM_output.NNN
+# check_output.awk — everything a KM_output file (doc/KM_output.md, format
+# version 2) must satisfy whatever the timings and whatever was estimated:
+#   awk -f check_output.awk KM_output.NNN
 # Structure: first and last lines, header lines, sections in rank order, the
-# twelve header figures in order, table rows numbered, location blocks
-# matching the table.  Arithmetic, up to the rounding of printed figures:
-# the Total row and the header figures are the sums of their columns,
-# 0 <= net <= elapsed (where no count is extrapolated), cost total = reads * cost, the Prediction section recomputed from
-# its rows, T(p) equal to rank p's total time, C(p) <= its MPI time; with
-# exact=1, total = sum of net + outside + unmeasured callees in every
-# section without extrapolated ('+') counts.
+# fourteen header figures in order, table rows numbered, location blocks
+# matching the table, every time a number with an optional '~' mark, every
+# count with an optional '+'.  Arithmetic, up to the rounding of printed
+# figures: every time >= 0; for every routine net <= elapsed <= total time,
+# MPI and I/O times <= elapsed; every location's elapsed <= its routine's;
+# Est(%) within 0..100, and 0 exactly when a figure carries no '~'; the
+# Total row and the header figures the sums of their columns; total =
+# total net + MPI + MPI start-up + uninstrumented + outside + overhead; the
+# Prediction recomputed from its rows, T(p), S(p) and C(p) equal to rank
+# p's total, start-up and MPI times.
 # Prints one line per problem; exit status 1 if any.
 
 function bad(msg) {
@@ -18,14 +21,29 @@ function bad(msg) {
 function abs(x) { return x < 0 ? -x : x }
 # equal up to the rounding of 8-digit figures, relative to `scale`
 function near(a, b, scale) { return abs(a - b) <= 1e-6 * abs(scale) + 1e-15 }
-function num(s) { sub(/^\+/, "", s); return s + 0 }
+# a <= b up to that rounding
+function le(a, b) { return a <= b + 1e-6 * abs(b) + 1e-15 }
+function is_time(s) { return s ~ /^~?-?[0-9]\.[0-9]+e[-+][0-9]+$/ }
+function is_count(s) { return s ~ /^\+?[0-9]+$/ }
+function marked(s) { return s ~ /^~/ }
+function num(s) { sub(/^[~+]/, "", s); return s + 0 }
+# a time field: checked, and its value
+function time_of(s, what) {
+    if (!is_time(s)) bad(what " is not a time: '" s "'")
+    if (num(s) < 0) bad(what " is negative")
+    return num(s)
+}
+function check_est(pct, fields, what) {
+    if (pct !~ /^[0-9]+\.[0-9]$/ || pct + 0 > 100) bad(what ": Est(%) '" pct "'")
+    if (pct + 0 > 0 && !fields) bad(what ": Est(%) " pct " but no figure marked ~")
+}
 
 function end_section() {
     if (!insec)
         return
     insec = 0
-    if (nfig != 12)
-        bad("rank " rank ": " nfig " header figures, expected 12")
+    if (nfig != 14)
+        bad("rank " rank ": " nfig " header figures, expected 14")
     if (!total_seen)
         bad("rank " rank ": no Total row")
     if (fig["Routines"] != nrows)
@@ -37,21 +55,20 @@ function end_section() {
         bad("rank " rank ": MPI time != sum of the MPI column")
     if (!near(fig["I/O time"], sumio, T))
         bad("rank " rank ": I/O time != sum of the IO column")
-    if (!near(fig["Time get function cost (Total)"],
-              fig["Counts of time get function"] * fig["Time get function cost(1 call)"],
-              fig["Time get function cost (Total)"]))
-        bad("rank " rank ": time get function cost (Total) != reads * cost")
-    if (exact && !plus) {
-        rhs = sumnet + fig["Time outside routines"] + fig["Time in unmeasured callees"]
-        if (!near(T, rhs, T))
-            bad(sprintf("rank %d: total %.9e != net %.9e + outside + unmeasured = %.9e",
-                        rank, T, sumnet, rhs))
-    }
+    rhs = sumnet + fig["MPI time"] + fig["MPI start-up time"] + \
+          fig["Time in uninstrumented routines"] + \
+          fig["Time outside routines"] + fig["libkm overhead"]
+    if (!near(T, rhs, T))
+        bad(sprintf("rank %d: total %.9e != net %.9e + MPI + start-up + uninstrumented + outside + overhead = %.9e",
+                    rank, T, sumnet, rhs))
+    if (!le(fig["Estimated time"], T))
+        bad("rank " rank ": Estimated time > Total time")
     if (nblocks_expected != nblocks)
         bad("rank " rank ": " nblocks " location blocks")
     sec_total[rank] = fig["Total time"]
     sec_total_text[rank] = total_text
     sec_mpi[rank] = fig["MPI time"]
+    sec_startup[rank] = fig["MPI start-up time"]
     if (blk && nloc != blk_n)
         bad("rank " rank ": block of " blk_name " has " nloc " rows, heading says " blk_n)
     blk = 0
@@ -61,17 +78,23 @@ BEGIN {
     npred = 0; nsec = 0; nbad = 0
     split("Processors and Rank|Total time|Counts of routines|" \
           "Counts of time get function|Time get function cost(1 call)|" \
-          "Time get function cost (Total)|Output counts by KM_writ|MPI time|" \
-          "I/O time|Time outside routines|Time in unmeasured callees|Routines",
+          "libkm overhead|Output counts by KM_writ|MPI time|" \
+          "MPI start-up time|I/O time|Time outside routines|" \
+          "Time in uninstrumented routines|Estimated time|Routines",
           fignames, "|")
+    split("Total time|Time get function cost(1 call)|libkm overhead|" \
+          "MPI time|MPI start-up time|I/O time|Time outside routines|" \
+          "Time in uninstrumented routines|Estimated time", t, "|")
+    for (i in t) timefig[t[i]] = 1
 }
 
-FNR == 1 && $0 != "! kmtool KM_output 1" { bad("first line") }
+FNR == 1 && $0 != "! kmtool KM_output 2" { bad("first line") }
 FNR == 2 && $0 !~ /^! Program    : ./ { bad("Program line") }
 FNR == 3 && $0 !~ /^! Started    : [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ { bad("Started line") }
 FNR == 4 && $0 !~ /^! Written at : (END|STOP|EXIT|MPI_FINALIZE|PRINT_OUT|exit|signal [0-9]+)$/ { bad("Written at line") }
 FNR == 5 && $0 !~ /^! Clock      : ./ { bad("Clock line") }
-FNR == 6 {
+FNR == 6 && $0 !~ /^! Overhead   : [0-9.e+-]+ s per measured entry and exit, [0-9.e+-]+ s per estimated one, [0-9.e+-]+ s inside a measured region; taken out of every time$/ { bad("Overhead line") }
+FNR == 7 {
     if ($0 !~ /^! Ranks      : [0-9]+/) bad("Ranks line")
     nranks = $4 + 0
     if ($0 ~ /this file holds rank [0-9]+ only/) {
@@ -83,15 +106,21 @@ FNR == 6 {
 
 /^! ===== Prediction =====$/ { pred = 1; next }
 pred && /^! ===== Rank / { pred = 0 }
+pred && /^! No prediction: / { p_none = 1; next }
 pred && /^!/ { next }
 pred && /! Predicted one-PE time T_1pe$/ { p_t1 = $1; next }
 pred && /! Predicted speedup$/ { p_su = $1; next }
 pred && /! Predicted parallel efficiency$/ { p_ef = $1; next }
 pred {
-    if (NF != 5 || $1 != npred) { bad("Prediction row " npred); next }
-    pt[npred] = $2; pt_text[npred] = $2; pc[npred] = $3; pr[npred] = $4; pp[npred] = $5
-    if (!near(pp[npred], pt[npred] - pc[npred] - pr[npred], pt[npred]))
-        bad("P != T - C - R")
+    if (NF != 6 || $1 != npred) { bad("Prediction row " npred); next }
+    pt_text[npred] = $2
+    pt[npred] = time_of($2, "T"); ps[npred] = time_of($3, "S")
+    pc[npred] = time_of($4, "C"); pr[npred] = time_of($5, "R")
+    pp[npred] = num($6)
+    if (!is_time($6)) bad("P is not a time")
+    if (!near(pp[npred], pt[npred] - ps[npred] - pc[npred] - pr[npred], pt[npred]))
+        bad("P != T - S - C - R")
+    pest += marked($4) + marked($5) + marked($6)
     npred++
     next
 }
@@ -104,23 +133,29 @@ pred {
     nsec++
     nfig = 0; nrows = 0; sumcnt = 0; sumnet = 0; summpi = 0; sumio = 0
     plus = 0; total_seen = 0; tab = 0; nblocks = 0; nblocks_expected = 0
-    blk = 0; netbad = ""; delete fig; delete rowname
+    blk = 0; delete fig; delete rowname; delete rowel; delete rowno
     next
 }
 /^! ===== End =====$/ { end_section(); ended = 1; next }
 ended { bad("text after the End line") }
 
-insec && nfig < 12 {
+insec && nfig < 14 {
     if (/^!/) { bad("comment among the header figures"); next }
     i = index($0, "! ")
     name = i ? substr($0, i + 2) : ""
     if (name != fignames[nfig + 1]) bad("figure " nfig + 1 " is '" name "'")
-    fig[name] = $1
+    if (name in timefig)
+        fig[name] = time_of($1, name)
+    else if (nfig > 0 && !is_count($1))
+        bad(name " is not a count")
+    else if (nfig > 0)
+        fig[name] = $1 + 0
     if (nfig == 0) {
         if ($1 != sprintf("%04d", nranks) || $2 != rank)
             bad("Processors and Rank")
     } else if (nfig == 1) {
         total_text = $1
+        if (marked($1)) bad("Total time is marked as an estimate")
     }
     nfig++
     next
@@ -128,27 +163,31 @@ insec && nfig < 12 {
 insec && /^![ ]+No Routine/ { tab = 1; next }
 insec && tab && /^![ ]+Total / {
     tab = 0; total_seen = 1
-    # "!", "Total", net, counts, MPI, IO
-    if (!near($3, sumnet, fig["Total time"])) bad("Total net")
+    # "!", "Total", net, counts, MPI, IO, Est(%)
+    if (NF != 7) { bad("Total row"); next }
+    if (!near(num($3), sumnet, fig["Total time"])) bad("Total net")
     if (num($4) != sumcnt) bad("Total counts")
     if (($4 ~ /^\+/) != (plus > 0)) bad("Total counts '+'")
-    if (!near($5, summpi, fig["Total time"])) bad("Total MPI")
-    if (!near($6, sumio, fig["Total time"])) bad("Total IO")
-    if (!plus && netbad != "") { printf "%s", netbad; nbad++ }
+    if (!near(num($5), summpi, fig["Total time"])) bad("Total MPI")
+    if (!near(num($6), sumio, fig["Total time"])) bad("Total IO")
+    check_est($7, marked($3), "Total row")
     next
 }
 insec && tab {
-    if (NF != 7 || $1 != nrows + 1) { bad("routine row"); next }
+    # No, name, elapsed, net, counts, MPI, IO, Est(%)
+    if (NF != 8 || $1 != nrows + 1) { bad("routine row"); next }
     nrows++
     rowname[nrows] = $2
-    # an extrapolated callee's mean can exceed what its caller measured
-    if ($4 > $3 + 1e-6 * $3 + 1e-15 || $4 < 0)
-        netbad = netbad FILENAME ":" FNR ": net outside 0 .. elapsed\n    " $0 "\n"
-    if ($3 < 0 || $6 < 0 || $7 < 0) bad("negative time")
-    if ($6 > $3 + 1e-6 * $3 + 1e-15 || $7 > $3 + 1e-6 * $3 + 1e-15)
-        bad("MPI or IO time > elapsed")
+    el = time_of($3, "elapsed"); net = time_of($4, "net")
+    mpi = time_of($6, "MPI"); io = time_of($7, "IO")
+    rowel[nrows] = el
+    if (!is_count($5)) bad("routine count")
+    if (!le(net, el)) bad("net > elapsed")
+    if (!le(el, fig["Total time"])) bad("elapsed > Total time")
+    if (!le(mpi, el) || !le(io, el)) bad("MPI or IO time > elapsed")
+    check_est($8, marked($3), "routine " $2)
     if ($5 ~ /^\+/) plus++
-    sumcnt += num($5); sumnet += $4; summpi += $6; sumio += $7
+    sumcnt += num($5); sumnet += net; summpi += mpi; sumio += io
     next
 }
 insec && /^! Routine [0-9]+ / {
@@ -163,12 +202,15 @@ insec && blk && /^![ ]+No Kind/ { next }
 insec && /^! Warning: / { next }
 insec && /^!$/ { next }
 insec && blk && !/^!/ {
+    # No, kind, line, elapsed, counts, Est(%), statement...
     nloc++
     if ($1 != nloc) bad("location number")
     if ($2 !~ /^(DO|CALL|MPI|IO|USER|OTHER)$/) bad("location kind")
     if ($3 !~ /^[0-9]+$/) bad("location line")
-    if ($4 < 0) bad("negative time")
-    if ($5 !~ /^\+?[0-9]+$/) bad("location count")
+    el = time_of($4, "location elapsed")
+    if (!le(el, rowel[blk_no])) bad("location elapsed > its routine's elapsed")
+    if (!is_count($5)) bad("location count")
+    check_est($6, marked($4), "location")
     next
 }
 insec { bad("unexpected line") }
@@ -179,27 +221,41 @@ END {
     if (only && nsec != 1) bad("rank-only file with " nsec " sections")
     if (npred) {
         if (npred != nranks) bad(npred " Prediction rows for " nranks " ranks")
-        minr = pr[0]; maxt = pt[0]; sump = 0; scale = 0
+        minr = pr[0]; maxt = pt[0] - ps[0]; maxt_scale = pt[0] + ps[0]
+        sump = 0; scale = 0
         for (p = 0; p < npred; p++) {
             if (pr[p] < minr) minr = pr[p]
-            if (pt[p] > maxt) maxt = pt[p]
+            if (pt[p] - ps[p] > maxt) {
+                maxt = pt[p] - ps[p]; maxt_scale = pt[p] + ps[p]
+            }
             sump += pp[p]
             scale += abs(pp[p]) + abs(pr[p])
             if (pt_text[p] != sec_total_text[p])
                 bad("T(" p ") " pt_text[p] " != total time of rank " p " " sec_total_text[p])
-            if (pc[p] > sec_mpi[p] * (1 + 1e-6) + 1e-15)
-                bad("C(" p ") > MPI time of rank " p)
-            if (pr[p] > pt[p] * (1 + 1e-6)) bad("R(" p ") > T(" p ")")
+            if (!near(pc[p], sec_mpi[p], sec_total[p]))
+                bad("C(" p ") != MPI time of rank " p)
+            if (!near(ps[p], sec_startup[p], sec_total[p]))
+                bad("S(" p ") != MPI start-up time of rank " p)
+            if (!le(pr[p], pt[p])) bad("R(" p ") > T(" p ")")
         }
-        # the printed terms are rounded to 8 digits: scale the tolerance
-        # by their magnitudes, not by the (possibly small) result
-        t1 = minr + sump
-        if (!near(p_t1, t1, scale)) bad(sprintf("T_1pe %s, recomputed %.9e", p_t1, t1))
-        su = t1 / maxt
-        if (!near(p_su, su, scale / maxt + abs(su)))
-            bad(sprintf("speedup %s, recomputed %.9e", p_su, su))
-        if (!near(p_ef, su / npred, (scale / maxt + abs(su)) / npred))
-            bad(sprintf("efficiency %s, recomputed %.9e", p_ef, su / npred))
+        if (p_none) {
+            if (p_t1 != "n/a" || p_su != "n/a" || p_ef != "n/a")
+                bad("no prediction, but figures")
+        } else {
+            if (pest && !(marked(p_t1) && marked(p_su) && marked(p_ef)))
+                bad("the prediction rests on estimates but is not marked")
+            # the printed terms are rounded to 8 digits: scale the tolerance
+            # by their magnitudes, not by the (possibly small) result
+            # (T - S may be a small difference of two rounded figures)
+            t1 = minr + sump
+            if (!near(num(p_t1), t1, scale)) bad(sprintf("T_1pe %s, recomputed %.9e", p_t1, t1))
+            su = t1 / maxt
+            rel = (scale + abs(t1)) / abs(t1) + maxt_scale / maxt
+            if (!near(num(p_su), su, abs(su) * rel))
+                bad(sprintf("speedup %s, recomputed %.9e", p_su, su))
+            if (!near(num(p_ef), su / npred, abs(su) * rel / npred))
+                bad(sprintf("efficiency %s, recomputed %.9e", p_ef, su / npred))
+        }
     }
     exit nbad > 0
 }

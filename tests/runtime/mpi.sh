@@ -46,7 +46,7 @@ for np in 1 2 4 16; do
         [ -f KM_trace ] || [ -f KM_trace.0 ] && fail "$np ranks: a trace without being asked"
     fi
     expect "$np ranks: Written at" "$(sed -n 4p $f)" "! Written at : MPI_FINALIZE"
-    expect "$np ranks: Ranks" "$(sed -n 6p $f)" "! Ranks      : $np"
+    expect "$np ranks: Ranks" "$(grep "^! Ranks " $f)" "! Ranks      : $np"
     expect "$np ranks: section order" \
         "$(grep '^! ===== ' $f | tr '\n' ' ')" \
         "! ===== Prediction ===== $(r=0; while [ $r -lt $np ]; do printf '! ===== Rank %d ===== ' $r; r=$((r + 1)); done)! ===== End ===== "
@@ -69,7 +69,7 @@ for np in 1 2 4 16; do
             "$(location $f $r WORK MPI 47 4)"
         red=$(awk -v r=$r '/^! ===== Prediction/ { p = 1; next }
                            /^! ===== Rank/ { p = 0 }
-                           p && !/^!/ && NF == 5 && $1 == r { print $4 }' $f)
+                           p && !/^!/ && NF == 6 && $1 == r { print $5 }' $f)
         user=$(location $f $r PMAIN USER 12 4)
         awk -v red="$red" -v u="$user" 'BEGIN { exit !(red >= u * (1 - 1e-6)) }' ||
             fail "rank $r: redundant time $red < the declared region's $user"

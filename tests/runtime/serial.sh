@@ -36,7 +36,7 @@ expect "MAIN's DO count" "$(location $f 0 MAIN DO 20 5)" 1
 expect "MAIN's CALL count" "$(location $f 0 MAIN CALL 24 5)" 1
 expect "MAIN's IO count" "$(location $f 0 MAIN IO 25 5)" 1
 expect "SUB1's DO count" "$(location $f 0 SUB1 DO 43 5)" 4
-expect "IO statement text" "$(grep '^ *3 IO ' $f | sed 's/.* 1 //')" "WRITE(*, '(F10.1)') S"
+expect "IO statement text" "$(grep '^ *3 IO ' $f | sed 's/.* 1 *[0-9.]* //')" "WRITE(*, '(F10.1)') S"
 # MAIN's I/O column is its WRITE's time
 expect "MAIN's IO time" "$(routine $f 0 MAIN 7)" "$(location $f 0 MAIN IO 25 4)"
 reads1=$(figure $f 0 'Counts of time get function')
@@ -49,9 +49,10 @@ cmp -s KM_output.000 first.copy || fail "run 2 changed KM_output.000"
 check KM_output.001
 expect "reads, run 2" "$(figure KM_output.001 0 'Counts of time get function')" "$reads1"
 
-# Past 10 measured executions SUB2 is extrapolated: its count stays exact
-# with a '+', the others are unmarked, and each of its 3990 later
-# executions saves its two clock reads.
+# Past 10 measured executions SUB2 is sampled: its count stays exact with
+# a '+', the others are unmarked, and its 3990 later executions are
+# measured one in k (k >= 2 for so short a routine), saving at least half
+# their clock reads.
 KM_TIME_PREDICTION_MODE_NUMBER=10 ./prog > out 2> err ||
     fail "run 3 exited with status $?"
 f=KM_output.002
@@ -59,6 +60,8 @@ check $f
 expect "SUB2 extrapolated" "$(routine $f 0 SUB2 5)" "+4000"
 expect "SUB1 not extrapolated" "$(routine $f 0 SUB1 5)" 4
 expect "Total counts" "$(awk '/^! +Total /{print $4}' $f)" "+4010"
-expect "reads, run 3" "$(figure $f 0 'Counts of time get function')" "$((reads1 - 2 * 3990))"
+reads3=$(figure $f 0 'Counts of time get function')
+[ "$reads3" -le $((reads1 - 3990)) ] ||
+    fail "reads, run 3: $reads3, not at most $((reads1 - 3990))"
 [ -s err ] && fail "run 3 wrote to standard error: $(cat err)"
 finish

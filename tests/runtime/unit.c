@@ -47,6 +47,20 @@ static const char *current;
         }                                                                   \
     } while (0)
 
+/* `text` holds `want`; if not, the text is shown. */
+#define CHECK_IN(text, want)                                                \
+    do {                                                                    \
+        const char *t_ = (text), *w_ = (want);                              \
+        if (!t_ || !strstr(t_, w_)) {                                       \
+            printf("FAIL %s (%s:%d): no \"%s\" in:\n%s\n", current,        \
+                   __FILE__, __LINE__, w_, t_ ? t_ : "(null)");            \
+            failures++;                                                     \
+        }                                                                   \
+    } while (0)
+
+/* Ticks of the fake clock in libkm's unit of time, subticks. */
+#define T(ticks) KM_SUB(ticks)
+
 /* ---- fake clock --------------------------------------------------------- */
 
 static km_tick fake_now;
@@ -76,6 +90,7 @@ static void begin(const char *name)
     fake_reads = 0;
     fake_after_read = 0;
     unsetenv("KM_TIME_PREDICTION_MODE_NUMBER");
+    km_test_set_interval(0);
     snprintf(workdir, sizeof workdir, "%s/%s", topdir, name);
     if (mkdir(workdir, 0777) != 0 || chdir(workdir) != 0) {
         printf("FAIL %s: cannot make %s: %s\n", name, workdir, strerror(errno));
@@ -126,20 +141,37 @@ static const struct km_region *R(const struct km_report *rep, int32_t id)
     return &rep->reg[id - 1];
 }
 
-/* total = sum of routine net + outside + unmeasured callees, in ticks */
+/* The figures add up, exactly: total = net + MPI + start-up +
+ * uninstrumented + outside + overhead; and nothing contradicts anything:
+ * 0 <= own <= elapsed, estimated parts within their figures, a location
+ * within its routine. */
 static void check_identity(const struct km_report *rep)
 {
-    km_tick net = 0, unmeasured = 0;
+    km_time net = 0, calls = 0, mpi = 0;
     for (int32_t i = 0; i < rep->nreg; i++) {
         const struct km_region *r = &rep->reg[i];
         if (KM_KIND_IS_ROUTINE(r->kind))
             net += r->excl;
-        else if (r->kind == KM_K_CALL || r->kind == KM_K_MPI)
-            unmeasured += r->excl;
+        else if (r->kind == KM_K_CALL)
+            calls += r->excl;
+        else if (r->kind == KM_K_MPI)
+            mpi += r->excl;
+        CHECK(r->excl >= 0);
+        CHECK(r->elapsed >= 0);
+        CHECK(r->excl <= r->elapsed);
+        CHECK(r->est_el >= 0 && r->est_el <= r->elapsed);
+        CHECK(r->est_excl >= 0 && r->est_excl <= r->excl);
+        CHECK(r->elapsed <= rep->total);
+        if (!KM_KIND_IS_ROUTINE(r->kind))
+            CHECK(r->elapsed <= rep->reg[r->routine - 1].elapsed);
     }
     CHECK_EQ(net, rep->net);
-    CHECK_EQ(unmeasured, rep->unmeasured);
-    CHECK_EQ(rep->total, rep->net + rep->outside + rep->unmeasured);
+    CHECK_EQ(calls, rep->uninstr);
+    CHECK_EQ(mpi, rep->mpi + rep->startup);
+    CHECK(rep->outside >= 0);
+    CHECK(rep->overhead >= 0);
+    CHECK_EQ(rep->total, rep->net + rep->mpi + rep->startup + rep->uninstr +
+                         rep->outside + rep->overhead);
 }
 
 static char *slurp(const char *name)
@@ -189,21 +221,23 @@ static void test_spec_example(void)
     out_at(250, m);
     CHECK_EQ(km_test_depth(), 0);
     struct km_report rep = report_at(300);
-    CHECK_EQ(R(&rep, s1)->elapsed, 200 - 110);
-    CHECK_EQ(R(&rep, s1)->excl, (130 - 110) + (200 - 170));
-    CHECK_EQ(R(&rep, s2)->elapsed, 40);
-    CHECK_EQ(R(&rep, s2)->excl, 40);
-    CHECK_EQ(R(&rep, m)->elapsed, 150);
-    CHECK_EQ(R(&rep, m)->excl, 150 - 90);
-    CHECK_EQ(rep.total, 300);
-    CHECK_EQ(rep.outside, 300 - 150);
+    CHECK_EQ(R(&rep, s1)->elapsed, T(200 - 110));
+    CHECK_EQ(R(&rep, s1)->excl, T((130 - 110) + (200 - 170)));
+    CHECK_EQ(R(&rep, s2)->elapsed, T(40));
+    CHECK_EQ(R(&rep, s2)->excl, T(40));
+    CHECK_EQ(R(&rep, m)->elapsed, T(150));
+    CHECK_EQ(R(&rep, m)->excl, T(150 - 90));
+    CHECK_EQ(rep.total, T(300));
+    CHECK_EQ(rep.outside, T(300 - 150));
+    CHECK_EQ(rep.overhead, 0);
     CHECK_EQ(rep.routine_counts, 3);
     CHECK(strcmp(R(&rep, s1)->name, "SUB1") == 0);
     CHECK_EQ(R(&rep, m)->order, 1);
     CHECK_EQ(R(&rep, s1)->order, 2);
     CHECK_EQ(R(&rep, s2)->order, 3);
-    /* 3 entries, 3 exits, the start and the report */
-    CHECK_EQ(rep.clock_reads, 8);
+    /* 3 registrations (two reads each), 3 entries, 3 exits, the start
+     * and the report */
+    CHECK_EQ(rep.clock_reads, 14);
     CHECK_EQ(rep.clock_reads, fake_reads);
     check_identity(&rep);
     km_report_free(&rep);
@@ -238,30 +272,36 @@ static void test_transparent_and_callee(void)
     out_at(157, mp);                  /* MPI: 7 */
     out_at(200, a);
     struct km_report rep = report_at(200);
-    CHECK_EQ(R(&rep, d)->elapsed, 130);
-    CHECK_EQ(R(&rep, c)->elapsed, 50);
-    CHECK_EQ(R(&rep, c)->excl, 10);
-    CHECK_EQ(R(&rep, b)->elapsed, 60);
+    CHECK_EQ(R(&rep, d)->elapsed, T(130));
+    CHECK_EQ(R(&rep, c)->elapsed, T(50));
+    CHECK_EQ(R(&rep, c)->excl, T(10));
+    CHECK_EQ(R(&rep, b)->elapsed, T(60));
     CHECK_EQ(R(&rep, b)->count, 2);
-    CHECK_EQ(R(&rep, io)->elapsed, 15);
-    CHECK_EQ(R(&rep, u)->elapsed, 30);
-    CHECK_EQ(R(&rep, mp)->elapsed, 7);
+    CHECK_EQ(R(&rep, io)->elapsed, T(15));
+    CHECK_EQ(R(&rep, u)->elapsed, T(30));
+    CHECK_EQ(R(&rep, mp)->elapsed, T(7));
     /* A's callees: the CALL (50), B from the USER region (20), MPI (7) */
-    CHECK_EQ(R(&rep, a)->elapsed, 200);
-    CHECK_EQ(R(&rep, a)->excl, 200 - 50 - 20 - 7);
-    CHECK_EQ(R(&rep, a)->mpi, 7);
-    CHECK_EQ(R(&rep, a)->io, 15);
-    CHECK_EQ(rep.mpi, 7);
-    CHECK_EQ(rep.io, 15);
-    CHECK_EQ(rep.unmeasured, 10 + 7);
+    CHECK_EQ(R(&rep, a)->elapsed, T(200));
+    CHECK_EQ(R(&rep, a)->excl, T(200 - 50 - 20 - 7));
+    CHECK_EQ(R(&rep, a)->mpi, T(7));
+    CHECK_EQ(R(&rep, a)->io, T(15));
+    CHECK_EQ(rep.mpi, T(7));
+    CHECK_EQ(rep.startup, 0);
+    CHECK_EQ(rep.io, T(15));
+    CHECK_EQ(rep.uninstr, T(10));
     CHECK_EQ(rep.outside, 0);
+    /* the parents of the locations: the loop holds the CALL */
+    CHECK_EQ(R(&rep, c)->parent, d);
+    CHECK_EQ(R(&rep, u)->parent, d);
+    CHECK_EQ(R(&rep, d)->parent, a);
     check_identity(&rep);
 
     char *text = formatted(&rep);
-    CHECK(text && strstr(text, "! Routine 1 A, file a.f, line 1, 5 locations"));
-    CHECK(text && strstr(text, "       1 DO         5   1.3000000e-07          1 DO 10 I = 1, N\n"));
-    CHECK(text && strstr(text, "       5 MPI        9   7.0000000e-09          1 CALL MPI_BARRIER(COMM, IERR)\n"));
-    CHECK(text && strstr(text, "\n       2 B      "));
+    CHECK_IN(text, "! Routine 1 A, file a.f, line 1, 5 locations");
+    CHECK_IN(text, "       1 DO         5    1.3000000e-07          1     0.0 DO 10 I = 1, N\n");
+    CHECK_IN(text, "       5 MPI        9    7.0000000e-09          1     0.0 CALL MPI_BARRIER(COMM, IERR)\n");
+    CHECK_IN(text, "\n       2 B      ");
+    CHECK_IN(text, "\n7.0000000e-09   ! MPI time\n0.0000000e+00   ! MPI start-up time\n1.5000000e-08   ! I/O time\n0.0000000e+00   ! Time outside routines\n1.0000000e-08   ! Time in uninstrumented routines\n0.0000000e+00   ! Estimated time\n");
     free(text);
     km_report_free(&rep);
 }
@@ -285,11 +325,11 @@ static void test_recursion(void)
     out_at(60, r);                    /* outer: 60, net 60 - 35 = 25 */
     struct km_report rep = report_at(60);
     CHECK_EQ(R(&rep, r)->count, 3);
-    CHECK_EQ(R(&rep, r)->elapsed, 60);
-    CHECK_EQ(R(&rep, r)->excl, 10 + 15 + 25);
+    CHECK_EQ(R(&rep, r)->elapsed, T(60));
+    CHECK_EQ(R(&rep, r)->excl, T(10 + 15 + 25));
     CHECK_EQ(R(&rep, c)->count, 2);
-    CHECK_EQ(R(&rep, c)->elapsed, 35);
-    CHECK_EQ(R(&rep, c)->excl, 3 + 7);
+    CHECK_EQ(R(&rep, c)->elapsed, T(35));
+    CHECK_EQ(R(&rep, c)->excl, T(3 + 7));
     CHECK_EQ(R(&rep, r)->top, 0);
     check_identity(&rep);
     km_report_free(&rep);
@@ -321,30 +361,32 @@ static void test_unwinding(void)
     out_at(120, m);
     CHECK_EQ(km_test_depth(), 0);
     struct km_report rep = report_at(130);
-    CHECK_EQ(R(&rep, b)->elapsed, 60);
-    CHECK_EQ(R(&rep, c)->elapsed, 70);
-    CHECK_EQ(R(&rep, c)->excl, 10);
-    CHECK_EQ(R(&rep, d)->elapsed, 80);
-    CHECK_EQ(R(&rep, a)->elapsed, 90);
-    CHECK_EQ(R(&rep, a)->excl, 20);
-    CHECK_EQ(R(&rep, m)->excl, 120 - 90);
+    CHECK_EQ(R(&rep, b)->elapsed, T(60));
+    CHECK_EQ(R(&rep, c)->elapsed, T(70));
+    CHECK_EQ(R(&rep, c)->excl, T(10));
+    CHECK_EQ(R(&rep, d)->elapsed, T(80));
+    CHECK_EQ(R(&rep, a)->elapsed, T(90));
+    CHECK_EQ(R(&rep, a)->excl, T(20));
+    CHECK_EQ(R(&rep, m)->excl, T(120 - 90));
     CHECK_EQ(rep.bad_out, 1);
     CHECK_EQ(rep.bad_in, 1);
     CHECK_EQ(rep.clock_reads, fake_reads);   /* one read closed four */
     check_identity(&rep);
     char *text = formatted(&rep);
-    CHECK(text && strstr(text, "\n! Warning: 1 KM_OUT calls for regions that were not open were ignored\n"));
-    CHECK(text && strstr(text, "\n! Warning: 1 KM_IN/KM_OUT calls with an unregistered handle were ignored\n"));
+    CHECK_IN(text, "\n! Warning: 1 KM_OUT calls for regions that were not open were ignored\n");
+    CHECK_IN(text, "\n! Warning: 1 KM_IN/KM_OUT calls with an unregistered handle were ignored\n");
     free(text);
     km_report_free(&rep);
 }
 
-/* Past the threshold: no clock reads, exact counts, the means (of the
- * measured exits but the first) added; an extrapolated routine's elapsed
- * time holds what its callees reported. */
-static void test_extrapolation(void)
+/* Past the threshold: no clock reads for the executions estimated, exact
+ * counts, the estimate the mean own time of the measured executions but
+ * the first; an estimated routine's elapsed time holds what the measured
+ * regions inside it reported; every estimate is marked. */
+static void test_estimates(void)
 {
-    begin("extrapolation");
+    begin("estimates");
+    km_test_set_interval(1000000);   /* no sample within this test */
     int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
     int32_t s = reg_routine("2 1 3 0 S s.f");
     int32_t t = reg_routine("2 1 100000 0 T t.f");
@@ -360,9 +402,9 @@ static void test_extrapolation(void)
         now += 100;
     }
     struct km_report rep = report_at(now);
-    CHECK_EQ(R(&rep, s)->extrap, 1);
-    CHECK_EQ(R(&rep, s)->mean_elapsed, 25);
-    CHECK_EQ(R(&rep, s)->mean_excl, 25);
+    CHECK_EQ(R(&rep, s)->sampling, 1);
+    CHECK_EQ(R(&rep, s)->mean_own, T(25));
+    CHECK_EQ(R(&rep, d)->mean_own, T(2));
     km_report_free(&rep);
 
     long long before = fake_reads;
@@ -387,28 +429,44 @@ static void test_extrapolation(void)
     CHECK_EQ(R(&rep, s)->count, 8);
     CHECK_EQ(R(&rep, s)->measured, 3);
     /* the last S holds T's 5 */
-    CHECK_EQ(R(&rep, s)->elapsed, 140 + 4 * 25 + (25 + 5));
-    CHECK_EQ(R(&rep, s)->excl, 140 + 5 * 25);
+    CHECK_EQ(R(&rep, s)->elapsed, T(140 + 4 * 25 + (25 + 5)));
+    CHECK_EQ(R(&rep, s)->excl, T(140 + 5 * 25));
+    CHECK_EQ(R(&rep, s)->est_el, T(5 * 25));
+    CHECK_EQ(R(&rep, s)->est_excl, T(5 * 25));
     CHECK_EQ(R(&rep, d)->count, 7);
-    CHECK_EQ(R(&rep, d)->elapsed, 6 + 4 * 2);
-    CHECK_EQ(R(&rep, t)->elapsed, 5);
-    /* MAIN sees S's extrapolated elapsed time as callee time */
-    CHECK_EQ(R(&rep, m)->excl, now - (140 + 4 * 25 + (25 + 5)));
+    CHECK_EQ(R(&rep, d)->elapsed, T(6 + 4 * 2));
+    CHECK_EQ(R(&rep, d)->est_el, T(4 * 2));
+    CHECK_EQ(R(&rep, t)->elapsed, T(5));
+    CHECK_EQ(R(&rep, t)->est_el, 0);
+    /* MAIN sees S's estimated elapsed time as callee time: its net
+     * absorbed the estimates */
+    CHECK_EQ(R(&rep, m)->excl, T(now - (140 + 4 * 25 + (25 + 5))));
+    CHECK_EQ(R(&rep, m)->absorbed, T(5 * 25));
+    CHECK_EQ(R(&rep, m)->est_el, 0);
+    CHECK_EQ(rep.estimated, T(5 * 25));
     CHECK_EQ(rep.extrapolated, 1);
     CHECK_EQ(rep.clock_reads, fake_reads);
+    check_identity(&rep);
     char *text = formatted(&rep);
-    CHECK(text && strstr(text, " +8 "));     /* S's count */
-    CHECK(text && strstr(text, " +7 DO 5 I = 1, 2\n"));
-    CHECK(text && !strstr(text, " +1 "));    /* MAIN, T: not marked */
-    CHECK(text && strstr(text, " +10 "));    /* the Total row */
+    /* S: elapsed, net estimated in part; 125 of 270 = 46.3% */
+    CHECK_IN(text, "\n       2 S                        ~2.7000000e-07   ~2.6500000e-07         +8    0.0000000e+00    0.0000000e+00    46.3\n");
+    /* MAIN: measured elapsed, net computed from estimates */
+    CHECK_IN(text, "\n       1 MAIN                      9.0000000e-07   ~6.3000000e-07          1 ");
+    CHECK_IN(text, " +7    57.1 DO 5 I = 1, 2\n");
+    CHECK_IN(text, "\n       3 T                         5.0000000e-09    5.0000000e-09          1 ");
+    CHECK_IN(text, " +10 ");    /* the Total row */
+    CHECK_IN(text, "\n~1.2500000e-07  ! Estimated time\n");
     free(text);
     km_report_free(&rep);
 }
 
-/* KM_TIME_PREDICTION_MODE_NUMBER overrides every threshold; 0 disables. */
+/* KM_TIME_PREDICTION_MODE_NUMBER overrides every threshold; 0 disables.
+ * The first measured execution is never an estimate, so threshold 1
+ * measures two (doc/KM_output.md). */
 static void test_threshold_override(void)
 {
     begin("override");
+    km_test_set_interval(1000000);
     setenv("KM_TIME_PREDICTION_MODE_NUMBER", "2", 1);
     int32_t s = reg_routine("2 1 100000 0 S s.f");
     for (int k = 0; k < 5; k++) {
@@ -418,7 +476,8 @@ static void test_threshold_override(void)
     struct km_report rep = report_at(100);
     CHECK_EQ(R(&rep, s)->count, 5);
     CHECK_EQ(R(&rep, s)->measured, 2);
-    CHECK_EQ(R(&rep, s)->elapsed, 20);
+    CHECK_EQ(R(&rep, s)->elapsed, T(20));
+    check_identity(&rep);
     km_report_free(&rep);
 
     begin("override0");
@@ -430,9 +489,281 @@ static void test_threshold_override(void)
     }
     rep = report_at(100);
     CHECK_EQ(R(&rep, s)->measured, 5);
-    CHECK_EQ(R(&rep, s)->extrap, 0);
+    CHECK_EQ(R(&rep, s)->sampling, 0);
     km_report_free(&rep);
     unsetenv("KM_TIME_PREDICTION_MODE_NUMBER");
+
+    begin("threshold1");
+    km_test_set_interval(1000000);
+    s = reg_routine("2 1 1 0 S s.f");
+    in_at(0, s);
+    out_at(100, s);                   /* first: one-time costs */
+    in_at(200, s);
+    out_at(210, s);                   /* second: the estimate */
+    in_at(300, s);
+    out_at(390, s);                   /* estimated: 10 */
+    rep = report_at(400);
+    CHECK_EQ(R(&rep, s)->measured, 2);
+    CHECK_EQ(R(&rep, s)->elapsed, T(100 + 10 + 10));
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
+/* The defect of issue 10: Z costly only in its first 10 calls, called by
+ * Y only in Y's first 10, threshold 10.  Y's estimate is its own time (1),
+ * not a mean that held Z: no negative elapsed, no net above elapsed. */
+static void test_costly_start(void)
+{
+    begin("costly_start");
+    km_test_set_interval(1000000);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t y = reg_routine("2 1 10 0 Y y.f");
+    int32_t z = reg_routine("2 1 10 0 Z z.f");
+    enum { N = 1000 };
+    in_at(0, m);
+    km_tick now = 1;
+    for (int k = 0; k < N; k++) {
+        in_at(now, y);
+        if (k < 10) {
+            in_at(now + 1, z);
+            out_at(now + 1001, z);
+            now += 1000;
+        }
+        out_at(now + 2, y);           /* Y's own time: 2 */
+        now += 3;
+    }
+    out_at(now, m);
+    struct km_report rep = report_at(now);
+    CHECK_EQ(R(&rep, y)->elapsed, T(10 * 1002 + (N - 10) * 2));
+    CHECK_EQ(R(&rep, y)->excl, T(N * 2));
+    CHECK_EQ(R(&rep, z)->elapsed, T(10 * 1000));
+    CHECK_EQ(R(&rep, m)->excl, T(now - 10 * 1002 - (N - 10) * 2));
+    CHECK_EQ(R(&rep, m)->elapsed, T(now));
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
+/* Estimates that do not fit in the measured frame around them are scaled
+ * down until they do: S measured at 100 twice, then ten executions that
+ * really take 10 but are estimated at 100 inside MAIN's 300. */
+static void test_settle(void)
+{
+    begin("settle");
+    km_test_set_interval(1000000);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t s = reg_routine("2 1 2 0 S s.f");
+    in_at(0, m);
+    in_at(0, s);
+    out_at(100, s);
+    in_at(100, s);
+    out_at(200, s);
+    km_tick now = 200;
+    for (int k = 0; k < 10; k++, now += 10) {
+        in_at(now, s);
+        out_at(now + 10, s);
+    }
+    out_at(300, m);
+    struct km_report rep = report_at(300);
+    /* 1000 estimated in 300 - 200 measured: 10% kept */
+    CHECK_EQ(R(&rep, s)->elapsed, T(300));
+    CHECK_EQ(R(&rep, s)->excl, T(300));
+    CHECK_EQ(R(&rep, s)->est_el, T(100));
+    CHECK_EQ(R(&rep, m)->excl, 0);
+    CHECK_EQ(R(&rep, m)->absorbed, T(100));
+    CHECK_EQ(rep.outside, 0);
+    check_identity(&rep);
+    km_report_free(&rep);
+
+    /* The same at the root: estimates pending outside every measured
+     * frame are settled against the total time. */
+    begin("settle_root");
+    km_test_set_interval(1000000);
+    s = reg_routine("2 1 2 0 S s.f");
+    in_at(0, s);
+    out_at(100, s);
+    in_at(100, s);
+    out_at(200, s);
+    for (int k = 0; k < 10; k++) {
+        in_at(200 + 10 * k, s);
+        out_at(210 + 10 * k, s);
+    }
+    rep = report_at(300);
+    CHECK_EQ(R(&rep, s)->elapsed, T(300));
+    CHECK_EQ(rep.outside, 0);
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
+/* A region whose estimates wait at one open measured frame, entered under
+ * another, is measured instead. */
+static void test_two_anchors(void)
+{
+    begin("two_anchors");
+    km_test_set_interval(1000000);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t g = reg_routine("2 1 100000 0 G g.f");
+    int32_t r = reg_routine("2 1 2 0 R r.f");
+    in_at(0, m);
+    in_at(1, r);
+    out_at(5, r);
+    in_at(6, r);
+    out_at(10, r);                    /* estimate: 4 */
+    in_at(11, r);
+    out_at(15, r);                    /* estimated, waits at MAIN */
+    long long before = fake_reads;
+    in_at(20, g);
+    in_at(21, r);                     /* under G: measured */
+    out_at(22, r);
+    out_at(30, g);
+    CHECK_EQ(fake_reads - before, 4);
+    out_at(40, m);
+    struct km_report rep = report_at(40);
+    CHECK_EQ(R(&rep, r)->count, 4);
+    CHECK_EQ(R(&rep, r)->measured, 3);
+    CHECK_EQ(R(&rep, r)->elapsed, T(4 + 4 + 4 + 1));
+    CHECK_EQ(R(&rep, g)->excl, T(9));
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
+/* A loop estimated longer than the routine around it is cut to it. */
+static void test_fit_in_parent(void)
+{
+    begin("fit");
+    km_test_set_interval(1000000);
+    int32_t a = reg_routine("2 1 100000 0 A a.f");
+    int32_t l = reg("10 3 2 0 DO 10 I = 1, N", a);
+    km_tick now = 0;
+    for (int k = 0; k < 3; k++) {
+        in_at(now, a);
+        in_at(now + 5, l);
+        out_at(now + (k < 2 ? 55 : 7), l);
+        out_at(now + (k < 2 ? 60 : 10), a);
+        now += 100;
+    }
+    struct km_report rep = report_at(now);
+    CHECK_EQ(R(&rep, a)->elapsed, T(130));
+    CHECK_EQ(R(&rep, l)->elapsed, T(130));    /* 150, cut */
+    CHECK_EQ(R(&rep, l)->est_el, T(30));      /* 50, less the 20 cut */
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
+/* libkm's own costs come out of the times: an empty routine costs what
+ * its body costs (1), its caller's net is its loop (2 per call), and the
+ * overhead is a figure of its own. */
+static void test_overhead(void)
+{
+    begin("overhead");
+    km_test_set_interval(1000000);
+    km_test_set_costs(20, 4, 10);     /* measured, estimated, inner */
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t e = reg_routine("2 1 10 0 EMPTY e.f");
+    enum { N = 1000 };
+    /* each entry and exit: 5 before the entry's read, 10 between the
+     * reads (5 + 5), 5 after the exit's read */
+    in_at(5, m);
+    km_tick now = 10;
+    for (int k = 0; k < N; k++) {
+        now += 2;                     /* the loop */
+        if (k < 10) {                 /* measured: 20, with a body of 1 */
+            in_at(now + 5, e);
+            out_at(now + 5 + 5 + 1 + 5, e);
+            now += 21;
+        } else {                      /* estimated: 4 in all */
+            in_at(now + 2, e);
+            out_at(now + 3, e);
+            now += 5;
+        }
+    }
+    out_at(now + 5, m);
+    struct km_report rep = report_at(now + 10);
+    CHECK_EQ(R(&rep, e)->elapsed, T(N * 1));
+    CHECK_EQ(R(&rep, e)->excl, T(N * 1));
+    CHECK_EQ(R(&rep, m)->elapsed, T(N * 3));
+    CHECK_EQ(R(&rep, m)->excl, T(N * 2));
+    CHECK_EQ(rep.overhead, T(20 + 10 * 20 + (N - 10) * 4));
+    CHECK_EQ(rep.outside, 0);
+    check_identity(&rep);
+    km_report_free(&rep);
+    km_test_set_costs(0, 0, 0);
+}
+
+/* Past the threshold one execution in about k is measured, at random
+ * gaps between k/2 and 3k/2. */
+static void test_sampling_rate(void)
+{
+    begin("sampling");
+    km_test_set_interval(16);
+    km_test_seed(12345);
+    int32_t s = reg_routine("2 1 10 0 S s.f");
+    enum { N = 16000 };
+    for (int k = 0; k < N; k++) {
+        in_at(10 * k, s);
+        out_at(10 * k + 3, s);
+    }
+    struct km_report rep = report_at(10 * N);
+    uint64_t sampled = R(&rep, s)->measured - 10;
+    CHECK(sampled > (N - 10) / 16 * 9 / 10 && sampled < (N - 10) / 16 * 11 / 10);
+    CHECK_EQ(R(&rep, s)->elapsed, T(3 * N));
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
+/* The estimate follows a cost that changes: a routine called N times
+ * whose cost ramps up, ramps down, steps, or takes one of two values at
+ * random or in turn is reported within 5% of its true time (sampled one
+ * in 64, threshold 10). */
+static km_tick pattern_cost(int pattern, int k, int n, uint32_t *lcg)
+{
+    switch (pattern) {
+    case 0: return 10 + 200 * (km_tick)k / n;          /* ramp up */
+    case 1: return 210 - 200 * (km_tick)k / n;         /* ramp down */
+    case 2: return k < n / 2 ? 10 : 100;               /* step */
+    case 3:                                            /* bimodal */
+        *lcg = *lcg * 1664525u + 1013904223u;
+        return (*lcg >> 16) & 1 ? 100 : 10;
+    case 4: return k % 2 ? 100 : 10;                   /* in turn */
+    default: return 50;                                /* constant */
+    }
+}
+
+static void test_changing_costs(void)
+{
+    static const char *names[] = { "ramp up", "ramp down", "step",
+                                   "bimodal", "alternating", "constant" };
+    for (int pattern = 0; pattern < 6; pattern++) {
+        begin(names[pattern][0] == 'r' ? (pattern ? "ramp_down" : "ramp_up")
+              : names[pattern]);
+        km_test_set_interval(64);
+        km_test_seed(7 + (uint64_t)pattern);
+        int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+        int32_t f = reg_routine("2 1 10 0 F f.f");
+        enum { N = 200000 };
+        uint32_t lcg = 1;
+        km_tick now = 0, truth = 0;
+        in_at(now, m);
+        for (int k = 0; k < N; k++) {
+            km_tick c = pattern_cost(pattern, k, N, &lcg);
+            in_at(now + 3, f);
+            out_at(now + 3 + c, f);
+            now += 3 + c;
+            truth += c;
+        }
+        out_at(now, m);
+        struct km_report rep = report_at(now);
+        double got = (double)R(&rep, f)->elapsed / (double)T(truth);
+        double net = (double)R(&rep, m)->excl / (double)T(3 * N);
+        /* MAIN's net (3 per call) absorbs F's error (60 per call on
+         * average): it is marked, not required within 5% */
+        printf("note: %-12s F %.4f of its true time, MAIN's net %.4f, "
+               "%llu of %d measured\n", names[pattern], got, net,
+               (unsigned long long)R(&rep, f)->measured, N);
+        CHECK(got > 0.95 && got < 1.05);
+        CHECK(R(&rep, m)->absorbed > 0);
+        check_identity(&rep);
+        km_report_free(&rep);
+    }
 }
 
 /* Entries beyond the stack depth are dropped, their exits ignored. */
@@ -459,7 +790,7 @@ static void test_stack_overflow(void)
     CHECK_EQ(R(&rep, r)->top, 0);
     check_identity(&rep);
     char *text = formatted(&rep);
-    CHECK(text && strstr(text, "region entries beyond the depth of the frame stack were not measured"));
+    CHECK_IN(text, "region entries beyond the depth of the frame stack were not measured");
     free(text);
     km_report_free(&rep);
 }
@@ -519,10 +850,10 @@ static void test_print_out_and_end(void)
     km_writ_f();                      /* with MAIN and P open */
     CHECK(exists("KM_output.000"));
     char *t1 = slurp("KM_output.000");
-    CHECK(t1 && strstr(t1, "! Written at : PRINT_OUT\n"));
-    CHECK(t1 && strstr(t1, "\n1               ! Output counts by KM_writ\n"));
-    CHECK(t1 && strstr(t1, "\n5.0000000e-08   ! Total time\n"));
-    CHECK(t1 && strstr(t1, "\n! ===== End =====\n"));
+    CHECK_IN(t1, "! Written at : PRINT_OUT\n");
+    CHECK_IN(t1, "\n1               ! Output counts by KM_writ\n");
+    CHECK_IN(t1, "\n5.0000000e-08   ! Total time\n");
+    CHECK_IN(t1, "\n! ===== End =====\n");
     CHECK_EQ(km_test_depth(), 2);
     out_at(60, p);
     fake_now = 70;
@@ -530,20 +861,20 @@ static void test_print_out_and_end(void)
     km_writ_f();
     fake_after_read = 0;
     char *t2 = slurp("KM_output.000");
-    CHECK(t2 && strstr(t2, "\n2               ! Output counts by KM_writ\n"));
-    CHECK(t2 && strstr(t2, "\n7.0000000e-08   ! Total time\n"));
+    CHECK_IN(t2, "\n2               ! Output counts by KM_writ\n");
+    CHECK_IN(t2, "\n7.0000000e-08   ! Total time\n");
     CHECK(!exists("KM_output.001"));
     fake_now = 400;
     km_end_f();
     char *t3 = slurp("KM_output.000");
-    CHECK(t3 && strstr(t3, "! Written at : END\n"));
+    CHECK_IN(t3, "! Written at : END\n");
     /* the time spent writing is in no figure: 400 - 100 */
-    CHECK(t3 && strstr(t3, "\n3.0000000e-07   ! Total time\n"));
-    CHECK(t3 && strstr(t3, "MAIN                     3.0000000e-07   2.5000000e-07"));
-    CHECK(t3 && strstr(t3, "\n3               ! Output counts by KM_writ\n"));
-    CHECK(t3 && strstr(t3, "\n0001 0          ! Processors and Rank\n"));
+    CHECK_IN(t3, "\n3.0000000e-07   ! Total time\n");
+    CHECK_IN(t3, "MAIN                      3.0000000e-07    2.5000000e-07");
+    CHECK_IN(t3, "\n3               ! Output counts by KM_writ\n");
+    CHECK_IN(t3, "\n0001 0          ! Processors and Rank\n");
     /* P's elapsed was not disturbed by the snapshots: 10 .. 60 */
-    CHECK(t3 && strstr(t3, "P                        5.0000000e-08"));
+    CHECK_IN(t3, "P                         5.0000000e-08");
     CHECK(!exists("KM_output.001"));
     km_stop_f();                      /* already written: nothing */
     km_writ_f();
@@ -573,7 +904,7 @@ static void test_file_names(void)
     CHECK(t && strcmp(t, "someone else's\n") == 0);
     free(t);
     t = slurp("KM_output.002");
-    CHECK(t && strstr(t, "! Written at : STOP\n"));
+    CHECK_IN(t, "! Written at : STOP\n");
     free(t);
     CHECK(system("test `ls -A | wc -l` -eq 3") == 0);
 
@@ -626,12 +957,12 @@ static void test_file_replaced_meanwhile(void)
     CHECK(t && strcmp(t, "another run\n") == 0);
     free(t);
     t = slurp("KM_output.001");
-    CHECK(t && strstr(t, "\n2               ! Output counts by KM_writ\n"));
+    CHECK_IN(t, "\n2               ! Output counts by KM_writ\n");
     free(t);
     fake_now = 30;
     km_end_f();                       /* now 001 is ours: replaced */
     t = slurp("KM_output.001");
-    CHECK(t && strstr(t, "! Written at : END\n"));
+    CHECK_IN(t, "! Written at : END\n");
     free(t);
     CHECK(!exists("KM_output.002"));
 }
@@ -639,8 +970,8 @@ static void test_file_replaced_meanwhile(void)
 /* ---- fake MPI ------------------------------------------------------------ */
 
 /* Rank 0's view of up to FAKE_MAX ranks: rank p (p > 0) answers a token
- * with its head (section length; T = p, C = 2p, R = 3p, P = 4p) and then
- * its section, "! ===== Rank p =====\nfake section of rank p\n". */
+ * with its head (section length; T = 10p, S = p, C = 2p, R = 3p, P = 4p)
+ * and then its section, "! ===== Rank p =====\nfake section of rank p\n". */
 enum { FAKE_MAX = 16, FAKE_WINDOW = 4 };
 static int fake_rank, fake_size, fake_finalized;
 static int fake_step[FAKE_MAX];      /* 0 not asked, 1 asked, 2 head sent,
@@ -684,8 +1015,10 @@ static int f_recv(void *buf, size_t n, int src)
     fake_section(text, sizeof text, src);
     uint64_t len = strlen(text);
     if (fake_step[src] == 1) {
-        struct { uint64_t len; double tcrp[4]; } head =
-            { len, { src, 2.0 * src, 3.0 * src, 4.0 * src } };
+        /* T = 10p, S = p, C = 2p, R = 3p, P = 4p */
+        struct { uint64_t len; struct km_prediction_row row; } head =
+            { len, { 10.0 * src, src, 2.0 * src, 3.0 * src, 4.0 * src, 0,
+                     0 } };
         CHECK_EQ(n, sizeof head);
         memcpy(buf, &head, sizeof head);
     } else {
@@ -705,7 +1038,15 @@ static const struct km_mpi_ops fake_ops = {
     f_finalized, f_rank_size, f_begin, f_send, f_recv, f_bcast, f_barrier, f_end
 };
 
-/* T, C, R, P of one rank, the gathered file, nothing written after it. */
+/* A Prediction row as libkm prints it. */
+static void want_row(char *buf, size_t size, int rank, double t, double s,
+                     double c, double r, double p)
+{
+    snprintf(buf, size, "\n%8d %16.7e%16.7e%16.7e%16.7e%16.7e\n", rank, t, s,
+             c, r, p);
+}
+
+/* T, S, C, R, P of one rank, the gathered file, nothing written after it. */
 static void test_mpi_finalize(void)
 {
     begin("mpi_finalize");
@@ -714,25 +1055,31 @@ static void test_mpi_finalize(void)
     int32_t init = reg("12 3 100000 0 CALL MPI_INIT(IERR)", m);
     int32_t red = reg("12 5 100000 0 CALL MPI_ALLREDUCE(A, B, 1)", m);
     in_at(100, m);
-    in_at(110, init);
-    out_at(150, init);
+    in_at(110, init);                 /* R = 110 - 0 */
+    out_at(150, init);                /* S = 40 */
     fake_now = 160;
-    km_core_mpi_init(&fake_ops);      /* R = 160 - 0 */
+    km_core_mpi_init(&fake_ops);
     in_at(200, red);
     out_at(230, red);                 /* C = 30 */
     fake_now = 1000;
     struct km_report rep = report_at(1000);
-    CHECK_NEAR(rep.t, 1000e-9);
-    CHECK_NEAR(rep.r, 160e-9);
-    CHECK_NEAR(rep.c, 30e-9);
-    CHECK_NEAR(rep.p, 810e-9);
-    CHECK_EQ(rep.mpi, 70);
+    CHECK_NEAR(rep.pred.t, 1000e-9);
+    CHECK_NEAR(rep.pred.s, 40e-9);
+    CHECK_NEAR(rep.pred.r, 110e-9);
+    CHECK_NEAR(rep.pred.c, 30e-9);
+    CHECK_NEAR(rep.pred.p, 820e-9);
+    CHECK_EQ(rep.pred.estimated, 0);
+    CHECK_EQ(rep.pred.none, 0);
+    CHECK_EQ(rep.mpi, T(30));
+    CHECK_EQ(rep.startup, T(40));
+    CHECK_EQ(R(&rep, m)->mpi, T(30));        /* start-up left out */
     CHECK_EQ(rep.nranks, 2);
+    check_identity(&rep);
     km_report_free(&rep);
     km_writ_f();                      /* while MPI runs: this rank alone */
     char *t = slurp("KM_output.000.0");
-    CHECK(t && strstr(t, "! Written at : PRINT_OUT\n"));
-    CHECK(t && strstr(t, "this file holds rank 0 only"));
+    CHECK_IN(t, "! Written at : PRINT_OUT\n");
+    CHECK_IN(t, "this file holds rank 0 only");
     free(t);
     fake_now = 1000;
     km_core_mpi_finalize(&fake_ops);
@@ -740,17 +1087,47 @@ static void test_mpi_finalize(void)
     CHECK_EQ(sections_done, 1);
     t = slurp("KM_output.000");         /* replaced the rank-only file */
     CHECK(system("test `ls -A | wc -l` -eq 1") == 0);
-    CHECK(t && strstr(t, "\n2               ! Output counts by KM_writ\n"));
-    CHECK(t && strstr(t, "! Written at : MPI_FINALIZE\n! Clock      : test clock, 0.00e+00 s per read\n! Ranks      : 2\n!\n! ===== Prediction =====\n"));
-    CHECK(t && strstr(t, "\n       0   1.0000000e-06   3.0000000e-08   1.6000000e-07   8.1000000e-07\n"));
-    CHECK(t && strstr(t, "\n       1   1.0000000e+00   2.0000000e+00   3.0000000e+00   4.0000000e+00\n"));
-    /* T_1pe = min R + sum P = 1.6e-7 + 8.1e-7 + 4; max T = 1 */
-    CHECK(t && strstr(t, "\n4.0000010e+00   ! Predicted one-PE time T_1pe\n4.0000010e+00   ! Predicted speedup\n2.0000005e+00   ! Predicted parallel efficiency\n! ===== Rank 0 =====\n0002 0 "));
-    CHECK(t && strstr(t, "\n! ===== Rank 1 =====\nfake section of rank 1\n! ===== End =====\n"));
+    CHECK_IN(t, "\n2               ! Output counts by KM_writ\n");
+    CHECK_IN(t, "! Written at : MPI_FINALIZE\n! Clock      : test clock, 0.00e+00 s per read\n! Overhead   : 0.00e+00 s per measured entry and exit, 0.00e+00 s per estimated one, 0.00e+00 s inside a measured region; taken out of every time\n! Ranks      : 2\n!\n! ===== Prediction =====\n! Times without MPI start-up (MPI_INIT); ~ marks figures that contain estimates                     \n!   Rank        Total(s)     Start-up(s)          MPI(s)    Redundant(s)     Parallel(s)\n");
+    char want[512];
+    want_row(want, sizeof want, 0, 1000e-9, 40e-9, 30e-9, 110e-9, 820e-9);
+    CHECK_IN(t, want);
+    want_row(want, sizeof want, 1, 10, 1, 2, 3, 4);
+    CHECK_IN(t, want);
+    /* T_1pe = min R + sum P = 1.1e-7 + 8.2e-7 + 4; max T - S = 9 */
+    double t1 = 110e-9 + 820e-9 + 4;
+    snprintf(want, sizeof want, "\n%-16.7e! Predicted one-PE time T_1pe\n"
+             "%-16.7e! Predicted speedup\n%-16.7e! Predicted parallel "
+             "efficiency\n! ===== Rank 0 =====\n0002 0 ", t1, t1 / 9,
+             t1 / 9 / 2);
+    CHECK_IN(t, want);
+    CHECK_IN(t, "\n! ===== Rank 1 =====\nfake section of rank 1\n! ===== End =====\n");
     free(t);
     fake_now = 1100;
     km_end_f();                       /* after MPI_FINALIZE: nothing */
     CHECK(!exists("KM_output.001"));
+}
+
+/* A rank that ran a routine with MPI calls kmrun left unmeasured: no
+ * prediction, and a warning saying why. */
+static void test_mpi_unmeasured(void)
+{
+    begin("mpi_unmeasured");
+    fake_reset(0, 2);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t x = reg_routine("2 1 100000 4 EXCHNG x.f");
+    in_at(0, m);
+    fake_now = 10;
+    km_core_mpi_init(&fake_ops);
+    in_at(20, x);
+    out_at(30, x);
+    fake_now = 100;
+    km_core_mpi_finalize(&fake_ops);
+    char *t = slurp("KM_output.000");
+    CHECK_IN(t, "\n! No prediction: MPI calls were not measured in some routines (see the ranks' warnings)");
+    CHECK_IN(t, "\nn/a             ! Predicted one-PE time T_1pe\nn/a             ! Predicted speedup\nn/a             ! Predicted parallel efficiency\n");
+    CHECK_IN(t, "\n! Warning: MPI calls were not measured in 1 routines (first: EXCHNG); no prediction\n");
+    free(t);
 }
 
 /* STOP while MPI is initialised: this rank's own file, so marked. */
@@ -765,8 +1142,8 @@ static void test_mpi_not_finalized(void)
     fake_now = 20;
     km_stop_f();
     char *t = slurp("KM_output.000.3");
-    CHECK(t && strstr(t, "! Ranks      : 4, this file holds rank 3 only (MPI not finalized)\n"));
-    CHECK(t && strstr(t, "! ===== Rank 3 =====\n0004 3 "));
+    CHECK_IN(t, "! Ranks      : 4, this file holds rank 3 only (MPI not finalized)\n");
+    CHECK_IN(t, "! ===== Rank 3 =====\n0004 3 ");
     CHECK(t && !strstr(t, "Prediction"));
     free(t);
 }
@@ -780,7 +1157,7 @@ static void test_gather_many(void)
     int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
     in_at(0, m);
     fake_now = 10;
-    km_core_mpi_init(&fake_ops);      /* R(0) = 10 */
+    km_core_mpi_init(&fake_ops);      /* R(0) = 10: MPI_INIT not measured */
     fake_now = 100;                   /* T(0) = 100, C(0) = 0, P(0) = 90 */
     km_core_mpi_finalize(&fake_ops);
     CHECK_EQ(tokens_sent, 6);
@@ -791,24 +1168,24 @@ static void test_gather_many(void)
         return;
     struct stat sb;
     CHECK(stat("KM_output.000", &sb) == 0 && (size_t)sb.st_size == strlen(t));
-    char want[256];
+    char want[512];
     const char *at = strstr(t, "! ===== Prediction =====\n");
     CHECK(at != NULL);
     for (int p = 0; p < 7 && at; p++) {
-        double v[4] = { 100e-9, 0, 10e-9, 90e-9 };
-        if (p > 0)
-            v[0] = p, v[1] = 2.0 * p, v[2] = 3.0 * p, v[3] = 4.0 * p;
-        snprintf(want, sizeof want, "\n%8d %15.7e %15.7e %15.7e %15.7e\n", p,
-                 v[0], v[1], v[2], v[3]);
+        if (p == 0)
+            want_row(want, sizeof want, 0, 100e-9, 0, 0, 10e-9, 90e-9);
+        else
+            want_row(want, sizeof want, p, 10.0 * p, p, 2.0 * p, 3.0 * p,
+                     4.0 * p);
         const char *row = strstr(at, want);
         CHECK(row != NULL);
         at = row ? row + 1 : NULL;
     }
-    /* T_1pe = min R + sum P = 1e-8 + (9e-8 + 4 * 21); max T = 6 */
+    /* T_1pe = min R + sum P = 1e-8 + (9e-8 + 4 * 21); max T - S = 54 */
     double t1 = 10e-9 + 90e-9 + 84.0;
-    snprintf(want, sizeof want, "\n%-15.7e ! Predicted one-PE time T_1pe\n"
-             "%-15.7e ! Predicted speedup\n%-15.7e ! Predicted parallel "
-             "efficiency\n! ===== Rank 0 =====\n", t1, t1 / 6, t1 / 6 / 7);
+    snprintf(want, sizeof want, "\n%-16.7e! Predicted one-PE time T_1pe\n"
+             "%-16.7e! Predicted speedup\n%-16.7e! Predicted parallel "
+             "efficiency\n! ===== Rank 0 =====\n", t1, t1 / 54, t1 / 54 / 7);
     CHECK(strstr(t, want) != NULL);
     at = strstr(t, "! ===== Rank 0 =====\n");
     for (int p = 1; p < 7 && at; p++) {
@@ -849,11 +1226,12 @@ static void test_redundant(void)
     out_at(65, red);
     out_at(90, red);                  /* 60 - 10 */
     struct km_report rep = report_at(100);
-    CHECK_EQ(rep.redundant, 6 + 50);
+    CHECK_EQ(rep.redundant, T(6 + 50));
     CHECK_NEAR(rep.declared, 50e-9);
-    CHECK_NEAR(rep.r, 70e-9);
-    CHECK_NEAR(rep.c, 10e-9);
-    CHECK_NEAR(rep.p, 20e-9);
+    CHECK_NEAR(rep.pred.s, 8e-9);
+    CHECK_NEAR(rep.pred.r, 60e-9);    /* until MPI_INIT was called, + 50 */
+    CHECK_NEAR(rep.pred.c, 10e-9);
+    CHECK_NEAR(rep.pred.p, 22e-9);
     km_report_free(&rep);
     /* open at the snapshot: RED from 100, a closed barrier (5), an open
      * one since 120 */
@@ -863,8 +1241,9 @@ static void test_redundant(void)
     in_at(120, bar);
     rep = report_at(130);
     CHECK_NEAR(rep.declared, (50 + 30 - 5 - 10) * 1e-9);
-    CHECK_NEAR(rep.c, 25e-9);
-    CHECK_NEAR(rep.p, rep.t - rep.c - rep.r);
+    CHECK_NEAR(rep.pred.c, 25e-9);
+    CHECK_NEAR(rep.pred.p, rep.pred.t - rep.pred.s - rep.pred.c - rep.pred.r);
+    check_identity(&rep);
     km_report_free(&rep);
     out_at(130, bar);
     out_at(130, red);
@@ -924,14 +1303,14 @@ static void test_signal_write(void)
     fake_now = 50;
     CHECK_EQ(km_core_on_signal(15), 0);
     char *t = slurp("KM_output.000");
-    CHECK(t && strstr(t, "! Written at : signal 15\n"));
-    CHECK(t && strstr(t, "\n5.0000000e-08   ! Total time\n"));
+    CHECK_IN(t, "! Written at : signal 15\n");
+    CHECK_IN(t, "\n5.0000000e-08   ! Total time\n");
     free(t);
     fake_now = 60;
     km_end_f();                       /* already written: nothing */
     CHECK(!exists("KM_output.001"));
     t = slurp("KM_output.000");
-    CHECK(t && strstr(t, "! Written at : signal 15\n"));
+    CHECK_IN(t, "! Written at : signal 15\n");
     free(t);
 }
 
@@ -951,14 +1330,22 @@ int main(void)
     test_transparent_and_callee();
     test_recursion();
     test_unwinding();
-    test_extrapolation();
+    test_estimates();
     test_threshold_override();
+    test_costly_start();
+    test_settle();
+    test_two_anchors();
+    test_fit_in_parent();
+    test_overhead();
+    test_sampling_rate();
+    test_changing_costs();
     test_stack_overflow();
     test_registration();
     test_print_out_and_end();
     test_file_names();
     test_file_replaced_meanwhile();
     test_mpi_finalize();
+    test_mpi_unmeasured();
     test_mpi_not_finalized();
     test_gather_many();
     test_redundant();
