@@ -219,7 +219,7 @@ int km_gather_write(const struct km_mpi_ops *ops, const struct km_report *rep,
     }
     if (rep->rank == 0 && f.tmp[0]) {
         km_file_close(&f);
-        if (!ok)
+        if (!ok || rc)
             km_file_fail(&f, "MPI communication failed");
         ok = km_file_place(&f, name, -1) == 0;
     }
