@@ -1,11 +1,25 @@
 /*
- * km_file.c — KM_output files: their names, and writing them whole or not
- * at all.
+ * km_file.c — KM_output files: where they go, their names, and writing
+ * them whole or not at all.
  *
- * Every file is first written to a temporary name in the working
- * directory, then linked to its final name (EEXIST: try the next), so a
- * file is either whole or absent and another run's file is never
- * overwritten.  Names:
+ * Places, in order: the working directory; $KM_OUTPUT_DIR if set and not
+ * empty; $TMPDIR if set, else /tmp (a place that is the same directory as
+ * an earlier one is left out).  Every file is first written to a temporary
+ * name in the first place that lets one be created, then linked to its
+ * final name there (EEXIST: try the next), so a file is either whole or
+ * absent and another run's file is never overwritten.  Any failure in a
+ * place (the temporary file cannot be created, a write fails midway:
+ * ENOSPC, EDQUOT, EFBIG, EIO, a short write; the link fails other than
+ * with EEXIST; all names are taken) moves the file to the next place: what
+ * the temporary file holds so far is copied into a new temporary file
+ * there, the old one removed, and the failed write done again.  So a text
+ * that cannot be produced again (the gathered file is streamed from the
+ * other ranks and its Prediction rows written in place) is never lost on
+ * the way, and the callers never know.  One line on standard error says
+ * where a moved file went, or why no place took it.  A file whose close()
+ * fails (NFS reports a full disk there) may lack part of its text: a whole
+ * text at hand (km_file_write_whole) is written again in the next place,
+ * the gathered file is lost.  Names, in every place:
  *
  *   KM_output.NNN        a serial program's results, or every rank's (the
  *                        gathered file): NNN is the lowest number that no
@@ -17,9 +31,10 @@
  *                        its own names only and thousands of ranks do not
  *                        race for the same ones
  *
- * Must never: leave a partial KM_output file or a temporary file, print
- * more than one line per failed write, use stdio, malloc or anything else
- * that is unsafe inside a signal handler on the paths a final write takes.
+ * Must never: leave a partial KM_output file or a temporary file in any
+ * place, print more than one line per write, use stdio, malloc or anything
+ * else that is unsafe inside a signal handler on the paths a final write
+ * takes (fixed buffers only, on the stack: paths up to KM_PATH_MAX).
  */
 /* MAP_ANONYMOUS, syscall(): beyond POSIX */
 #define _DEFAULT_SOURCE 1
@@ -29,6 +44,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,7 +59,7 @@
 
 void km_complain(const char *fmt, ...)
 {
-    char buf[512];
+    char buf[2 * KM_PATH_MAX];
     int n = snprintf(buf, sizeof buf, "kmtool: ");
     va_list ap;
     va_start(ap, fmt);
@@ -65,6 +81,139 @@ void km_complain(const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The test hook                                                             */
+
+static struct {
+    off_t after;
+    int err;                 /* 0: off */
+} test_fail;
+
+void km_test_fail_writes(off_t after, int err)
+{
+    test_fail.after = after;
+    test_fail.err = err;
+}
+
+/* pwrite(), or the part of it the test hook lets through. */
+static ssize_t write_at(const struct km_out_file *f, const void *p, size_t n,
+                        off_t at)
+{
+    if (KM_UNLIKELY(test_fail.err) && f->place == 0 && test_fail.after >= 0) {
+        if (at >= test_fail.after) {
+            errno = test_fail.err;
+            return -1;
+        }
+        if ((off_t)n > test_fail.after - at)
+            n = (size_t)(test_fail.after - at);
+    }
+    return pwrite(f->fd, p, n, at);
+}
+
+/* Does the test hook make naming the file fail here? */
+static int naming_fails(const struct km_out_file *f)
+{
+    if (KM_UNLIKELY(test_fail.err) && f->place == 0 && test_fail.after < 0) {
+        errno = test_fail.err;
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Places                                                                    */
+
+/* dir/leaf ("" is the working directory: leaf alone).  0, or -1 with errno
+ * ENAMETOOLONG. */
+static int join(char *buf, size_t size, const char *dir, const char *leaf)
+{
+    size_t d = strlen(dir);
+    while (d > 1 && dir[d - 1] == '/')
+        d--;
+    int n = d == 0 ? snprintf(buf, size, "%s", leaf)
+                   : snprintf(buf, size, "%.*s%s%s", (int)d, dir,
+                              dir[d - 1] == '/' ? "" : "/", leaf);
+    if (n < 0 || (size_t)n >= size) {
+        buf[0] = '\0';
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
+/* How a message names a place: its path, the working directory's absolute
+ * path, or "the working directory" (removed, say). */
+static const char *place_name(const char *dir, char *buf, size_t size)
+{
+    if (dir[0])
+        return dir;
+#if defined(__linux__) && defined(SYS_getcwd)
+    if (syscall(SYS_getcwd, buf, size) > 0 && buf[0] == '/')
+        return buf;               /* getcwd() may allocate */
+#else
+    if (getcwd(buf, size) && buf[0] == '/')
+        return buf;
+#endif
+    return "the working directory";
+}
+
+/* The places, in order, without repeating a directory. */
+static void choose_places(struct km_out_file *f)
+{
+    const char *out = getenv("KM_OUTPUT_DIR"), *tmp = getenv("TMPDIR");
+    const char *cand[KM_PLACES] = { "", out && *out ? out : NULL,
+                                    tmp && *tmp ? tmp : "/tmp" };
+    struct { int known; dev_t dev; ino_t ino; } id[KM_PLACES];
+    f->nplaces = 0;
+    for (int i = 0; i < KM_PLACES; i++) {
+        if (!cand[i])
+            continue;
+        struct stat sb;
+        int known = stat(cand[i][0] ? cand[i] : ".", &sb) == 0;
+        int same = 0;
+        for (int j = 0; j < f->nplaces && !same; j++)
+            same = strcmp(f->dirs[j], cand[i]) == 0 ||
+                   (known && id[j].known && id[j].dev == sb.st_dev &&
+                    id[j].ino == sb.st_ino);
+        if (same)
+            continue;
+        id[f->nplaces].known = known;
+        id[f->nplaces].dev = known ? sb.st_dev : 0;
+        id[f->nplaces].ino = known ? sb.st_ino : 0;
+        f->dirs[f->nplaces++] = cand[i];
+    }
+}
+
+/* The place the file is in has failed. */
+static void refuse(struct km_out_file *f, const char *why)
+{
+    if (f->place < f->nplaces)
+        snprintf(f->refused[f->place], sizeof f->refused[0], "%s", why);
+}
+
+/* Append to the text in buf (truncated if it must be). */
+static void append(char *buf, size_t size, const char *fmt, ...)
+    KM_PRINTF_LIKE(3, 4);
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    if (len + 1 < size)
+        vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
+}
+
+/* Append "in A (why), nor in B (why)" for places 0 .. n - 1. */
+static void refusals(const struct km_out_file *f, int n, char *buf,
+                     size_t size)
+{
+    char cwd[KM_PATH_MAX];
+    for (int p = 0; p < n; p++)
+        append(buf, size, "%sin %s (%s)", p ? ", nor " : "",
+               place_name(f->dirs[p], cwd, sizeof cwd), f->refused[p]);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The temporary file                                                        */
 
 void km_file_fail(struct km_out_file *f, const char *why)
@@ -77,9 +226,28 @@ void km_file_fail(struct km_out_file *f, const char *why)
 static void fail_errno(struct km_out_file *f, const char *what,
                        const char *name)
 {
-    char why[160];
+    char why[sizeof f->why];
     snprintf(why, sizeof why, "%s %s: %s", what, name, strerror(errno));
     km_file_fail(f, why);
+}
+
+/* "KM_output not written: ..." for a failed f. */
+static void failure(const struct km_out_file *f, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (f->nowhere) {
+        append(buf, size, "KM_output not written: cannot write ");
+        refusals(f, f->nplaces, buf, size);
+    } else {
+        append(buf, size, "KM_output not written: %s", f->why);
+    }
+}
+
+void km_file_complain(const struct km_out_file *f)
+{
+    char line[2 * KM_PATH_MAX];
+    failure(f, line, sizeof line);
+    km_complain("%s", line);
 }
 
 /* A file-size limit (ulimit -f) makes write() raise SIGXFSZ, whose
@@ -88,6 +256,8 @@ static void fail_errno(struct km_out_file *f, const char *what,
  * instead, the temporary file is removed, and the program goes on. */
 static void hold_xfsz(struct km_out_file *f)
 {
+    if (f->xfsz_held)
+        return;
     struct sigaction ign;
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
@@ -102,42 +272,140 @@ static void release_xfsz(struct km_out_file *f)
     f->xfsz_held = 0;
 }
 
-int km_file_open_temp(struct km_out_file *f)
+/* A new, empty temporary file in the first place from `from` on that lets
+ * one be created: 0 with f->fd, f->tmp and f->place set.  -1 when none
+ * does (each refusal noted): f->failed, f->nowhere. */
+static int create_temp(struct km_out_file *f, int from)
 {
     static unsigned seq;
-    *f = (struct km_out_file){ .fd = -1 };
-    hold_xfsz(f);
-    for (int tries = 0; tries < 100; tries++) {
-        snprintf(f->tmp, sizeof f->tmp, ".KM_output.tmp.%ld.%u",
-                 (long)getpid(), seq++);
-        f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (f->fd >= 0)
-            return 0;
-        if (errno != EEXIST)
-            break;
+    char leaf[64];
+    for (f->place = from; f->place < f->nplaces; f->place++) {
+        for (int tries = 0; tries < 100; tries++) {
+            snprintf(leaf, sizeof leaf, ".KM_output.tmp.%ld.%u",
+                     (long)getpid(), seq++);
+            if (join(f->tmp, sizeof f->tmp, f->dirs[f->place], leaf) != 0)
+                break;
+            f->fd = open(f->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (f->fd >= 0)
+                return 0;
+            if (errno != EEXIST)
+                break;
+        }
+        refuse(f, strerror(errno));
     }
-    fail_errno(f, "create", f->tmp);
+    f->fd = -1;
     f->tmp[0] = '\0';
+    if (!f->failed)
+        f->nowhere = 1;
+    f->failed = 1;
+    return -1;
+}
+
+int km_file_open_temp(struct km_out_file *f)
+{
+    *f = (struct km_out_file){ .fd = -1 };
+    choose_places(f);
+    hold_xfsz(f);
+    if (create_temp(f, 0) == 0)
+        return 0;
     release_xfsz(f);
     return -1;
 }
 
-void km_file_pwrite(struct km_out_file *f, const void *p, size_t n, off_t at)
+/* n bytes at `at`, through short writes: 0, else -1 with errno set. */
+static int write_all(const struct km_out_file *f, const char *c, size_t n,
+                     off_t at)
 {
-    const char *c = p;
-    while (n > 0 && !f->failed) {
-        ssize_t w = pwrite(f->fd, c, n, at);
+    while (n > 0) {
+        ssize_t w = write_at(f, c, n, at);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
             if (w == 0)
                 errno = EIO;
-            fail_errno(f, "write", f->tmp);
-            return;
+            return -1;
         }
         c += w;
         at += w;
         n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The f->size bytes of `src` into f's new temporary file: 0, else -1 with
+ * errno set and *lost when reading `src` failed. */
+static int copy_from(struct km_out_file *f, int src, int *lost)
+{
+    char buf[16384];
+    *lost = 0;
+    for (off_t at = 0; at < f->size;) {
+        size_t n = f->size - at < (off_t)sizeof buf ? (size_t)(f->size - at)
+                                                    : sizeof buf;
+        ssize_t r = pread(src, buf, n, at);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r == 0)
+                errno = EIO;
+            *lost = 1;
+            return -1;
+        }
+        if (write_all(f, buf, (size_t)r, at) != 0)
+            return -1;
+        at += r;
+    }
+    return 0;
+}
+
+/* The place f is in has failed (its refusal noted): copy what f holds
+ * into a new temporary file in the next place that takes it, and remove
+ * the old one.  The new file is left open if the old one was.  0, else -1
+ * with f->failed set and no temporary file left anywhere. */
+static int move_on(struct km_out_file *f)
+{
+    int was_open = f->fd >= 0;
+    int src = was_open ? f->fd : open(f->tmp, O_RDONLY | O_CLOEXEC);
+    memcpy(f->moving, f->tmp, sizeof f->moving);
+    f->fd = -1;
+    f->tmp[0] = '\0';
+    if (src < 0)
+        fail_errno(f, "read back", f->moving);
+    while (!f->failed && create_temp(f, f->place + 1) == 0) {
+        int lost, rc = copy_from(f, src, &lost);
+        if (rc == 0 && !was_open) {
+            rc = close(f->fd);
+            lost = 0;
+            f->fd = -1;
+        }
+        if (rc == 0)
+            break;
+        if (lost)
+            fail_errno(f, "read back", f->moving);
+        else
+            refuse(f, strerror(errno));
+        if (f->fd >= 0)
+            close(f->fd);
+        f->fd = -1;
+        unlink(f->tmp);
+        f->tmp[0] = '\0';
+    }
+    if (src >= 0)
+        close(src);
+    unlink(f->moving);
+    f->moving[0] = '\0';
+    return f->failed ? -1 : 0;
+}
+
+void km_file_pwrite(struct km_out_file *f, const void *p, size_t n, off_t at)
+{
+    while (!f->failed) {
+        if (write_all(f, p, n, at) == 0) {
+            if (at + (off_t)n > f->size)
+                f->size = at + (off_t)n;
+            return;
+        }
+        refuse(f, strerror(errno));
+        move_on(f);
     }
 }
 
@@ -149,7 +417,7 @@ void km_file_write(struct km_out_file *f, const void *p, size_t n)
 
 void km_file_close(struct km_out_file *f)
 {
-    if (f->fd >= 0 && close(f->fd) != 0)
+    if (f->fd >= 0 && close(f->fd) != 0 && errno != EINTR)
         fail_errno(f, "close", f->tmp);
     f->fd = -1;
     release_xfsz(f);
@@ -163,7 +431,10 @@ void km_file_abandon(struct km_out_file *f)
     release_xfsz(f);
     if (f->tmp[0])
         unlink(f->tmp);
+    if (f->moving[0])
+        unlink(f->moving);
     f->tmp[0] = '\0';
+    f->moving[0] = '\0';
 }
 
 /* ------------------------------------------------------------------------ */
@@ -175,6 +446,15 @@ static void file_name(char *buf, size_t size, int nnn, int rank)
         snprintf(buf, size, "KM_output.%03d.%d", nnn, rank);
     else
         snprintf(buf, size, "KM_output.%03d", nnn);
+}
+
+/* The path of KM_output.NNN[.<rank>] in `dir`: 0, else -1. */
+static int file_path(char *buf, size_t size, const char *dir, int nnn,
+                     int rank)
+{
+    char leaf[48];
+    file_name(leaf, sizeof leaf, nnn, rank);
+    return join(buf, size, dir, leaf);
 }
 
 /* "KM_output.DDD" or "KM_output.DDD.<digits>": DDD, else -1. */
@@ -198,13 +478,15 @@ static int taken_number(const char *s)
     return n;
 }
 
-/* Mark every number some KM_output file in the working directory takes.
- * On Linux through getdents64, which (unlike opendir) does not allocate, so
- * a signal handler may call it. */
-static void scan_taken(unsigned char used[KM_MAX_FILES])
+/* Mark every number some KM_output file in `dir` takes.  On Linux through
+ * getdents64, which (unlike opendir) does not allocate, so a signal
+ * handler may call it. */
+static void scan_taken(const char *dir, unsigned char used[KM_MAX_FILES])
 {
+    if (!dir[0])
+        dir = ".";
 #if defined(__linux__) && defined(SYS_getdents64)
-    int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return;
     union {
@@ -225,7 +507,7 @@ static void scan_taken(unsigned char used[KM_MAX_FILES])
     }
     close(fd);
 #else
-    DIR *d = opendir(".");
+    DIR *d = opendir(dir);
     if (!d)
         return;
     struct dirent *e;
@@ -238,9 +520,11 @@ static void scan_taken(unsigned char used[KM_MAX_FILES])
 #endif
 }
 
-/* Link the temporary file to `path`: 0 done, 1 taken, -1 failed. */
-static int link_to(struct km_out_file *f, const char *path)
+/* Link the temporary file to `path`: 0 done, 1 taken, -1 failed (errno). */
+static int link_to(const struct km_out_file *f, const char *path)
 {
+    if (naming_fails(f))
+        return -1;
     if (link(f->tmp, path) == 0)
         return 0;
     if (errno == EEXIST)
@@ -254,10 +538,11 @@ static int link_to(struct km_out_file *f, const char *path)
             close(fd);
             if (rename(f->tmp, path) == 0)
                 return 0;
+            int e = errno;
             unlink(path);
+            errno = e;
         }
     }
-    fail_errno(f, "link to", path);
     return -1;
 }
 
@@ -267,79 +552,140 @@ static int exists(const char *path)
     return stat(path, &sb) == 0;
 }
 
-/* Take the lowest free name for the temporary file.  0 with name->nnn set,
- * else -1 (f->why set). */
+/* Take the lowest free name in name->dir for the temporary file.  0 with
+ * name->nnn set, else -1 (the place refused). */
 static int link_lowest(struct km_out_file *f, struct km_outname *name)
 {
     unsigned char used[KM_MAX_FILES] = { 0 };
-    char path[48], whole[48];
+    char path[KM_PATH_MAX], whole[KM_PATH_MAX];
     if (name->rank < 0)
-        scan_taken(used);
+        scan_taken(name->dir, used);
     for (int n = 0; n < KM_MAX_FILES; n++) {
         if (used[n])
             continue;
         if (name->rank >= 0) {
-            file_name(whole, sizeof whole, n, -1);
+            if (file_path(whole, sizeof whole, name->dir, n, -1) != 0)
+                break;
             if (exists(whole))
                 continue;
         }
-        file_name(path, sizeof path, n, name->rank);
-        int rc = link_to(f, path);
+        int rc = file_path(path, sizeof path, name->dir, n, name->rank);
+        if (rc == 0)
+            rc = link_to(f, path);
         if (rc == 0) {
             name->nnn = n;
             return 0;
         }
-        if (rc < 0)
+        if (rc < 0) {
+            refuse(f, strerror(errno));
             return -1;
+        }
     }
-    errno = EEXIST;
-    fail_errno(f, "choose a name: KM_output.000 to", "KM_output.999");
+    refuse(f, "KM_output.000 to KM_output.999 are taken");
     return -1;
 }
 
 /* Is the file *name names still the one this process wrote? */
 static int still_ours(const struct km_outname *name)
 {
-    char path[48];
+    char path[KM_PATH_MAX];
     struct stat sb;
-    if (name->nnn < 0)
+    if (name->nnn < 0 ||
+        file_path(path, sizeof path, name->dir, name->nnn, name->rank) != 0)
         return 0;
-    file_name(path, sizeof path, name->nnn, name->rank);
     return stat(path, &sb) == 0 && sb.st_dev == name->dev &&
            sb.st_ino == name->ino && sb.st_size == name->size &&
            sb.st_mtim.tv_sec == name->mtime.tv_sec &&
            sb.st_mtim.tv_nsec == name->mtime.tv_nsec;
 }
 
-int km_file_place(struct km_out_file *f, struct km_outname *name, int rank)
+/* Name the temporary file in the place it is in (see km_file_place): 0
+ * done, -1 the place refused. */
+static int name_here(struct km_out_file *f, struct km_outname *name, int rank)
 {
-    char path[48];
-    struct stat sb;
-    int replace = still_ours(name) && name->rank == rank;
-    if (!f->failed && replace) {             /* this run's file: replace */
-        file_name(path, sizeof path, name->nnn, name->rank);
-        if (rename(f->tmp, path) != 0)
-            fail_errno(f, "rename to", path);
-    } else if (!f->failed) {
-        struct km_outname fresh = { .nnn = -1, .rank = rank };
-        if (link_lowest(f, &fresh) == 0) {
-            km_file_remove_own(name);        /* superseded (other kind) */
-            *name = fresh;
-        }
-    }
-    if (f->tmp[0])
-        unlink(f->tmp);              /* after link(), or a failed rename */
-    f->tmp[0] = '\0';
-    if (f->failed) {
-        km_complain("KM_output not written: %s", f->why);
+    const char *dir = f->dirs[f->place];
+    char path[KM_PATH_MAX];
+    if (still_ours(name) && name->rank == rank &&
+        strcmp(name->dir, dir) == 0) {      /* this run's file: replace */
+        if (file_path(path, sizeof path, dir, name->nnn, rank) == 0 &&
+            !naming_fails(f) && rename(f->tmp, path) == 0)
+            return 0;
+        refuse(f, strerror(errno));
         return -1;
     }
-    file_name(path, sizeof path, name->nnn, name->rank);
-    if (stat(path, &sb) == 0) {
+    struct km_outname fresh = { .nnn = -1, .rank = rank };
+    snprintf(fresh.dir, sizeof fresh.dir, "%s", dir);   /* fits: f->tmp did */
+    if (link_lowest(f, &fresh) != 0)
+        return -1;
+    km_file_remove_own(name);        /* superseded (other kind or place) */
+    fresh.said = name->said;
+    *name = fresh;
+    return 0;
+}
+
+/* What identifies the file just written, so that a later write knows it. */
+static void remember(struct km_outname *name)
+{
+    char path[KM_PATH_MAX];
+    struct stat sb;
+    if (file_path(path, sizeof path, name->dir, name->nnn, name->rank) == 0 &&
+        stat(path, &sb) == 0) {
         name->dev = sb.st_dev;
         name->ino = sb.st_ino;
         name->size = sb.st_size;
         name->mtime = sb.st_mtim;
+    }
+}
+
+/* "cannot write KM_output in A (why); written to B/KM_output.NNN instead" */
+static void moved(const struct km_out_file *f, const struct km_outname *name,
+                  char *buf, size_t size)
+{
+    char path[KM_PATH_MAX];
+    file_path(path, sizeof path, name->dir, name->nnn, name->rank);
+    buf[0] = '\0';
+    append(buf, size, "cannot write KM_output ");
+    refusals(f, f->place, buf, size);
+    append(buf, size, "; written to %s instead", path);
+}
+
+/* Print `line` unless the last write printed the same (a file replaced
+ * in the place it moved to, every place failing again the same way). */
+static void say_once(struct km_outname *name, const char *line)
+{
+    uint64_t h = 14695981039346656037u;      /* FNV-1a */
+    for (const char *c = line; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211u;
+    h |= 1;
+    if (h != name->said)
+        km_complain("%s", line);
+    name->said = h;
+}
+
+int km_file_place(struct km_out_file *f, struct km_outname *name, int rank)
+{
+    hold_xfsz(f);                    /* a move writes */
+    while (!f->failed && name_here(f, name, rank) != 0)
+        move_on(f);
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+    if (f->tmp[0])
+        unlink(f->tmp);              /* after link(), or a failure */
+    f->tmp[0] = '\0';
+    release_xfsz(f);
+    char line[2 * KM_PATH_MAX];
+    if (f->failed) {
+        failure(f, line, sizeof line);
+        say_once(name, line);
+        return -1;
+    }
+    remember(name);
+    if (f->place > 0) {
+        moved(f, name, line, sizeof line);
+        say_once(name, line);
+    } else {
+        name->said = 0;
     }
     return 0;
 }
@@ -348,21 +694,30 @@ int km_file_write_whole(const char *text, size_t len, struct km_outname *name,
                         int rank)
 {
     struct km_out_file f;
-    if (km_file_open_temp(&f)) {
-        km_complain("KM_output not written: %s", f.why);
-        return -1;
-    }
+    km_file_open_temp(&f);
     km_file_write(&f, text, len);
+    while (!f.failed) {
+        int rc = close(f.fd);
+        f.fd = -1;
+        if (rc == 0 || errno == EINTR)
+            break;
+        /* NFS reports a full disk here: the file may lack part of the
+         * text, which is at hand: write it again in the next place */
+        refuse(&f, strerror(errno));
+        unlink(f.tmp);
+        f.size = f.end = 0;
+        if (create_temp(&f, f.place + 1) == 0)
+            km_file_write(&f, text, len);
+    }
     km_file_close(&f);
     return km_file_place(&f, name, rank);
 }
 
 void km_file_remove_own(struct km_outname *name)
 {
-    char path[48];
-    if (still_ours(name)) {
-        file_name(path, sizeof path, name->nnn, name->rank);
+    char path[KM_PATH_MAX];
+    if (still_ours(name) &&
+        file_path(path, sizeof path, name->dir, name->nnn, name->rank) == 0)
         unlink(path);
-    }
     name->nnn = -1;
 }

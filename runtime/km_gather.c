@@ -12,6 +12,9 @@
  * message arrives, keeping only min R, sum P and max T.  Rank 0's memory is
  * thus independent of the number of ranks, and its work is linear in the
  * size of the file; every other rank sends one message and a few chunks.
+ * The text cannot be produced again: a write that fails where rank 0's
+ * temporary file is moves the file, with what it holds, to the next place
+ * (km_file.c), and the gather goes on there without the ranks knowing.
  *
  * Must never: call MPI directly (struct km_mpi_ops), let the ranks take
  * different paths through the collectives, leave a partial KM_output file.
@@ -207,12 +210,13 @@ int km_gather_write(const struct km_mpi_ops *ops, const struct km_report *rep,
     int ok = 1;
     if (rep->rank == 0) {
         buf = km_mem_alloc(KM_CHUNK);
-        ok = buf && km_file_open_temp(&f) == 0;
-        if (!ok)
-            km_complain("KM_output not written: %s",
-                        f.failed ? f.why : "out of memory");
-        else
+        if (!buf)
+            km_file_fail(&f, "out of memory");
+        else if (km_file_open_temp(&f) == 0)
             gather_file = &f;
+        ok = gather_file != NULL;
+        if (!ok)
+            km_file_complain(&f);
     }
     int rc = ops->bcast_int(&ok);
     if (rc == 0 && ok && rep->rank != 0)
@@ -233,9 +237,9 @@ int km_gather_write(const struct km_mpi_ops *ops, const struct km_report *rep,
         km_file_remove_own(name);
         rc = ops->barrier();
     }
-    if (rep->rank == 0 && f.tmp[0]) {
+    if (gather_file) {               /* rank 0, with a temporary file */
         km_file_close(&f);
-        if (!ok)
+        if (!ok || rc)
             km_file_fail(&f, "MPI communication failed");
         ok = km_file_place(&f, name, -1) == 0;
     }

@@ -11,7 +11,7 @@
  *   km_trace.c   the per-rank trace file (TRACE_FILE_NUMBER > 0)
  *   km_mem.c     the memory a write uses (safe inside a signal handler)
  *   km_format.c  the text of a KM_output file
- *   km_file.c    choosing a KM_output name; writing a file whole or not at all
+ *   km_file.c    a KM_output's place and name; writing it whole or not at all
  *   km_gather.c  collecting every rank's section into one file
  *   km_mpi.c     every MPI call libkm makes (only linked into MPI programs)
  *
@@ -372,6 +372,13 @@ void km_format_end(struct km_text *t);      /* "! ===== End =====" */
 
 /* ---- files (km_file.c) -------------------------------------------------- */
 
+/* The places a KM_output file may go, tried in order: the working
+ * directory; $KM_OUTPUT_DIR if set and not empty; $TMPDIR if set, else /tmp
+ * (a place that is the same directory as an earlier one is left out).  A
+ * failure in one place moves the file to the next, whole. */
+#define KM_PLACES 3
+#define KM_PATH_MAX 4096         /* a longer path fails (ENAMETOOLONG) */
+
 /* The KM_output file this process wrote last, so that a later write of the
  * same run replaces it, and only it (nnn -1: none yet).  Inode numbers are
  * reused at once, so size and modification time identify it too. */
@@ -379,34 +386,53 @@ struct km_outname {
     int nnn;
     int rank;                /* >= 0: KM_output.NNN.<rank>, a rank's own */
                              /* (set by km_file_place) */
+    char dir[KM_PATH_MAX];   /* the place it is in: "" the working directory */
+    uint64_t said;           /* hash of the line the last write printed
+                                (0: none) */
     dev_t dev;
     ino_t ino;
     off_t size;
     struct timespec mtime;
 };
 
-/* A temporary file in the working directory, to become a KM_output. */
+/* A temporary file in one of the places, to become a KM_output.  Writes
+ * that fail in that place move it to the next (what it holds is copied),
+ * so the caller never writes anything twice. */
 struct km_out_file {
-    int fd;
-    int failed;              /* a write failed; `why` says which */
+    int fd;                  /* open for reading and writing */
+    int failed;              /* given up: `why` says why, or nowhere */
+    int nowhere;             /* ... every place refused the file */
     off_t end;               /* where km_file_write appends */
-    int xfsz_held;           /* SIGXFSZ ignored while it is open ... */
+    off_t size;              /* what it holds so far (holes included) */
+    int xfsz_held;           /* SIGXFSZ ignored while it is written ... */
     struct sigaction xfsz;   /* ... instead of this */
-    char tmp[64];
-    char why[160];
+    int place, nplaces;      /* the place it is in, of dirs[] */
+    const char *dirs[KM_PLACES];     /* "" the working directory; the
+                                        others point into the environment */
+    char refused[KM_PLACES][96];     /* why each place failed */
+    char tmp[KM_PATH_MAX];   /* its path */
+    char moving[KM_PATH_MAX];/* the file it is being copied from, if any */
+    char why[512];
 };
 
+/* Open a temporary file in the first place that lets one be created.  0,
+ * else -1 with f->failed set (nothing written anywhere). */
 int km_file_open_temp(struct km_out_file *f);
+/* Append, or write at `at`; a failure moves the file to the next place
+ * and writes again there, or gives up (f->failed). */
 void km_file_write(struct km_out_file *f, const void *p, size_t n);
 void km_file_pwrite(struct km_out_file *f, const void *p, size_t n, off_t at);
 void km_file_close(struct km_out_file *f);
+/* Give up for a reason no other place would change. */
 void km_file_fail(struct km_out_file *f, const char *why);
-/* Give the closed temporary file its name: rank < 0 KM_output.NNN, else
- * KM_output.NNN.<rank> (a rank's own results while MPI runs).  This
- * process's earlier file of the same kind is replaced when it is still
- * there and still the one it wrote; otherwise the file takes the lowest
- * free name and the earlier file, if still ours, is removed.  Removes the
- * temporary file in every case; on failure prints the one error line.
+/* Give the closed temporary file its name in its place: rank < 0
+ * KM_output.NNN, else KM_output.NNN.<rank> (a rank's own results while
+ * MPI runs).  This process's earlier file of the same kind is replaced
+ * when it is still there, in the same place, and still the one it wrote;
+ * otherwise the file takes the lowest free name there and the earlier
+ * file, if still ours, is removed.  A place where that fails moves the file
+ * on.  Removes every temporary file in every case; prints one line when the
+ * file was moved or not written, unless the last write printed the same.
  * 0 on success. */
 int km_file_place(struct km_out_file *f, struct km_outname *name, int rank);
 /* Write one whole file as above.  0 on success. */
@@ -414,10 +440,19 @@ int km_file_write_whole(const char *text, size_t len, struct km_outname *name,
                         int rank);
 /* Remove this process's earlier file if it is still the one it wrote. */
 void km_file_remove_own(struct km_outname *name);
-/* Remove the temporary file a write left behind (from a signal handler). */
+/* Remove the temporary files a write left behind (from a signal handler). */
 void km_file_abandon(struct km_out_file *f);
+/* The one line "kmtool: KM_output not written: ..." for a failed f. */
+void km_file_complain(const struct km_out_file *f);
 /* One line "kmtool: <text>" on standard error, without stdio. */
 void km_complain(const char *fmt, ...) KM_PRINTF_LIKE(1, 2);
+
+/* Test hook (unit tests only): in the first place (the working directory),
+ * every write of a file fails with `err` (ENOSPC, ...) beyond its first
+ * `after` bytes, the part of a write below them going through first (a
+ * short write); after < 0: naming the file fails instead (link, rename).
+ * err 0: no more failures. */
+void km_test_fail_writes(off_t after, int err);
 
 /* ---- gathering the ranks (km_gather.c) ---------------------------------- */
 

@@ -2,7 +2,8 @@
 # stop.sh — results written at a STOP inside a subroutine, with frames
 # open (stop.f), and at CALL EXIT (callexit.f): one file, the right event,
 # exact counts, the accounting identity, the program's exit status kept.
-# Then the same STOP where no file can grow (ulimit -f 0): one error line,
+# Then the same STOP where no file can grow (ulimit -f 0), in the working
+# directory nor in the fallback place (TMPDIR): one error line naming both,
 # no KM_output and no temporary file left, the earlier file untouched.
 . "${srcdir:-.}/tests/runtime/common.sh"
 need "$F77"
@@ -39,14 +40,16 @@ expect "Written at" "$(sed -n 4p $f)" "! Written at : EXIT"
 expect "BYE count" "$(routine $f 0 BYE 5)" 1
 cd .. || exit 1
 
+mkdir spare || exit 1
 cd stop || exit 1
 cp KM_output.000 before
 # (standard error goes to a pipe, which the limit does not stop)
-err=$( (trap '' XFSZ; ulimit -f 0 && exec ./prog 2>&1 > /dev/null); echo "status $?")
+err=$( (trap '' XFSZ; ulimit -f 0 && TMPDIR=$work/spare exec ./prog 2>&1 > /dev/null); echo "status $?")
 expect "exit status at STOP, disk full" "$(echo "$err" | tail -1)" "status 0"
-expect "the one error line" "$(echo "$err" | sed '$d' | sed 's/tmp\.[0-9.]*:/tmp.N:/')" \
-    "kmtool: KM_output not written: write .KM_output.tmp.N: File too large"
+expect "the one error line" "$(echo "$err" | sed '$d')" \
+    "kmtool: KM_output not written: cannot write in $(pwd -P) (File too large), nor in $work/spare (File too large)"
 only_outputs KM_output.000
 cmp -s KM_output.000 before || fail "KM_output.000 changed"
+expect "files in TMPDIR" "$(ls -A ../spare)" ""
 cd .. || exit 1
 finish

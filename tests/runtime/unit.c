@@ -80,6 +80,7 @@ static km_tick fake_read(void)
 
 static char topdir[4096];
 static char workdir[4200];
+static char spare_tmp[4200];         /* TMPDIR: nothing goes to /tmp */
 
 static void begin(const char *name)
 {
@@ -189,6 +190,69 @@ static char *slurp(const char *name)
 static int exists(const char *name)
 {
     return access(name, F_OK) == 0;
+}
+
+/* A whole file (malloc'd, NUL-terminated; *len its size), or NULL. */
+static char *slurp_n(const char *name, size_t *len)
+{
+    struct stat sb;
+    FILE *f = fopen(name, "rb");
+    if (!f)
+        return NULL;
+    char *p = fstat(fileno(f), &sb) == 0 ? malloc((size_t)sb.st_size + 1)
+                                         : NULL;
+    size_t n = p ? fread(p, 1, (size_t)sb.st_size, f) : 0;
+    fclose(f);
+    if (p)
+        p[n] = '\0';
+    *len = n;
+    return p;
+}
+
+/* The names in a directory, sorted, space-separated ("" if empty). */
+static char *listing(const char *dir)
+{
+    static char buf[4096];
+    char cmd[8400];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' 2>/dev/null | tr '\\n' ' '", dir);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(buf, 1, sizeof buf - 1, p) : 0;
+    if (p)
+        pclose(p);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Standard error into a file until captured() returns what was written. */
+static int saved_stderr = -1;
+static char stderr_path[4300];
+
+static void capture_stderr(void)
+{
+    fflush(stderr);
+    snprintf(stderr_path, sizeof stderr_path, "%s/stderr.captured", topdir);
+    int fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    saved_stderr = dup(2);
+    if (fd < 0 || saved_stderr < 0 || dup2(fd, 2) != 2) {
+        printf("FAIL %s: cannot capture standard error\n", current);
+        failures++;
+    }
+    if (fd >= 0)
+        close(fd);
+}
+
+static char *captured(void)
+{
+    fflush(stderr);
+    if (saved_stderr >= 0) {
+        dup2(saved_stderr, 2);
+        close(saved_stderr);
+    }
+    saved_stderr = -1;
+    size_t len;
+    char *t = slurp_n(stderr_path, &len);
+    unlink(stderr_path);
+    return t ? t : strdup("(nothing captured)");
 }
 
 static char *formatted(const struct km_report *rep)
@@ -908,30 +972,31 @@ static void test_file_names(void)
     free(t);
     CHECK(system("test `ls -A | wc -l` -eq 3") == 0);
 
-    /* A directory that cannot take files: an error line, no crash. */
+    /* No place can take files (the working directory is gone, the
+     * others lie below a regular file): one line naming each, no crash. */
     begin("names_gone");
-    char err[4200];
-    snprintf(err, sizeof err, "%s/names_gone.err", topdir);
+    char file[4300], out[4400], tmp[4400], want[16384];
+    snprintf(file, sizeof file, "%s/names_gone.file", topdir);
+    snprintf(out, sizeof out, "%s/out", file);
+    snprintf(tmp, sizeof tmp, "%s/tmp/", file);
+    f = fopen(file, "w");
+    fclose(f);
+    setenv("KM_OUTPUT_DIR", out, 1);
+    setenv("TMPDIR", tmp, 1);
     m = reg_routine("1 1 100000 0 MAIN m.f");
     in_at(0, m);
-    fflush(stderr);
-    int saved = dup(2);
-    int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (rmdir(workdir) == 0 && fd >= 0 && saved >= 0 && dup2(fd, 2) == 2) {
-        km_end_f();                   /* cwd is gone: must just complain */
-        fflush(stderr);
-        dup2(saved, 2);
-        t = slurp(err);
-        CHECK(t && strncmp(t, "kmtool: KM_output not written: create ", 38) == 0);
-        CHECK(t && strchr(t, '\n') == t + strlen(t) - 1);   /* one line */
-        free(t);
-    } else {
-        CHECK(!"could not set up the test");
-    }
-    if (fd >= 0)
-        close(fd);
-    if (saved >= 0)
-        close(saved);
+    CHECK(rmdir(workdir) == 0);
+    capture_stderr();
+    km_end_f();                       /* cwd is gone: must just complain */
+    t = captured();
+    snprintf(want, sizeof want, "kmtool: KM_output not written: cannot "
+             "write in the working directory (No such file or directory), "
+             "nor in %s (Not a directory), nor in %s (Not a directory)\n",
+             out, tmp);
+    CHECK(strcmp(t, want) == 0);
+    free(t);
+    unsetenv("KM_OUTPUT_DIR");
+    setenv("TMPDIR", spare_tmp, 1);
     if (chdir(topdir) != 0)
         failures++;
 }
@@ -965,6 +1030,184 @@ static void test_file_replaced_meanwhile(void)
     CHECK_IN(t, "! Written at : END\n");
     free(t);
     CHECK(!exists("KM_output.002"));
+}
+
+/* ---- a place that fails ------------------------------------------------- */
+
+/* KM_OUTPUT_DIR for the test under way: <workdir>.spare, made empty. */
+static char spare[4300];
+
+static void use_spare(void)
+{
+    snprintf(spare, sizeof spare, "%s.spare", workdir);
+    CHECK(mkdir(spare, 0777) == 0);
+    setenv("KM_OUTPUT_DIR", spare, 1);
+}
+
+/* Standard error held the one line saying that the working directory
+ * failed with `why` and the file went to <spare>/<leaf> (frees err). */
+#define CHECK_MOVED(err, why, leaf)                                         \
+    do {                                                                    \
+        char want_[16384];                                                  \
+        snprintf(want_, sizeof want_, "kmtool: cannot write KM_output in "  \
+                 "%s (%s); written to %s/%s instead\n", workdir, why,       \
+                 spare, leaf);                                              \
+        CHECK(strcmp(err, want_) == 0);                                     \
+        free(err);                                                          \
+    } while (0)
+
+/* A file written the way the gathered file is: a head, room for rows
+ * written in place later, a body in chunks (past the size of the buffer a
+ * move copies through), each chunk followed by a few rows. */
+enum { MV_HEAD = 1000, MV_ROWS = 64, MV_ROW = 50, MV_CHUNK = 4096,
+       MV_BODY = 70000, MV_SIZE = MV_HEAD + MV_ROWS * MV_ROW + MV_BODY };
+
+static void moved_text(char *text)
+{
+    for (size_t i = 0; i < MV_SIZE; i++)
+        text[i] = (char)('a' + (i * 7 + i / 13) % 26);
+    for (size_t i = 80; i < MV_SIZE; i += 81)
+        text[i] = '\n';
+}
+
+static void write_like_gather(struct km_out_file *f, const char *text)
+{
+    const off_t body = MV_HEAD + MV_ROWS * MV_ROW;
+    km_file_write(f, text, MV_HEAD);
+    int row = 0;
+    for (off_t at = 0; at < MV_BODY; at += MV_CHUNK) {
+        size_t n = MV_BODY - at < MV_CHUNK ? (size_t)(MV_BODY - at) : MV_CHUNK;
+        km_file_pwrite(f, text + body + at, n, body + at);
+        for (int k = 0; k < 4 && row < MV_ROWS; k++, row++)
+            km_file_pwrite(f, text + MV_HEAD + row * MV_ROW, MV_ROW,
+                           MV_HEAD + row * MV_ROW);
+    }
+}
+
+/* A write that fails in the working directory after `after` bytes (after
+ * < 0: at the link) lands whole in KM_OUTPUT_DIR, byte for byte what an
+ * unfailing write leaves, with one line saying so and nothing left
+ * behind. */
+static void test_file_moved(void)
+{
+    static char text[MV_SIZE];
+    moved_text(text);
+    const off_t afters[] = { 0, 1, MV_HEAD - 1, MV_HEAD, MV_HEAD + 1,
+                             MV_HEAD + 10 * MV_ROW + 7, MV_HEAD + MV_ROWS * MV_ROW,
+                             20000, 40000, MV_SIZE - 1, -1, MV_SIZE };
+    for (size_t i = 0; i < sizeof afters / sizeof afters[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "moved_%lld", (long long)afters[i]);
+        begin(name);
+        use_spare();
+        int stays = afters[i] == MV_SIZE;    /* nothing beyond it */
+        struct km_outname out = { .nnn = -1, .rank = -1 };
+        struct km_out_file f;
+        km_test_fail_writes(afters[i], ENOSPC);
+        capture_stderr();
+        CHECK_EQ(km_file_open_temp(&f), 0);
+        write_like_gather(&f, text);
+        km_file_close(&f);
+        CHECK_EQ(km_file_place(&f, &out, -1), 0);
+        char *err = captured();
+        km_test_fail_writes(0, 0);
+        if (stays) {
+            CHECK(strcmp(err, "") == 0);
+            free(err);
+        } else {
+            CHECK_MOVED(err, "No space left on device", "KM_output.000");
+        }
+        CHECK(strcmp(out.dir, stays ? "" : spare) == 0);
+        CHECK_EQ(out.nnn, 0);
+        CHECK(strcmp(listing(stays ? spare : workdir), "") == 0);
+        CHECK(strcmp(listing(stays ? workdir : spare), "KM_output.000 ") == 0);
+        size_t len = 0;
+        char *got = slurp_n("KM_output.000", &len);
+        if (!stays) {
+            free(got);
+            char path[4400];
+            snprintf(path, sizeof path, "%s/KM_output.000", spare);
+            got = slurp_n(path, &len);
+        }
+        CHECK(got && len == MV_SIZE && memcmp(got, text, MV_SIZE) == 0);
+        free(got);
+    }
+    unsetenv("KM_OUTPUT_DIR");
+}
+
+/* The files of one run: a later write replaces the moved file in its
+ * place without a second line; once the working directory takes files
+ * again, the file goes there and the moved one is removed. */
+static void test_file_moved_replaced(void)
+{
+    begin("moved_replaced");
+    use_spare();
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    in_at(0, m);
+    km_test_fail_writes(100, EDQUOT);
+    capture_stderr();
+    fake_now = 10;
+    km_writ_f();
+    CHECK(strcmp(listing(spare), "KM_output.000 ") == 0);
+    fake_now = 20;
+    km_writ_f();
+    char *err = captured();
+    CHECK_MOVED(err, "Disk quota exceeded", "KM_output.000");
+    CHECK(strcmp(listing(spare), "KM_output.000 ") == 0);
+    CHECK(strcmp(listing(workdir), "") == 0);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/KM_output.000", spare);
+    char *t = slurp(path);
+    CHECK(t && strstr(t, "! Written at : PRINT_OUT\n"));
+    free(t);
+    km_test_fail_writes(0, 0);
+    capture_stderr();
+    fake_now = 30;
+    km_end_f();
+    err = captured();
+    CHECK(strcmp(err, "") == 0);
+    free(err);
+    CHECK(strcmp(listing(spare), "") == 0);
+    CHECK(strcmp(listing(workdir), "KM_output.000 ") == 0);
+    t = slurp("KM_output.000");
+    CHECK(t && strstr(t, "! Written at : END\n"));
+    free(t);
+    unsetenv("KM_OUTPUT_DIR");
+}
+
+/* Every place fails, the first midway: one line, no file, no temporary
+ * file anywhere; the next writes, failing the same way, say nothing. */
+static void test_file_nowhere(void)
+{
+    begin("nowhere");
+    char file[4400], out[4500], tmp[4500], want[16384];
+    snprintf(file, sizeof file, "%s/file", workdir);
+    snprintf(out, sizeof out, "%s/out", file);
+    snprintf(tmp, sizeof tmp, "%s/tmp", file);
+    FILE *f = fopen(file, "w");
+    fclose(f);
+    setenv("KM_OUTPUT_DIR", out, 1);
+    setenv("TMPDIR", tmp, 1);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    in_at(0, m);
+    km_test_fail_writes(300, ENOSPC);
+    capture_stderr();
+    fake_now = 10;
+    km_writ_f();
+    fake_now = 20;
+    km_writ_f();
+    fake_now = 30;
+    km_stop_f();
+    char *err = captured();
+    km_test_fail_writes(0, 0);
+    snprintf(want, sizeof want, "kmtool: KM_output not written: cannot "
+             "write in %s (No space left on device), nor in %s (Not a "
+             "directory), nor in %s (Not a directory)\n", workdir, out, tmp);
+    CHECK(strcmp(err, want) == 0);
+    free(err);
+    CHECK(strcmp(listing(workdir), "file ") == 0);
+    unsetenv("KM_OUTPUT_DIR");
+    setenv("TMPDIR", spare_tmp, 1);
 }
 
 /* ---- fake MPI ------------------------------------------------------------ */
@@ -1198,6 +1441,115 @@ static void test_gather_many(void)
     free(t);
 }
 
+/* Rank 0 of 7 writes its own file while MPI runs (KM_WRIT), then the
+ * gathered file; writes in the working directory fail after `after` bytes
+ * (after < 0: at the link; err 0: never) from the gather on.  The gathered
+ * text with its Started time blanked (malloc'd), NULL if none; *where its
+ * directory. */
+static char *gather_run(const char *name, off_t after, int err,
+                        const char **where)
+{
+    begin(name);
+    use_spare();
+    fake_reset(0, 7);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    in_at(0, m);
+    fake_now = 10;
+    km_core_mpi_init(&fake_ops);
+    fake_now = 50;
+    km_writ_f();
+    CHECK(exists("KM_output.000.0"));
+    km_test_fail_writes(after, err);
+    fake_now = 100;
+    km_core_mpi_finalize(&fake_ops);
+    km_test_fail_writes(0, 0);
+    CHECK_EQ(sections_done, 6);
+    char path[4400];
+    size_t len = 0;
+    *where = exists("KM_output.000") ? workdir : spare;
+    snprintf(path, sizeof path, "%s/KM_output.000", *where);
+    char *t = slurp_n(path, &len);
+    CHECK(t && strlen(t) == len);
+    char *started = t ? strstr(t, "\n! Started    : ") : NULL;
+    CHECK(started != NULL);
+    for (char *c = started ? started + 16 : NULL; c && *c && *c != '\n'; c++)
+        *c = 'X';
+    unsetenv("KM_OUTPUT_DIR");
+    return t;
+}
+
+/* The gathered file, streamed from the ranks with its Prediction rows
+ * written in place, moves whole when the working directory fails at any
+ * point of it: the text is the one an unfailing gather writes, the rank's
+ * own file is gone, nothing else is left. */
+static void test_gather_moved(void)
+{
+    const char *where;
+    char *ref = gather_run("gather_ref", 0, 0, &where);
+    CHECK(where == workdir);
+    CHECK(strcmp(listing(workdir), "KM_output.000 ") == 0);
+    if (!ref)
+        return;
+    off_t size = (off_t)strlen(ref);
+    const char *rows = strstr(ref, "! ===== Prediction =====\n");
+    const char *sec = strstr(ref, "! ===== Rank 3 =====\n");
+    CHECK(rows && sec);
+    if (!rows || !sec)
+        return;
+    const off_t afters[] = { 0, 10, rows - ref + 30, sec - ref + 5,
+                             size - 1, -1 };
+    for (size_t i = 0; i < sizeof afters / sizeof afters[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "gather_moved_%lld", (long long)afters[i]);
+        capture_stderr();
+        char *t = gather_run(name, afters[i], ENOSPC, &where);
+        char *err = captured();
+        CHECK(where == spare);
+        CHECK(t && strcmp(t, ref) == 0);
+        CHECK_MOVED(err, "No space left on device", "KM_output.000");
+        CHECK(strcmp(listing(workdir), "") == 0);
+        CHECK(strcmp(listing(spare), "KM_output.000 ") == 0);
+        free(t);
+    }
+    free(ref);
+}
+
+/* A rank's own file moves to KM_OUTPUT_DIR and takes the lowest number
+ * free there; the gathered file, written in the working directory,
+ * removes it. */
+static void test_rank_file_moved(void)
+{
+    begin("rank_moved");
+    use_spare();
+    char path[4400];
+    snprintf(path, sizeof path, "%s/KM_output.000", spare);
+    FILE *f = fopen(path, "w");
+    fclose(f);
+    fake_reset(0, 1);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    in_at(0, m);
+    fake_now = 10;
+    km_core_mpi_init(&fake_ops);
+    km_test_fail_writes(0, ENOSPC);
+    capture_stderr();
+    fake_now = 20;
+    km_writ_f();
+    char *err = captured();
+    km_test_fail_writes(0, 0);
+    CHECK_MOVED(err, "No space left on device", "KM_output.001.0");
+    CHECK(strcmp(listing(workdir), "") == 0);
+    CHECK(strcmp(listing(spare), "KM_output.000 KM_output.001.0 ") == 0);
+    snprintf(path, sizeof path, "%s/KM_output.001.0", spare);
+    char *t = slurp(path);
+    CHECK(t && strstr(t, "this file holds rank 0 only"));
+    free(t);
+    fake_now = 30;
+    km_core_mpi_finalize(&fake_ops);
+    CHECK(strcmp(listing(spare), "KM_output.000 ") == 0);
+    CHECK(strcmp(listing(workdir), "KM_output.000 ") == 0);
+    unsetenv("KM_OUTPUT_DIR");
+}
+
 /* Regions flagged redundant count into R(p) after MPI_INIT: outermost
  * activations only, less the MPI calls inside them; before MPI_INIT all
  * time is redundant already. */
@@ -1326,6 +1678,12 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
+    snprintf(spare_tmp, sizeof spare_tmp, "%s/tmp", topdir);
+    if (mkdir(spare_tmp, 0777) != 0 || setenv("TMPDIR", spare_tmp, 1) != 0) {
+        perror(spare_tmp);
+        return 1;
+    }
+    unsetenv("KM_OUTPUT_DIR");
     test_spec_example();
     test_transparent_and_callee();
     test_recursion();
@@ -1344,14 +1702,21 @@ int main(void)
     test_print_out_and_end();
     test_file_names();
     test_file_replaced_meanwhile();
+    test_file_moved();
+    test_file_moved_replaced();
+    test_file_nowhere();
     test_mpi_finalize();
     test_mpi_unmeasured();
     test_mpi_not_finalized();
     test_gather_many();
+    test_gather_moved();
+    test_rank_file_moved();
     test_redundant();
     test_trace();
     test_signal_write();
     km_test_reset();                  /* so that the atexit handler is idle */
+    current = "the end";
+    CHECK(strcmp(listing(spare_tmp), "") == 0);
     if (chdir(topdir) == 0 && chdir("..") == 0) {
         char cmd[4200];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", topdir);
