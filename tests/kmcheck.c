@@ -15,6 +15,13 @@
  *     same routine activation is open, or still open when its routine
  *     returns (a jump out of the statement did not close it).
  *
+ * It also notes, for every region, the region directly around each of its
+ * entries, and at exit writes kmcheck.nest.<pid>: one line "CHILD|PARENT"
+ * for every region always entered inside the same other region, each
+ * named as tests/kmnest.awk finds it in KM_output ("R NAME" for a
+ * routine, "L ROUTINE KIND LINE" for a location).  A child can never take
+ * longer than such a parent, estimated or not.
+ *
  * Never changes what libkm sees or what the program does otherwise.
  */
 #include "config.h"
@@ -46,8 +53,14 @@ void kc_mpii_f(void);
 void kc_mpif_f(void);
 
 #define DEPTH 100000
+#define KEY 200
+#define PARENT_NONE 0         /* not entered yet */
+#define PARENT_ROOT (-1)      /* entered outside every region */
+#define PARENT_MANY (-2)      /* entered inside different regions */
 
 static int *kinds;            /* kinds[id] */
+static int *parents;          /* parents[id]: a region id or PARENT_* */
+static char (*keys)[KEY];     /* keys[id]: its name in KM_output */
 static int nkinds;
 static int32_t stack[DEPTH];
 static int sp;
@@ -70,21 +83,88 @@ static int is_location(int kind)
     return kind == KM_K_CALL || kind == KM_K_MPI || kind == KM_K_IO;
 }
 
+static const char *kind_label(int kind)
+{
+    switch (kind) {
+    case KM_K_DO: return "DO";
+    case KM_K_CALL: return "CALL";
+    case KM_K_MPI: return "MPI";
+    case KM_K_IO: return "IO";
+    case KM_K_USER: return "USER";
+    default: return "OTHER";
+    }
+}
+
+/* The region's name in KM_output, from its registration text. */
+static void make_key(int32_t id, int32_t routine, const char *text)
+{
+    int kind = 0, line = 0;
+    char name[KEY] = "";
+    sscanf(text, "%d %d %*d %*d %199s", &kind, &line, name);
+    if (KM_KIND_IS_ROUTINE(kind)) {
+        for (char *c = name; *c; c++)
+            if (*c >= 'a' && *c <= 'z')
+                *c = (char)(*c - 'a' + 'A');
+        snprintf(keys[id], KEY, "R %s", name);
+    } else {
+        const char *r = routine > 0 && routine < nkinds ? keys[routine] : "R ?";
+        snprintf(keys[id], KEY, "L %s %s %d", r + 2, kind_label(kind), line);
+    }
+}
+
+static void write_nesting(void)
+{
+    char name[64];
+    snprintf(name, sizeof name, "kmcheck.nest.%ld", (long)getpid());
+    FILE *f = fopen(name, "w");
+    if (!f)
+        return;
+    for (int id = 1; id < nkinds; id++)
+        if (parents[id] > 0)
+            fprintf(f, "%s|%s\n", keys[id], keys[parents[id]]);
+    fclose(f);
+}
+
+static void grow(int32_t id)
+{
+    if (id < nkinds)
+        return;
+    int n = id * 2 + 16;
+    kinds = realloc(kinds, sizeof *kinds * (size_t)n);
+    parents = realloc(parents, sizeof *parents * (size_t)n);
+    keys = realloc(keys, sizeof *keys * (size_t)n);
+    if (!kinds || !parents || !keys)
+        abort();
+    for (int k = nkinds; k < n; k++) {
+        kinds[k] = 0;
+        parents[k] = PARENT_NONE;
+        keys[k][0] = '\0';
+    }
+    if (nkinds == 0)
+        atexit(write_nesting);
+    nkinds = n;
+}
+
 void kc_reg_f(int32_t *h, const int32_t *hr, const char *text)
 {
+    int32_t routine = *hr;
     km_reg_f(h, hr, text);
     if (*h <= 0)
         return;
-    if (*h >= nkinds) {
-        int n = *h * 2 + 16;
-        kinds = realloc(kinds, sizeof *kinds * (size_t)n);
-        if (!kinds)
-            abort();
-        for (int k = nkinds; k < n; k++)
-            kinds[k] = 0;
-        nkinds = n;
-    }
+    grow(*h);
     kinds[*h] = atoi(text);
+    make_key(*h, KM_KIND_IS_ROUTINE(kinds[*h]) ? *h : routine, text);
+}
+
+static void note_parent(int32_t id)
+{
+    if (id <= 0 || id >= nkinds)
+        return;
+    int parent = sp > 0 ? stack[sp - 1] : PARENT_ROOT;
+    if (parents[id] == PARENT_NONE)
+        parents[id] = parent;
+    else if (parents[id] != parent)
+        parents[id] = PARENT_MANY;
 }
 
 void kc_in_f(const int32_t *h)
@@ -100,6 +180,7 @@ void kc_in_f(const int32_t *h)
             else if (is_location(kind) && is_location(other))
                 problem("location entered inside another location", *h);
         }
+    note_parent(*h);
     if (sp < DEPTH)
         stack[sp++] = *h;
     km_in_f(h);
