@@ -123,6 +123,8 @@ struct unit_ctx {
     bool locations;       /* ROUTINE_MEASURED_LEVEL 2 */
     bool print_out;       /* the unit's own name is a PRINT_OUT routine */
     bool entry_print_out; /* some ENTRY's name is */
+    bool mpi_unmeasured;  /* it has MPI calls no region measures: its
+                             registration says so (KM_F_MPI_UNMEASURED) */
     char h[32];           /* handle array name */
     char e[32];           /* active-entry variable, if the unit has ENTRYs */
     char hexpr[40];       /* what KM_OUT of the routine is given */

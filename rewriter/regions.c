@@ -446,6 +446,19 @@ static void loop_regions(struct plan *P, struct unit_ctx *c)
     }
 }
 
+/* Is statement i a CALL of an MPI routine (not one of the user's, nor an
+ * IGNORED one), and which? */
+static const char *mpi_call(struct plan *P, int i)
+{
+    if (km_effective_kind(P, i) != KS_CALL)
+        return NULL;
+    const char *name = P->prog->info[i].name;
+    if (!name || km_is_ignored(P->set, name) || km_user_routine(P, name))
+        return NULL;
+    return strncmp(name, "MPI_", 4) == 0 || strncmp(name, "PMPI_", 5) == 0
+               ? name : NULL;
+}
+
 /* The location kind of statement i, or 0 if the levels leave it out. */
 static int location_kind(struct plan *P, struct unit_ctx *c, int i)
 {
@@ -464,11 +477,26 @@ static int location_kind(struct plan *P, struct unit_ctx *c, int i)
     if (!user && (strcmp(name, "EXIT") == 0 ||
                   strcmp(name, "MPI_FINALIZE") == 0))
         return 0;
-    bool mpi = !user && (strncmp(name, "MPI_", 4) == 0 ||
-                         strncmp(name, "PMPI_", 5) == 0);
-    if (mpi)
+    if (mpi_call(P, i))
         return level_measures(c->lv.mpi, depth, c->lv.doloop) ? KM_K_MPI : 0;
     return level_measures(c->lv.call, depth, c->lv.doloop) ? KM_K_CALL : 0;
+}
+
+/* Does the unit call MPI where no region measures it (MPI_FINALIZE, which
+ * is never measured, aside)?  Its rank's MPI time would then miss that
+ * time, and the prediction would count it as parallel work. */
+static bool has_unmeasured_mpi(struct plan *P, const struct unit_ctx *c)
+{
+    const struct km_unit *u = c->u;
+    for (int i = u->first_exec; i <= u->end; i++) {
+        if (P->prog->info[i].unit != c->index)
+            continue;
+        const char *name = mpi_call(P, i);
+        if (name && strcmp(name, "MPI_FINALIZE") != 0 &&
+            km_location_of(c, i) < 0)
+            return true;
+    }
+    return false;
 }
 
 static void location_regions(struct plan *P, struct unit_ctx *c)
@@ -494,10 +522,11 @@ static void location_regions(struct plan *P, struct unit_ctx *c)
 void km_choose_regions(struct plan *P, struct unit_ctx *c)
 {
     user_regions(P, c);
-    if (!c->locations)
-        return;
-    loop_regions(P, c);
-    location_regions(P, c);
+    if (c->locations) {
+        loop_regions(P, c);
+        location_regions(P, c);
+    }
+    c->mpi_unmeasured = has_unmeasured_mpi(P, c);
 }
 
 void km_regions_free(struct unit_ctx *c)

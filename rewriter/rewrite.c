@@ -55,7 +55,8 @@ static char *registration(const struct plan *P, const struct unit_ctx *c,
                           int handle, int kind, int line, const char *name)
 {
     int flags = (P->set->trace > 0 ? KM_F_TRACE : 0) |
-                (km_is_redundant(P->set, name) ? KM_F_REDUNDANT : 0);
+                (km_is_redundant(P->set, name) ? KM_F_REDUNDANT : 0) |
+                (c->mpi_unmeasured ? KM_F_MPI_UNMEASURED : 0);
     char *desc = km_fmt("%d %d %ld %d %s %s", kind, line, P->set->threshold,
                         flags, name, P->opts->file_name);
     struct km_buf b = {0};
