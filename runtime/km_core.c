@@ -629,7 +629,7 @@ static KM_ALWAYS_INLINE void leave_measured(const struct settle *c,
         r->elapsed += e;
     }
     if (r->callee) {
-        r->absorbed += ci;
+        r->absorbed += ci0;
         stk[stk[i - 1].own].child += e;
     } else if (ci0 != 0) {
         /* the owner's callee time lost what was taken back; what stays is
@@ -638,7 +638,7 @@ static KM_ALWAYS_INLINE void leave_measured(const struct settle *c,
         o->child -= ci0 - ci;
         o->inv -= ci0;
         if (o->r)
-            o->r->absorbed += ci;
+            o->r->absorbed += ci0;
     }
     if (KM_UNLIKELY(live & (r->sampling | (r->measured <= 1) |
                             (r->measured >= r->thresh))))

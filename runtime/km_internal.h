@@ -156,7 +156,8 @@ struct km_region {
     km_time excl;            /* own time, all activations */
     km_time est_el;          /* the estimated part of elapsed */
     km_time est_excl;        /* the estimated part of excl */
-    km_time absorbed;        /* estimated callee time taken out of excl */
+    km_time absorbed;        /* estimated callee time that was inside its
+                                measured frames (before settling) */
     /* sampling */
     uint64_t thresh;         /* sample once this many were measured */
     km_time first_own;       /* the first measured execution's own time,
@@ -183,9 +184,11 @@ struct km_region {
     uint8_t mpi_est, io_est; /* ... which contain estimates */
 };
 
-/* Does r's elapsed / own time contain an estimate? */
-#define KM_EST_EL(r) ((r)->est_el > 0)
-#define KM_EST_EXCL(r) ((r)->est_excl > 0 || (r)->absorbed > 0)
+/* Does r's elapsed / own time rest on an estimate: some execution was
+ * estimated (even if settling scaled it to nothing), or its own time was
+ * computed less estimates made inside it? */
+#define KM_EST_EL(r) ((r)->est_el > 0 || (r)->count > (r)->measured)
+#define KM_EST_EXCL(r) (KM_EST_EL(r) || (r)->est_excl > 0 || (r)->absorbed > 0)
 
 /* ---- registration texts (km_region.c) ----------------------------------- */
 

@@ -633,7 +633,7 @@ static void test_settle(void)
     CHECK_EQ(R(&rep, s)->excl, T(300));
     CHECK_EQ(R(&rep, s)->est_el, T(100));
     CHECK_EQ(R(&rep, m)->excl, 0);
-    CHECK_EQ(R(&rep, m)->absorbed, T(100));
+    CHECK_EQ(R(&rep, m)->absorbed, T(1000));
     CHECK_EQ(rep.outside, 0);
     check_identity(&rep);
     km_report_free(&rep);
