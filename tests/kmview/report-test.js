@@ -28,7 +28,11 @@ function pick(id, value) {
 }
 function rows() { return $$('#chart .r'); }
 function labels() { return rows().map(function (r) { return r.querySelector('.n').textContent; }); }
-function values() { return rows().map(function (r) { return parseFloat(r.querySelector('.v').textContent); }); }
+/* a value's text: '~' first when it contains an estimate */
+function values() {
+  return rows().map(function (r) { return parseFloat(r.querySelector('.v').textContent.replace(/^~/, '')); });
+}
+function marked(r) { return /^~/.test(r.querySelector('.v').textContent); }
 function hover(el, x, y) {
   el.dispatchEvent(new MouseEvent('mouseover', {bubbles: true, clientX: x || 50, clientY: y || 50}));
   el.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: x || 50, clientY: y || 50}));
@@ -61,15 +65,60 @@ function selfContained() {
   ok(performance.getEntriesByType('resource').length === 0, 'the browser fetched no resource');
 }
 
+/* the headline's figures by their labels */
+function kpis() {
+  var k = {};
+  $$('#kpis .kpi').forEach(function (d) { k[d.querySelector('span').textContent] = d.querySelector('b').textContent; });
+  return k;
+}
+function mark(key) { return E['run.csv:' + key + '_estimated:value'] === '1' ? '~' : ''; }
+function pctOf(key) { return (100 * num('run.csv:' + key + ':value')).toFixed(1) + '%'; }
 function header() {
-  var k = $$('#kpis .kpi b').map(function (b) { return b.textContent; });
-  var total = num('figures.csv:total_time:mean');
-  ok(near(parseFloat(k[0]), total), 'header: mean total time ' + k[0] + ' (expected ' + total + ')');
-  ok(k[1] === (100 * num('run.csv:mpi_share:value')).toFixed(1) + '%', 'header: MPI share ' + k[1]);
-  ok(k[2] === (100 * num('run.csv:io_share:value')).toFixed(1) + '%', 'header: I/O share ' + k[2]);
-  ok(near(parseFloat(k[5]), num('run.csv:t_1pe:value')), 'header: T_1pe ' + k[5]);
-  ok(near(parseFloat(k[6]), num('run.csv:speedup:value')), 'header: speedup ' + k[6]);
-  ok(k[7] === (100 * num('run.csv:efficiency:value')).toFixed(1) + '%', 'header: efficiency ' + k[7]);
+  var k = kpis(), total = num('figures.csv:total_time:mean');
+  var t = k['total time (mean over ranks)'];
+  ok(near(parseFloat(t), total), 'header: mean total time ' + t + ' (expected ' + total + ')');
+  var mpi = k['MPI communication (after start-up)'], su = k['MPI start-up (MPI_INIT)'];
+  ok(mpi === mark('mpi_time') + pctOf('mpi_share'), 'header: MPI communication apart from start-up ' + mpi);
+  ok(su === mark('mpi_startup_time') + pctOf('mpi_startup_share') && num('run.csv:mpi_startup_time:value') > 0,
+     'header: MPI start-up on its own ' + su);
+  ok(k['I/O'] === mark('io_time') + pctOf('io_share'), 'header: I/O share ' + k['I/O']);
+  ok(k.estimated === '~' + pctOf('estimated_share'), 'header: the estimated share ' + k.estimated);
+  var t1 = k['predicted one-PE time T_1pe (no start-up)'];
+  ok(near(parseFloat(t1.replace(/^~/, '')), num('run.csv:t_1pe:value')) && t1.charAt(0) === mark('t_1pe').charAt(0),
+     'header: T_1pe without start-up ' + t1);
+  ok(near(parseFloat(k['predicted speedup'].replace(/^~/, '')), num('run.csv:speedup:value')),
+     'header: speedup ' + k['predicted speedup']);
+  ok(k['predicted efficiency'] === mark('efficiency') + pctOf('efficiency'),
+     'header: efficiency ' + k['predicted efficiency']);
+}
+
+/* Elapsed bars: '~' on every estimated routine's value and on no other,
+   the estimated part lighter and as long as its share, said on hover. */
+function estimates() {
+  btn('metric', 'elapsed');
+  var good = true, shaded = 0, frac = true, tipOk = false;
+  rows().forEach(function (r) {
+    var id = ids[r.querySelector('.n').textContent.replace(/\+$/, '')], p = 'routines.csv:' + id + ':';
+    good = good && marked(r) === (E[p + 'elapsed_estimated'] === '1');
+    var f = num(p + 'estimated_fraction'), all = 0, est = 0;
+    r.querySelectorAll('.b i').forEach(function (i) {
+      var w = parseFloat(i.style.width);
+      all += w;
+      if (/\best\b/.test(i.className)) est += w;
+    });
+    if (f > 0) {
+      shaded++;
+      frac = frac && Math.abs(est / all - f) < 1e-3;
+      if (!tipOk)
+        tipOk = hover(r.querySelector('.b')).indexOf('contains an estimate: ' + (100 * f).toFixed(1) +
+                                                     '% of it estimated') > 0;
+    } else frac = frac && est === 0;
+  });
+  ok(good, 'estimates: "~" marks exactly the routines whose elapsed time contains an estimate');
+  ok(shaded > 0 && frac, 'estimates: the estimated part of ' + shaded + ' bars is lighter, as long as its share');
+  ok(tipOk, 'estimates: hover says how much of the time is estimated');
+  ok($('#estlegend') !== null, 'estimates: the legend explains "~"');
+  btn('metric', 'net');
 }
 
 function profile() {
@@ -139,8 +188,9 @@ function locations() {
   var n = T.nloc;
   ok(rows().length === n, 'locations: ' + rows().length + ' rows (expected ' + n + ')');
   ok(/^DO \d+/.test(labels()[0]) && /^MPI /.test(labels()[2]), 'locations: kind and line on each row');
-  var mpiBar = rows()[2].querySelector('.b i');
-  ok(mpiBar && mpiBar.className === 'comm', 'locations: an MPI call is communication');
+  var initBar = rows()[2].querySelector('.b i');
+  ok(initBar && initBar.className === 'startup' && /CALL MPI_INIT/.test(labels()[2]),
+     'locations: CALL MPI_INIT is MPI start-up, not communication');
   ok($('button[data-v="net"]').disabled, 'locations: net time is not offered (KM_output has none)');
   ok(new RegExp(name).test($('#note').textContent), 'locations: of ' + name);
   var tip = hover(rows()[0].querySelector('.b'));
@@ -189,10 +239,13 @@ function heat() {
 
 function figures() {
   btn('view', 'figures');
-  ok($$('#figtable tr').length === 12, 'figures: the eleven header figures');
+  ok($$('#figtable tr').length === 14, 'figures: the thirteen header figures');
   var cells = $$('#figtable tr')[1].querySelectorAll('td');
   ok(near(parseFloat(cells[1].textContent), num('rank_figures.csv:0:total_time')), 'figures: rank 0 total time');
-  ok($('#pred') !== null, 'figures: the prediction');
+  ok($('#pred') !== null && /Start-up/.test($('#predrows').textContent), 'figures: the prediction, with start-up');
+  var shares = $('#shares').textContent;
+  ok(/MPI communication \(after start-up\)/.test(shares) && /MPI start-up \(MPI_INIT\)/.test(shares),
+     'figures: MPI and MPI start-up apart in where the time goes');
 }
 
 /* Going back and forth is asynchronous: wait for the page's popstate
@@ -286,6 +339,7 @@ try {
   else {
     selfContained();
     header();
+    estimates();
     profile();
     locations();
     ranks();
