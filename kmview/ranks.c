@@ -371,10 +371,10 @@ static bool print_outlier(FILE *f, const struct kv_rank_groups *g,
         kv_feature_name(name, sizeof name, &g->features[d[i].feature], st);
         bool est = d[i].estimated;
         any_est |= est;
-        fprintf(f, "    %-40s %10s s vs %10s s (%s%s s, %s of the run)\n", name,
+        fprintf(f, "    %-40s %10s s vs %10s s (%s%s%s s, %s of the run)\n", name,
                 kv_human_mark(b[0], d[i].group_mean, est),
-                kv_human_mark(b[1], d[i].main_mean, est),
-                delta > 0 ? "+" : "", kv_human_mark(b[2], delta, est),
+                kv_human_mark(b[1], d[i].main_mean, est), est ? "~" : "",
+                delta > 0 ? "+" : "", kv_human(b[2], delta),
                 kv_percent(b[3], fabs(delta) / g->scale));
     }
     free(d);

@@ -5,7 +5,10 @@
    checks what it shows against the expectations, and writes "ok - " /
    "FAIL - " lines into <pre id="kmtest">, which the test reads from
    Chromium's --dump-dom.  mode "speed" times every view instead, against
-   one pass over all the data, on the 1,000 x 1,000 report. */
+   one pass over all the data, on the 1,000 x 1,000 report; mode "kpis"
+   checks the headline: expect maps a label to the figure shown above it,
+   "title:LABEL" to its hover text, "absent:LABEL" to a label that must
+   not be there. */
 (function () {
 'use strict';
 var T = window.KMTEST, E = T.expect, out = [];
@@ -333,8 +336,23 @@ function diffPage() {
   finish();
 }
 
+/* --- the headline of a hand-made run --------------------------------- */
+function kpiPage() {
+  var k = kpis(), titles = {};
+  $$('#kpis .kpi').forEach(function (d) { titles[d.querySelector('span').textContent] = d.title; });
+  Object.keys(E).forEach(function (key) {
+    if (key.indexOf('title:') === 0)
+      ok(titles[key.slice(6)] === E[key], 'headline: "' + key.slice(6) + '" says on hover: ' + titles[key.slice(6)]);
+    else if (key.indexOf('absent:') === 0)
+      ok(!(key.slice(7) in k), 'headline: no "' + key.slice(7) + '"');
+    else ok(k[key] === E[key], 'headline: ' + key + ' ' + k[key] + ' (expected ' + E[key] + ')');
+  });
+  finish();
+}
+
 try {
   if (T.mode === 'diff') diffPage();
+  else if (T.mode === 'kpis') kpiPage();
   else if (T.mode === 'speed') speed();
   else {
     selfContained();
