@@ -118,10 +118,11 @@ function routineBar(i, p, metric) {
     return {value: e, parts: {comp: Math.max(0, e - mpi - su - io), comm: mpi, startup: su, io: io},
             est: rEst('elapsed', i, p), frac: rFrac(i, p)};
   }
-  /* Est(%) is of the elapsed time: how much of the net time is estimated
-     the file does not say */
-  var net = rval('net', i, p);
-  return {value: net + mpi, net: net, parts: {comp: Math.max(0, net - io), comm: mpi, startup: 0, io: io},
+  /* its own MPI_INIT is its own MPI call too, but start-up: apart.  Est(%)
+     is of the elapsed time: how much of the net time is estimated the
+     file does not say */
+  var net = rval('net', i, p), own = rStartup(i, p);
+  return {value: net + mpi + own, net: net, parts: {comp: Math.max(0, net - io), comm: mpi, startup: own, io: io},
           est: rEst('net', i, p) || rEst('mpi', i, p), frac: NaN};
 }
 function locationBar(j, p, metric) {
@@ -365,7 +366,7 @@ function profileView(main) {
   items.whole = wholeOf(items, p);
   drawBars(main, items, 'Routine profile, ' + rankName(p) + ': ' + metricName() + ' of ' + R +
            ' routines. Click a routine for its locations (or every rank). ' +
-           (S.metric === 'net' ? 'Net bars add the routine\'s own MPI calls to its net time.' : ''));
+           (S.metric === 'net' ? 'Net bars add the routine\'s own MPI calls (its MPI start-up apart) to its net time.' : ''));
 }
 function locationsView(main) {
   var p = S.rank, i = S.routine, items = [];

@@ -59,6 +59,26 @@ for (var id = 1; E['routines.csv:' + id + ':name']; id++) {
 }
 function mean(id, m) { return num('routines.csv:' + id + ':' + m + '_mean'); }
 function cell(rank, id, m) { return num('rank_routines.csv:' + rank + '/' + id + ':' + m) || 0; }
+/* a routine's own MPI start-up (its CALL MPI_INIT locations), mean or of a rank */
+var initsOf = {};
+for (var lid = 1; E['locations.csv:' + lid + ':kind']; lid++)
+  if (E['locations.csv:' + lid + ':mpi_startup'] === '1') {
+    var rid = 1;
+    while (E['routines.csv:' + rid + ':name'] && (lid - 1) / T.nloc >= rid) rid++;
+    (initsOf[rid] = initsOf[rid] || []).push(lid);
+  }
+function startup(id, rank) {
+  var s = 0;
+  (initsOf[id] || []).forEach(function (l) {
+    s += rank === undefined ? num('locations.csv:' + l + ':elapsed_mean')
+                            : num('rank_locations.csv:' + rank + '/' + l + ':elapsed') || 0;
+  });
+  return s;
+}
+function own(id, rank) {                   /* what a net bar shows */
+  return rank === undefined ? mean(id, 'net') + mean(id, 'mpi') + startup(id)
+                            : cell(rank, id, 'net') + cell(rank, id, 'mpi') + startup(id, rank);
+}
 
 function selfContained() {
   var ext = $$('[src], [href], link, iframe, object, embed, img, audio, video');
@@ -129,8 +149,9 @@ function profile() {
   var l = labels().map(function (s) { return s.replace(/\+$/, ''); });
   ok(l.join(' ') === names.join(' '), 'profile: every routine, in original order (' + l.length + ')');
   var v = values(), good = true;
-  l.forEach(function (n, i) { good = good && near(v[i], mean(ids[n], 'net') + mean(ids[n], 'mpi')); });
-  ok(good, 'profile: net bars show net + own MPI time, mean over ranks');
+  l.forEach(function (n, i) { good = good && near(v[i], own(ids[n])); });
+  ok(good && Object.keys(initsOf).length > 0,
+     'profile: net bars show net + own MPI time + own MPI start-up, mean over ranks');
   var vmax = Math.max.apply(null, v), lengths = true;
   rows().forEach(function (r, i) {
     var w = 0, segs = r.querySelectorAll('.b i');
@@ -139,7 +160,7 @@ function profile() {
   });
   ok(lengths, 'profile: each bar\'s length is its value against the largest (automatic scale)');
   var first = rows()[0], tip = hover(first.querySelector('.b'));
-  var share = (mean(1, 'net') + mean(1, 'mpi')) / num('figures.csv:total_time:mean');
+  var share = own(1) / num('figures.csv:total_time:mean');
   ok(tip.indexOf(names[0]) === 0 && tip.indexOf((100 * share).toFixed(1) + '% of total time') > 0,
      'hover: value and percentage (' + tip.slice(0, 80) + '...)');
   var segs = $$('#chart .r:first-child .b i').map(function (i) { return i.className; });
@@ -169,7 +190,7 @@ function profile() {
   v = values(); good = true;
   labels().forEach(function (n, i) {
     var id = ids[n.replace(/\+$/, '')];
-    good = good && near(v[i], cell(2, id, 'net') + cell(2, id, 'mpi'));
+    good = good && near(v[i], own(id, 2));
   });
   ok(good && /rank 2/.test($('#note').textContent), 'rank 2 chosen: its own figures');
   pick('rank', 'mean');
@@ -216,7 +237,7 @@ function ranks() {
   pick('subject', 'r' + (id - 1));
   btn('metric', 'net');
   v = values(); good = true;
-  for (p = 0; p < v.length; p++) good = good && near(v[p], cell(p, id, 'net') + cell(p, id, 'mpi'));
+  for (p = 0; p < v.length; p++) good = good && near(v[p], own(id, p));
   ok(good, 'every rank side by side: routine ' + names[id - 1]);
   var tip = hover(rows()[1].querySelector('.b'));
   ok(/rank 1's total time/.test(tip), 'hover: percentage of that rank\'s total time');
