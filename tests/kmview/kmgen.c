@@ -14,6 +14,9 @@
  *                         time holding MPI_INIT); the default is version 2,
  *                         with estimated figures marked ~ and Est(%)
  *       --no-prediction   the Prediction section says n/a, and why
+ *   With --locations 3 or more, SUB0001's third location is CALL
+ *   MPI_INIT(IERR): the rank's MPI start-up (in version 1 also counted in
+ *   SUB0001's and the header's MPI time, which kmview takes out).
  *       --outlier K:R:F   rank K spends F times the computation in
  *                         routine R (and less in MPI, so totals stay equal)
  *   kmgen flatten-json FILE              "path<TAB>value" per JSON leaf
