@@ -10,11 +10,12 @@ KM.data = function () {
   return JSON.parse(document.getElementById('kmdata').textContent);
 };
 
-/* {"t":"f32"|"f64","b":base64} -> Float32Array / Float64Array
-   (little-endian, as every browser's platform is). */
+/* {"t":"f32"|"f64"|"u16","b":base64} -> Float32Array / Float64Array /
+   Uint16Array (little-endian, as every browser's platform is). */
 KM.array = function (a) {
   var s = atob(a.b), n = s.length, bytes = new Uint8Array(n);
   for (var i = 0; i < n; i++) bytes[i] = s.charCodeAt(i);
+  if (a.t === 'u16') return new Uint16Array(bytes.buffer);
   return a.t === 'f32' ? new Float32Array(bytes.buffer) : new Float64Array(bytes.buffer);
 };
 
@@ -40,6 +41,16 @@ KM.pct = function (f) {
 };
 KM.count = function (v) {
   return Math.abs(v - Math.round(v)) < 1e-9 ? String(Math.round(v)) : KM.num(v);
+};
+
+/* A figure that contains an estimate is marked as KM_output marks it:
+   '~' before the number. */
+KM.mark = function (text, est) { return (est ? '~' : '') + text; };
+/* What a tooltip says of a figure's estimate: frac, the estimated part
+   (NaN when unknown). */
+KM.estText = function (est, frac) {
+  if (!est && !(frac > 0)) return '';
+  return '<br>~ contains an estimate' + (isFinite(frac) ? ': ' + KM.pct(frac) + ' of it estimated' : '');
 };
 
 /* The tooltip: show(html, mouse event) / hide(). */

@@ -12,7 +12,10 @@
  * with t_hi and t_lo the longer and shorter of the region's two times and
  * T the total time of the slower run (infinite when t_lo is 0).  Regions
  * found in one run only are listed apart.  The total difference splits
- * exactly into computation, MPI and I/O (header figures, means over ranks).
+ * exactly into computation, MPI, MPI start-up and I/O (header figures,
+ * means over ranks): start-up apart, since it grows with the rank count
+ * and is no communication the program does.  A time that contains an
+ * estimate (on some rank) is marked '~' in every output.
  * With different rank counts, each region's efficiency is the parallel
  * efficiency of the larger run relative to the smaller one:
  *   E = (N_small * t_small) / (N_large * t_large).
@@ -47,9 +50,11 @@ static void set_side(struct kv_diff_row *r, int side, const struct kv_stats *st,
     size_t n = st->n;
     if (routine) {
         r->t[side] = st->rs[KV_M_NET][id].mean;
+        r->t_est[side] = (st->r_est[id] & KV_EST(KV_M_NET)) != 0;
         r->calls[side] = st->rs[KV_M_COUNTS][id].mean;
     } else {
         r->t[side] = mean_of(st->lv[KV_M_ELAPSED] + (size_t)id * n, n);
+        r->t_est[side] = st->l_est[id];
         r->calls[side] = mean_of(st->lv[KV_M_COUNTS] + (size_t)id * n, n);
     }
     r->per_call[side] = r->calls[side] > 0 ? r->t[side] / r->calls[side] : NAN;
@@ -147,9 +152,15 @@ static void breakdown(struct kv_diff *d)
     for (int s = 0; s < 2; s++) {
         const struct kv_stats *st = d->run[s];
         d->total[s] = st->total;
-        d->mpi[s] = st->fig[KV_F_MPI].mean;
-        d->io[s] = st->fig[KV_F_IO].mean;
-        d->comp[s] = d->total[s] - d->mpi[s] - d->io[s];
+        d->mpi[s] = st->mpi;
+        d->startup[s] = st->startup;
+        d->io[s] = st->io;
+        d->comp[s] = st->comp;
+        d->total_est[s] = st->fig_est[KV_F_TOTAL];
+        d->mpi_est[s] = st->fig_est[KV_F_MPI];
+        d->startup_est[s] = st->fig_est[KV_F_STARTUP];
+        d->io_est[s] = st->fig_est[KV_F_IO];
+        d->comp_est[s] = st->comp_est;
     }
     d->slow_total = d->total[0] > d->total[1] ? d->total[0] : d->total[1];
 }
@@ -268,21 +279,37 @@ static const char *ratio_text(char b[32], double v)
     return kv_human(b, v);
 }
 
+/* The parts of the breakdown, in the order every output gives them. */
+#define NPARTS 5
+static void parts(const struct kv_diff *d, const double *v[NPARTS],
+                  const bool *e[NPARTS])
+{
+    const double *pv[NPARTS] = { d->total, d->comp, d->mpi, d->startup, d->io };
+    const bool *pe[NPARTS] = { d->total_est, d->comp_est, d->mpi_est,
+                               d->startup_est, d->io_est };
+    memcpy(v, pv, sizeof pv);
+    memcpy(e, pe, sizeof pe);
+}
+
 static void print_breakdown(FILE *f, const struct kv_diff *d)
 {
-    static const char *const what[] = { "Total time", "Computation", "MPI",
-                                        "I/O" };
-    const double *v[] = { d->total, d->comp, d->mpi, d->io };
+    static const char *const what[NPARTS] = { "Total time", "Computation",
+                                              "MPI", "MPI start-up", "I/O" };
+    const double *v[NPARTS];
+    const bool *e[NPARTS];
     double delta_total = d->total[1] - d->total[0];
     char b[5][32];
+    parts(d, v, e);
     fprintf(f, "\nWhere the difference comes from (means over ranks)\n"
             "  %-14s %12s %12s %12s %8s %12s\n", "", "A (s)", "B (s)",
             "B-A (s)", "B/A", "of B-A");
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < NPARTS; k++) {
         double dd = v[k][1] - v[k][0];
+        bool de = e[k][0] || e[k][1];
         fprintf(f, "  %-14s %12s %12s %12s %8s %12s\n", what[k],
-                kv_human(b[0], v[k][0]), kv_human(b[1], v[k][1]),
-                kv_human(b[2], dd),
+                kv_human_mark(b[0], v[k][0], e[k][0]),
+                kv_human_mark(b[1], v[k][1], e[k][1]),
+                kv_human_mark(b[2], dd, de),
                 ratio_text(b[3], v[k][0] > 0 ? v[k][1] / v[k][0] : NAN),
                 k == 0 ? "" : kv_percent(b[4], delta_total != 0
                                                    ? dd / delta_total : NAN));
@@ -294,11 +321,14 @@ static void print_row(FILE *f, const struct kv_diff *d, size_t k,
 {
     char label[256], b[10][32];
     region_label(label, sizeof label, r);
+    bool de = r->t_est[0] || r->t_est[1];
     fprintf(f, "  %4zu %-*s %10s %10s %10s %7s %9s %9s %10s %10s %7s", k + 1,
-            w, label, kv_human(b[0], r->t[0]), kv_human(b[1], r->t[1]),
-            kv_human(b[2], r->diff), ratio_text(b[3], r->ratio),
+            w, label, kv_human_mark(b[0], r->t[0], r->t_est[0]),
+            kv_human_mark(b[1], r->t[1], r->t_est[1]),
+            kv_human_mark(b[2], r->diff, de), ratio_text(b[3], r->ratio),
             kv_human(b[4], r->calls[0]), kv_human(b[5], r->calls[1]),
-            kv_human(b[6], r->per_call[0]), kv_human(b[7], r->per_call[1]),
+            kv_human_mark(b[6], r->per_call[0], r->t_est[0]),
+            kv_human_mark(b[7], r->per_call[1], r->t_est[1]),
             isinf(r->score) ? "inf" : kv_human(b[8], r->score));
     if (d->scaling)
         fprintf(f, " %6s", kv_percent(b[9], r->efficiency));
@@ -336,8 +366,10 @@ static void print_one_sided(FILE *f, const struct kv_diff *d,
         any = true;
         region_label(label, sizeof label, r);
         fprintf(f, "  %-*s %10s %9s %10s%s%s\n", w, label,
-                kv_human(b[0], r->t[side]), kv_human(b[1], r->calls[side]),
-                kv_human(b[2], r->per_call[side]), r->text ? "  " : "",
+                kv_human_mark(b[0], r->t[side], r->t_est[side]),
+                kv_human(b[1], r->calls[side]),
+                kv_human_mark(b[2], r->per_call[side], r->t_est[side]),
+                r->text ? "  " : "",
                 r->text ? r->text : "");
     }
 }
@@ -371,6 +403,10 @@ void kv_diff_print(FILE *f, const struct kv_diff *d, int top)
         fprintf(f, "  (%zu more; -n 0 lists them all)\n", both - n);
     print_one_sided(f, d, KV_ONLY_A, w);
     print_one_sided(f, d, KV_ONLY_B, w);
+    if (d->run[0]->any_est || d->run[1]->any_est)
+        fprintf(f, "\n~ contains an estimate: libkm measured only a sample of "
+                "the executions past\n  the region's threshold and estimated "
+                "the others.\n");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -398,14 +434,15 @@ static void csv_row(FILE *f, const struct kv_diff_row *r)
         kv_csv_num(f, r->score);
     fputc(',', f);
     kv_csv_num(f, r->efficiency);
-    fputc('\n', f);
+    fprintf(f, ",%d,%d\n", r->t_est[0], r->t_est[1]);
 }
 
 static void csv_regions(FILE *f, const void *ctx)
 {
     const struct kv_diff *d = ctx;
     fputs("order,status,routine,kind,line,occurrence,statement,t_a,t_b,diff,"
-          "ratio,calls_a,calls_b,per_call_a,per_call_b,score,efficiency\n", f);
+          "ratio,calls_a,calls_b,per_call_a,per_call_b,score,efficiency,t_a_estimated,"
+          "t_b_estimated\n", f);
     for (size_t i = 0; i < d->nrows; i++) {
         fprintf(f, "%zu,", i + 1);
         csv_row(f, &d->rows[i]);
@@ -415,17 +452,20 @@ static void csv_regions(FILE *f, const void *ctx)
 static void csv_breakdown(FILE *f, const void *ctx)
 {
     const struct kv_diff *d = ctx;
-    static const char *const what[] = { "total", "computation", "mpi", "io" };
-    const double *v[] = { d->total, d->comp, d->mpi, d->io };
-    fputs("part,a,b,diff\n", f);
-    for (int k = 0; k < 4; k++) {
+    static const char *const what[NPARTS] = { "total", "computation", "mpi",
+                                              "mpi_startup", "io" };
+    const double *v[NPARTS];
+    const bool *e[NPARTS];
+    parts(d, v, e);
+    fputs("part,a,b,diff,a_estimated,b_estimated\n", f);
+    for (int k = 0; k < NPARTS; k++) {
         fprintf(f, "%s,", what[k]);
         kv_csv_num(f, v[k][0]);
         fputc(',', f);
         kv_csv_num(f, v[k][1]);
         fputc(',', f);
         kv_csv_num(f, v[k][1] - v[k][0]);
-        fputc('\n', f);
+        fprintf(f, ",%d,%d\n", e[k][0], e[k][1]);
     }
 }
 
@@ -456,9 +496,13 @@ static void json_side(FILE *f, const struct kv_diff *d, int s)
     kv_json_num(f, d->comp[s]);
     fputs(",\"mpi\":", f);
     kv_json_num(f, d->mpi[s]);
+    fputs(",\"startup\":", f);
+    kv_json_num(f, d->startup[s]);
     fputs(",\"io\":", f);
     kv_json_num(f, d->io[s]);
-    fputc('}', f);
+    fprintf(f, ",\"est\":{\"total\":%d,\"comp\":%d,\"mpi\":%d,\"startup\":%d,"
+            "\"io\":%d}}", d->total_est[s], d->comp_est[s], d->mpi_est[s],
+            d->startup_est[s], d->io_est[s]);
 }
 
 static void json_diff_row(FILE *f, const struct kv_diff_row *r)
@@ -478,7 +522,7 @@ static void json_diff_row(FILE *f, const struct kv_diff_row *r)
         fputs("\"inf\"", f);
     else
         kv_json_num(f, r->score);
-    fputc(']', f);
+    fprintf(f, ",%d,%d]", r->t_est[0], r->t_est[1]);
 }
 
 void kv_diff_html(FILE *f, const struct kv_diff *d)

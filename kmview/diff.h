@@ -22,6 +22,7 @@ struct kv_diff_row {
     int occurrence;
     const char *text;        /* the statement; NULL for a routine */
     double t[2];             /* mean time per rank: net for a routine */
+    bool t_est[2];           /* it contains an estimate */
     double calls[2];         /* mean count per rank */
     double per_call[2];      /* t / calls */
     double diff, ratio;      /* tB - tA, tB / tA */
@@ -35,7 +36,10 @@ struct kv_diff {
     const char *name[2];
     struct kv_diff_row *rows;
     size_t nrows;
-    double total[2], mpi[2], io[2], comp[2];
+    /* the breakdown, means over ranks: MPI after start-up, MPI start-up
+     * apart, computation = total - MPI - start-up - I/O */
+    double total[2], mpi[2], startup[2], io[2], comp[2];
+    bool total_est[2], mpi_est[2], startup_est[2], io_est[2], comp_est[2];
     double slow_total;       /* T of the slower run */
     bool scaling;            /* the rank counts differ */
 };

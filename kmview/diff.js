@@ -3,14 +3,16 @@
    region in both runs as a pair of bars (A above, B below) in the order
    chosen (PARP's score by default), with tA, tB, difference, ratio, calls,
    time per call and, for different rank counts, efficiency; hover a row for
-   its figures.  Regions found in one run only are listed apart.  Never
-   fetches anything. */
+   its figures.  Regions found in one run only are listed apart.  MPI
+   start-up is a part of the breakdown of its own; a time that contains an
+   estimate is marked '~'.  Never fetches anything. */
 (function () {
 'use strict';
 var D = KM.data();
 var ROWS = D.rows.map(function (r, k) {
   return {status: r[0], routine: r[1], kind: r[2], line: r[3], text: r[4], ta: r[5], tb: r[6],
-          ca: r[7], cb: r[8], eff: r[9], score: r[10] === 'inf' ? Infinity : r[10], pos: k};
+          ca: r[7], cb: r[8], eff: r[9], score: r[10] === 'inf' ? Infinity : r[10], ea: !!r[11], eb: !!r[12],
+          pos: k};
 });
 var order = (location.hash.match(/order=(\w+)/) || [])[1] || 'score';
 
@@ -42,13 +44,15 @@ function sorted(status) {
 }
 function tip(r) {
   var h = '<b>' + KM.esc(label(r)) + '</b>' + (r.text ? '<br><code>' + KM.esc(r.text) + '</code>' : '') +
-    '<br>A: ' + KM.sec(r.ta) + ' (' + KM.pct(r.ta / D.a.total) + ' of A), ' + KM.count(r.ca) + ' calls, ' +
-    KM.sec(r.ca > 0 ? r.ta / r.ca : NaN) + ' per call' +
-    '<br>B: ' + KM.sec(r.tb) + ' (' + KM.pct(r.tb / D.b.total) + ' of B), ' + KM.count(r.cb) + ' calls, ' +
+    '<br>A: ' + KM.mark(KM.sec(r.ta), r.ea) + ' (' + KM.pct(r.ta / D.a.total) + ' of A), ' + KM.count(r.ca) +
+    ' calls, ' + KM.sec(r.ca > 0 ? r.ta / r.ca : NaN) + ' per call' +
+    '<br>B: ' + KM.mark(KM.sec(r.tb), r.eb) + ' (' + KM.pct(r.tb / D.b.total) + ' of B), ' + KM.count(r.cb) +
+    ' calls, ' +
     KM.sec(r.cb > 0 ? r.tb / r.cb : NaN) + ' per call' +
     '<br>B − A: ' + KM.sec(r.tb - r.ta) + ', B / A: ' + KM.num(ratio(r));
   if (r.status === 'both') h += ', score ' + KM.num(r.score);
   if (D.scaling && r.eff !== null) h += '<br>efficiency of the larger run: ' + KM.pct(r.eff);
+  if (r.ea || r.eb) h += '<br>~ contains an estimate';
   return h;
 }
 function pairBars(host, rows) {
@@ -68,8 +72,9 @@ function table(rows, id) {
     (id === 'both' ? '<th>score</th>' : '') + (D.scaling && id === 'both' ? '<th>eff</th>' : '') +
     '<th class="l">statement</th></tr>';
   rows.forEach(function (r, k) {
-    h += '<tr><td>' + (k + 1) + '</td><td class="l">' + KM.esc(label(r)) + '</td><td>' + KM.num(r.ta) +
-      '</td><td>' + KM.num(r.tb) + '</td><td>' + KM.num(r.tb - r.ta) + '</td><td>' + KM.num(ratio(r)) +
+    h += '<tr><td>' + (k + 1) + '</td><td class="l">' + KM.esc(label(r)) + '</td><td>' + KM.mark(KM.num(r.ta), r.ea) +
+      '</td><td>' + KM.mark(KM.num(r.tb), r.eb) + '</td><td>' + KM.mark(KM.num(r.tb - r.ta), r.ea || r.eb) +
+      '</td><td>' + KM.num(ratio(r)) +
       '</td><td>' + KM.num(r.ca) + '</td><td>' + KM.num(r.cb) + '</td><td>' +
       KM.num(r.ca > 0 ? r.ta / r.ca : NaN) + '</td><td>' + KM.num(r.cb > 0 ? r.tb / r.cb : NaN) + '</td>' +
       (id === 'both' ? '<td>' + KM.num(r.score) + '</td>' : '') +
@@ -79,14 +84,16 @@ function table(rows, id) {
   return h + '</table>';
 }
 function breakdown() {
-  var parts = [['Total time', 'total'], ['Computation', 'comp'], ['MPI', 'mpi'], ['I/O', 'io']];
+  var parts = [['Total time', 'total'], ['Computation', 'comp'], ['MPI', 'mpi'], ['MPI start-up', 'startup'],
+               ['I/O', 'io']];
   var dt = D.b.total - D.a.total;
   var h = '<table id="breakdown"><tr><th class="l"></th><th>A (s)</th><th>B (s)</th><th>B−A (s)</th>' +
           '<th>of B−A</th></tr>';
   parts.forEach(function (p, k) {
     var d = D.b[p[1]] - D.a[p[1]];
-    h += '<tr><td class="l">' + p[0] + '</td><td>' + KM.num(D.a[p[1]]) + '</td><td>' + KM.num(D.b[p[1]]) +
-         '</td><td>' + KM.num(d) + '</td><td>' + (k ? KM.pct(dt !== 0 ? d / dt : NaN) : '') + '</td></tr>';
+    var ea = !!D.a.est[p[1]], eb = !!D.b.est[p[1]];
+    h += '<tr><td class="l">' + p[0] + '</td><td>' + KM.mark(KM.num(D.a[p[1]]), ea) + '</td><td>' +
+         KM.mark(KM.num(D.b[p[1]]), eb) + '</td><td>' + KM.mark(KM.num(d), ea || eb) + '</td><td>' + (k ? KM.pct(dt !== 0 ? d / dt : NaN) : '') + '</td></tr>';
   });
   return h + '</table>';
 }

@@ -5,10 +5,12 @@
  * or key is allowed; renaming or removing one breaks users' scripts and
  * needs a new schema version.  Numbers are written with full precision
  * (the shortest text that reads back exactly); identifiers are 1-based, as
- * in KM_output.  Must never compute figures (stats.c does).
+ * in KM_output.  Every time carries a `<name>_estimated` flag beside it
+ * (schema version 2).  Must never compute figures (stats.c does).
  */
 #include "kmview/export.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,10 +64,40 @@ static void csv_pair_num(FILE *f, const char *key, double v)
     csv_pair(f, key, kv_num(b, v));
 }
 
+/* key, key_estimated, and the share of the mean total time if share_key */
+static void csv_time(FILE *f, const struct kv_stats *st, const char *key,
+                     double v, bool est, const char *share_key)
+{
+    char k[64];
+    csv_pair_num(f, key, v);
+    snprintf(k, sizeof k, "%s_estimated", key);
+    csv_pair_num(f, k, est);
+    if (share_key)
+        csv_pair_num(f, share_key, kv_share(st, v));
+}
+
+static void csv_run_prediction(FILE *f, const struct kv_run *run)
+{
+    const struct kv_prediction *pr = &run->pred;
+    char k[64];
+    if (!pr->present)
+        return;
+    csv_pair_num(f, "prediction_available", pr->available);
+    csv_pair(f, "prediction_note", pr->note);
+    csv_pair(f, "prediction_reason", pr->reason);
+    csv_pair_num(f, "prediction_without_startup", run->format_version >= 2);
+    for (int k2 = 0; k2 < KV_NPRFIGS; k2++) {
+        csv_pair_num(f, kv_pred_fig_key[k2], pr->fig[k2]);
+        snprintf(k, sizeof k, "%s_estimated", kv_pred_fig_key[k2]);
+        csv_pair_num(f, k, pr->est >> k2 & 1);
+    }
+}
+
 static void csv_run(FILE *f, const void *ctx)
 {
     const struct kv_stats *st = ctx;
     const struct kv_run *run = st->run;
+    const bool *e = st->fig_est;
     struct km_buf b = { 0 };
     fputs("key,value\n", f);
     for (size_t i = 0; i < run->nsources; i++)
@@ -75,6 +107,7 @@ static void csv_run(FILE *f, const void *ctx)
     csv_pair(f, "started", run->started);
     csv_pair(f, "written_at", run->written_at);
     csv_pair(f, "clock", run->clock);
+    csv_pair(f, "overhead", run->overhead);
     csv_pair_num(f, "ranks_in_run", run->nranks);
     csv_pair_num(f, "ranks_read", (double)run->nsections);
     csv_pair_num(f, "ranks_lost", (double)(run->nsections - st->n));
@@ -83,21 +116,23 @@ static void csv_run(FILE *f, const void *ctx)
         km_buf_printf(&b, "header:%s", run->extra[i].key);
         csv_pair(f, km_buf_cstr(&b), run->extra[i].value);
     }
-    double mpi = st->fig[KV_F_MPI].mean, io = st->fig[KV_F_IO].mean;
-    csv_pair_num(f, "total_time", st->total);
-    csv_pair_num(f, "mpi_time", mpi);
-    csv_pair_num(f, "mpi_share", kv_share(st, mpi));
-    csv_pair_num(f, "io_time", io);
-    csv_pair_num(f, "io_share", kv_share(st, io));
-    csv_pair_num(f, "computation_time", st->total - mpi - io);
-    csv_pair_num(f, "computation_share", kv_share(st, st->total - mpi - io));
-    csv_pair_num(f, "routines_net_time", st->net_sum);
-    csv_pair_num(f, "routines_net_share", kv_share(st, st->net_sum));
-    if (run->pred.present) {
-        csv_pair_num(f, "t_1pe", run->pred.t_1pe);
-        csv_pair_num(f, "speedup", run->pred.speedup);
-        csv_pair_num(f, "efficiency", run->pred.efficiency);
-    }
+    csv_time(f, st, "total_time", st->total, e[KV_F_TOTAL], NULL);
+    csv_time(f, st, "mpi_time", st->mpi, e[KV_F_MPI], "mpi_share");
+    csv_time(f, st, "mpi_startup_time", st->startup, e[KV_F_STARTUP],
+             "mpi_startup_share");
+    csv_pair_num(f, "mpi_startup_from_statements", run->startup_from_statements);
+    csv_time(f, st, "io_time", st->io, e[KV_F_IO], "io_share");
+    csv_time(f, st, "computation_time", st->comp, st->comp_est,
+             "computation_share");
+    csv_time(f, st, "routines_net_time", st->net_sum, st->net_sum_est,
+             "routines_net_share");
+    csv_pair_num(f, "routines_net_estimated_fraction", st->net_frac);
+    csv_time(f, st, "libkm_overhead", st->fig[KV_F_OVERHEAD].mean,
+             e[KV_F_OVERHEAD], "libkm_overhead_share");
+    csv_pair_num(f, "estimated_time", st->fig[KV_F_ESTIMATED].mean);
+    csv_pair_num(f, "estimated_share", kv_share(st, st->fig[KV_F_ESTIMATED].mean));
+    csv_pair_num(f, "any_estimated", st->any_est);
+    csv_run_prediction(f, run);
     km_buf_free(&b);
 }
 
@@ -107,11 +142,11 @@ static void csv_figures(FILE *f, const void *ctx)
     fputs("figure", f);
     for (size_t i = 0; i < NSTATCOLS; i++)
         fprintf(f, ",%s", stat_columns[i]);
-    fputc('\n', f);
+    fputs(",estimated\n", f);
     for (int k = 0; k < KV_NFIGS; k++) {
         fputs(kv_figures[k].key, f);
         csv_stat(f, &st->fig[k]);
-        fputc('\n', f);
+        fprintf(f, ",%d\n", st->fig_est[k]);
     }
 }
 
@@ -122,7 +157,11 @@ static void csv_rank_figures(FILE *f, const void *ctx)
     fputs("rank,processors,lost", f);
     for (int k = 0; k < KV_NFIGS; k++)
         fprintf(f, ",%s", kv_figures[k].key);
-    fputs(",warnings\n", f);
+    fputs(",warnings", f);
+    for (int k = 0; k < KV_NFIGS; k++)
+        if (!kv_figures[k].integer)
+            fprintf(f, ",%s_estimated", kv_figures[k].key);
+    fputs(",routines_net_estimated_fraction\n", f);
     for (size_t i = 0; i < run->nsections; i++) {
         const struct kv_rank *r = &run->ranks[i];
         fprintf(f, "%d,%d,%d", r->rank, r->processors, r->lost);
@@ -131,7 +170,14 @@ static void csv_rank_figures(FILE *f, const void *ctx)
             if (!r->lost)
                 kv_csv_num(f, r->fig[k]);
         }
-        fprintf(f, ",%zu\n", r->nwarn);
+        fprintf(f, ",%zu", r->nwarn);
+        for (int k = 0; k < KV_NFIGS; k++)
+            if (!kv_figures[k].integer)
+                fprintf(f, ",%d", r->fig_est[k]);
+        fputc(',', f);
+        if (r->total_row.present)
+            kv_csv_num(f, r->total_row.est_pct / 100);
+        fputc('\n', f);
     }
 }
 
@@ -139,17 +185,44 @@ static void csv_prediction(FILE *f, const void *ctx)
 {
     const struct kv_stats *st = ctx;
     const struct kv_prediction *pr = &st->run->pred;
-    fputs("rank,total,mpi,redundant,parallel\n", f);
+    /* version 1's columns first, as schema 1 had them */
+    static const int order[] = { KV_PR_TOTAL, KV_PR_MPI, KV_PR_REDUNDANT,
+                                 KV_PR_PARALLEL, KV_PR_STARTUP };
+    fputs("rank", f);
+    for (int k = 0; k < KV_NPRCOLS; k++)
+        fprintf(f, ",%s", kv_pred_key[order[k]]);
+    for (int k = 0; k < KV_NPRCOLS; k++)
+        fprintf(f, ",%s_estimated", kv_pred_key[k]);
+    fputc('\n', f);
     for (size_t i = 0; i < pr->nrows; i++) {
         const struct kv_prediction_row *r = &pr->rows[i];
-        double v[] = { r->total, r->mpi, r->redundant, r->parallel };
         fprintf(f, "%d", r->rank);
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < KV_NPRCOLS; k++) {
             fputc(',', f);
-            kv_csv_num(f, v[k]);
+            kv_csv_num(f, r->v[order[k]]);
         }
+        for (int k = 0; k < KV_NPRCOLS; k++)
+            fprintf(f, ",%u", r->est >> k & 1);
         fputc('\n', f);
     }
+}
+
+/* The four time metrics a routine row has, in CSV and JSON order. */
+static const int time_metrics[] = { KV_M_ELAPSED, KV_M_NET, KV_M_MPI, KV_M_IO };
+
+static void csv_est_header(FILE *f)
+{
+    for (int k = 0; k < 4; k++)
+        fprintf(f, ",%s_estimated", kv_metric_key[time_metrics[k]]);
+    fputs(",estimated_fraction", f);
+}
+
+static void csv_est(FILE *f, unsigned est, double frac)
+{
+    for (int k = 0; k < 4; k++)
+        fprintf(f, ",%d", (est & KV_EST(time_metrics[k])) != 0);
+    fputc(',', f);
+    kv_csv_num(f, frac);
 }
 
 static void csv_routines(FILE *f, const void *ctx)
@@ -159,6 +232,7 @@ static void csv_routines(FILE *f, const void *ctx)
     fputs("id,name,file,line,extrapolated,net_share", f);
     for (int m = 0; m < KV_NMETRICS; m++)
         csv_stat_header(f, kv_metric_key[m]);
+    csv_est_header(f);
     fputc('\n', f);
     for (size_t i = 0; i < st->nr; i++) {
         const struct kv_routine *rt = &run->routines[i];
@@ -170,6 +244,7 @@ static void csv_routines(FILE *f, const void *ctx)
         kv_csv_num(f, kv_share(st, st->rs[KV_M_NET][i].mean));
         for (int m = 0; m < KV_NMETRICS; m++)
             csv_stat(f, &st->rs[m][i]);
+        csv_est(f, st->r_est[i], st->r_frac[i]);
         fputc('\n', f);
     }
 }
@@ -183,19 +258,26 @@ static void csv_location_key(FILE *f, const struct kv_run *run, size_t id)
     kv_csv_str(f, l->text);
 }
 
+static bool is_startup(const struct kv_location *l)
+{
+    return l->kind == KV_MPI && kv_is_mpi_startup(l->text);
+}
+
 static void csv_locations(FILE *f, const void *ctx)
 {
     const struct kv_stats *st = ctx;
     fputs("id,routine_id,routine,kind,line,occurrence,statement,extrapolated", f);
     csv_stat_header(f, "elapsed");
     csv_stat_header(f, "counts");
-    fputc('\n', f);
+    fputs(",elapsed_estimated,estimated_fraction,mpi_startup\n", f);
     for (size_t i = 0; i < st->nl; i++) {
         csv_location_key(f, st->run, i);
         fprintf(f, ",%d", st->l_extrap[i]);
         csv_stat(f, &st->ls[KV_M_ELAPSED][i]);
         csv_stat(f, &st->ls[KV_M_COUNTS][i]);
-        fputc('\n', f);
+        fprintf(f, ",%d,", st->l_est[i]);
+        kv_csv_num(f, st->l_frac[i]);
+        fprintf(f, ",%d\n", is_startup(&st->run->locations[i]));
     }
 }
 
@@ -203,7 +285,9 @@ static void csv_rank_routines(FILE *f, const void *ctx)
 {
     const struct kv_stats *st = ctx;
     const struct kv_run *run = st->run;
-    fputs("rank,id,name,elapsed,net,counts,extrapolated,mpi,io\n", f);
+    fputs("rank,id,name,elapsed,net,counts,extrapolated,mpi,io", f);
+    csv_est_header(f);
+    fputc('\n', f);
     for (size_t i = 0; i < run->nsections; i++) {
         const struct kv_rank *r = &run->ranks[i];
         for (size_t k = 0; k < r->nrc; k++) {
@@ -218,17 +302,21 @@ static void csv_rank_routines(FILE *f, const void *ctx)
             kv_csv_num(f, c->mpi);
             fputc(',', f);
             kv_csv_num(f, c->io);
+            csv_est(f, c->est, c->est_pct / 100);
             fputc('\n', f);
         }
     }
 }
 
+/* The estimate columns sit beside elapsed, so that the row still ends
+ * with counts and extrapolated (scripts read the count from the end: a
+ * statement may hold commas). */
 static void csv_rank_locations(FILE *f, const void *ctx)
 {
     const struct kv_stats *st = ctx;
     const struct kv_run *run = st->run;
     fputs("rank,id,routine_id,routine,kind,line,occurrence,statement,elapsed,"
-          "counts,extrapolated\n", f);
+          "elapsed_estimated,estimated_fraction,counts,extrapolated\n", f);
     for (size_t i = 0; i < run->nsections; i++) {
         const struct kv_rank *r = &run->ranks[i];
         for (size_t k = 0; k < r->nlc; k++) {
@@ -237,6 +325,8 @@ static void csv_rank_locations(FILE *f, const void *ctx)
             csv_location_key(f, run, (size_t)c->location);
             fputc(',', f);
             kv_csv_num(f, c->elapsed);
+            fprintf(f, ",%d,", c->est);
+            kv_csv_num(f, c->est_pct / 100);
             fprintf(f, ",%llu,%d\n", (unsigned long long)c->count, c->extrap);
         }
     }
@@ -309,7 +399,17 @@ static void json_str_member(FILE *f, const char *key, const char *v)
     fputc(',', f);
 }
 
-static void json_stat(FILE *f, const char *key, const struct kv_stat *s)
+static void json_bool_member(FILE *f, const char *key, bool v, bool comma)
+{
+    json_key(f, key);
+    fputs(v ? "true" : "false", f);
+    if (comma)
+        fputc(',', f);
+}
+
+/* A statistic; `est` >= 0 adds its "estimated" key (times only). */
+static void json_stat(FILE *f, const char *key, const struct kv_stat *s,
+                      int est)
 {
     json_key(f, key);
     fputc('{', f);
@@ -318,14 +418,16 @@ static void json_stat(FILE *f, const char *key, const struct kv_stat *s)
     json_num_member(f, "max", s->max, true);
     json_num_member(f, "sum", s->sum, true);
     fprintf(f, "\"min_rank\":%d,\"max_rank\":%d,", s->min_rank, s->max_rank);
-    json_num_member(f, "max_over_mean", kv_max_over_mean(s), false);
+    json_num_member(f, "max_over_mean", kv_max_over_mean(s), est >= 0);
+    if (est >= 0)
+        json_bool_member(f, "estimated", est, false);
     fputc('}', f);
 }
 
 static void json_run(FILE *f, const struct kv_stats *st)
 {
     const struct kv_run *run = st->run;
-    fputs("\"schema\":\"kmview-profile\",\"schema_version\":1,\"sources\":[", f);
+    fputs("\"schema\":\"kmview-profile\",\"schema_version\":2,\"sources\":[", f);
     for (size_t i = 0; i < run->nsources; i++) {
         if (i)
             fputc(',', f);
@@ -336,6 +438,7 @@ static void json_run(FILE *f, const struct kv_stats *st)
     json_str_member(f, "started", run->started);
     json_str_member(f, "written_at", run->written_at);
     json_str_member(f, "clock", run->clock);
+    json_str_member(f, "overhead", run->overhead);
     fprintf(f, "\"ranks_in_run\":%d,\"ranks_read\":%zu,\"ranks_lost\":%zu,\n",
             run->nranks, run->nsections, run->nsections - st->n);
     fputs("\"header_lines\":{", f);
@@ -348,50 +451,85 @@ static void json_run(FILE *f, const struct kv_stats *st)
     fputs("},\n", f);
 }
 
+/* key, key_estimated and (if share_key) its share, each followed by ','. */
+static void json_time(FILE *f, const struct kv_stats *st, const char *key,
+                      double v, bool est, const char *share_key)
+{
+    char k[64];
+    json_num_member(f, key, v, true);
+    snprintf(k, sizeof k, "%s_estimated", key);
+    json_bool_member(f, k, est, true);
+    if (share_key)
+        json_num_member(f, share_key, kv_share(st, v), true);
+}
+
 static void json_shares(FILE *f, const struct kv_stats *st)
 {
-    double mpi = st->fig[KV_F_MPI].mean, io = st->fig[KV_F_IO].mean;
+    const bool *e = st->fig_est;
     fputs("\"time\":{", f);
-    json_num_member(f, "total_time", st->total, true);
-    json_num_member(f, "mpi_time", mpi, true);
-    json_num_member(f, "mpi_share", kv_share(st, mpi), true);
-    json_num_member(f, "io_time", io, true);
-    json_num_member(f, "io_share", kv_share(st, io), true);
-    json_num_member(f, "computation_time", st->total - mpi - io, true);
-    json_num_member(f, "computation_share", kv_share(st, st->total - mpi - io),
-                    true);
-    json_num_member(f, "routines_net_time", st->net_sum, true);
-    json_num_member(f, "routines_net_share", kv_share(st, st->net_sum), false);
+    json_time(f, st, "total_time", st->total, e[KV_F_TOTAL], NULL);
+    json_time(f, st, "mpi_time", st->mpi, e[KV_F_MPI], "mpi_share");
+    json_time(f, st, "mpi_startup_time", st->startup, e[KV_F_STARTUP],
+              "mpi_startup_share");
+    json_bool_member(f, "mpi_startup_from_statements",
+                     st->run->startup_from_statements, true);
+    json_time(f, st, "io_time", st->io, e[KV_F_IO], "io_share");
+    json_time(f, st, "computation_time", st->comp, st->comp_est,
+              "computation_share");
+    json_time(f, st, "routines_net_time", st->net_sum, st->net_sum_est,
+              "routines_net_share");
+    json_num_member(f, "routines_net_estimated_fraction", st->net_frac, true);
+    json_time(f, st, "libkm_overhead", st->fig[KV_F_OVERHEAD].mean,
+              e[KV_F_OVERHEAD], "libkm_overhead_share");
+    json_num_member(f, "estimated_time", st->fig[KV_F_ESTIMATED].mean, true);
+    json_num_member(f, "estimated_share",
+                    kv_share(st, st->fig[KV_F_ESTIMATED].mean), true);
+    json_bool_member(f, "any_estimated", st->any_est, false);
     fputs("},\n\"figures\":{", f);
     for (int k = 0; k < KV_NFIGS; k++) {
         if (k)
             fputc(',', f);
-        json_stat(f, kv_figures[k].key, &st->fig[k]);
+        json_stat(f, kv_figures[k].key, &st->fig[k], st->fig_est[k]);
     }
     fputs("},\n", f);
+}
+
+static void json_prediction_row(FILE *f, const struct kv_prediction_row *r)
+{
+    char k[64];
+    fprintf(f, "{\"rank\":%d,", r->rank);
+    for (int c = 0; c < KV_NPRCOLS; c++)
+        json_num_member(f, kv_pred_key[c], r->v[c], true);
+    for (int c = 0; c < KV_NPRCOLS; c++) {
+        snprintf(k, sizeof k, "%s_estimated", kv_pred_key[c]);
+        json_bool_member(f, k, r->est >> c & 1, c + 1 < KV_NPRCOLS);
+    }
+    fputc('}', f);
 }
 
 static void json_prediction(FILE *f, const struct kv_stats *st)
 {
     const struct kv_prediction *pr = &st->run->pred;
+    char k[64];
     fputs("\"prediction\":", f);
     if (!pr->present) {
         fputs("null,\n", f);
         return;
     }
     fputc('{', f);
-    json_num_member(f, "t_1pe", pr->t_1pe, true);
-    json_num_member(f, "speedup", pr->speedup, true);
-    json_num_member(f, "efficiency", pr->efficiency, true);
+    json_bool_member(f, "available", pr->available, true);
+    json_str_member(f, "note", pr->note);
+    json_str_member(f, "reason", pr->reason);
+    json_bool_member(f, "without_startup", st->run->format_version >= 2, true);
+    for (int c = 0; c < KV_NPRFIGS; c++) {
+        json_num_member(f, kv_pred_fig_key[c], pr->fig[c], true);
+        snprintf(k, sizeof k, "%s_estimated", kv_pred_fig_key[c]);
+        json_bool_member(f, k, pr->est >> c & 1, true);
+    }
     fputs("\"ranks\":[", f);
     for (size_t i = 0; i < pr->nrows; i++) {
-        const struct kv_prediction_row *r = &pr->rows[i];
-        fprintf(f, "%s{\"rank\":%d,", i ? ",\n" : "\n", r->rank);
-        json_num_member(f, "total", r->total, true);
-        json_num_member(f, "mpi", r->mpi, true);
-        json_num_member(f, "redundant", r->redundant, true);
-        json_num_member(f, "parallel", r->parallel, false);
-        fputc('}', f);
+        fputs(i ? ",\n" : "\n", f);
+        json_prediction_row(f, &pr->rows[i]);
     }
     fputs("]},\n", f);
 }
@@ -409,10 +547,13 @@ static void json_routines(FILE *f, const struct kv_stats *st)
                 st->r_extrap[i] ? "true" : "false");
         json_num_member(f, "net_share", kv_share(st, st->rs[KV_M_NET][i].mean),
                         true);
+        json_num_member(f, "estimated_fraction", st->r_frac[i], true);
         for (int m = 0; m < KV_NMETRICS; m++) {
             if (m)
                 fputc(',', f);
-            json_stat(f, kv_metric_key[m], &st->rs[m][i]);
+            json_stat(f, kv_metric_key[m], &st->rs[m][i],
+                      m == KV_M_COUNTS ? -1
+                                       : (st->r_est[i] & KV_EST(m)) != 0);
         }
         fputc('}', f);
     }
@@ -431,38 +572,71 @@ static void json_locations(FILE *f, const struct kv_stats *st)
         fprintf(f, "\"kind\":\"%s\",\"line\":%d,\"occurrence\":%d,",
                 kv_kind_name(l->kind), l->line, l->occurrence);
         json_str_member(f, "statement", l->text);
+        json_bool_member(f, "mpi_startup", is_startup(l), true);
         fprintf(f, "\"extrapolated\":%s,", st->l_extrap[i] ? "true" : "false");
-        json_stat(f, "elapsed", &st->ls[KV_M_ELAPSED][i]);
+        json_num_member(f, "estimated_fraction", st->l_frac[i], true);
+        json_stat(f, "elapsed", &st->ls[KV_M_ELAPSED][i], st->l_est[i]);
         fputc(',', f);
-        json_stat(f, "counts", &st->ls[KV_M_COUNTS][i]);
+        json_stat(f, "counts", &st->ls[KV_M_COUNTS][i], -1);
         fputc('}', f);
     }
     fputs("],\n", f);
+}
+
+static void json_rank_routine(FILE *f, const struct kv_rcell *c)
+{
+    char k[64];
+    fprintf(f, "{\"id\":%d,", c->routine + 1);
+    json_num_member(f, "elapsed", c->elapsed, true);
+    json_num_member(f, "net", c->net, true);
+    fprintf(f, "\"counts\":%llu,\"extrapolated\":%s,",
+            (unsigned long long)c->count, c->extrap ? "true" : "false");
+    json_num_member(f, "mpi", c->mpi, true);
+    json_num_member(f, "io", c->io, true);
+    for (int m = 0; m < 4; m++) {
+        snprintf(k, sizeof k, "%s_estimated", kv_metric_key[time_metrics[m]]);
+        json_bool_member(f, k, c->est & KV_EST(time_metrics[m]), true);
+    }
+    json_num_member(f, "estimated_fraction", c->est_pct / 100, false);
+    fputc('}', f);
 }
 
 static void json_rank_cells(FILE *f, const struct kv_rank *r)
 {
     fputs(",\"routines\":[", f);
     for (size_t k = 0; k < r->nrc; k++) {
-        const struct kv_rcell *c = &r->rc[k];
-        fprintf(f, "%s{\"id\":%d,", k ? "," : "", c->routine + 1);
-        json_num_member(f, "elapsed", c->elapsed, true);
-        json_num_member(f, "net", c->net, true);
-        fprintf(f, "\"counts\":%llu,\"extrapolated\":%s,",
-                (unsigned long long)c->count, c->extrap ? "true" : "false");
-        json_num_member(f, "mpi", c->mpi, true);
-        json_num_member(f, "io", c->io, false);
-        fputc('}', f);
+        if (k)
+            fputc(',', f);
+        json_rank_routine(f, &r->rc[k]);
     }
     fputs("],\"locations\":[", f);
     for (size_t k = 0; k < r->nlc; k++) {
         const struct kv_lcell *c = &r->lc[k];
         fprintf(f, "%s{\"id\":%d,", k ? "," : "", c->location + 1);
         json_num_member(f, "elapsed", c->elapsed, true);
+        json_bool_member(f, "elapsed_estimated", c->est, true);
+        json_num_member(f, "estimated_fraction", c->est_pct / 100, true);
         fprintf(f, "\"counts\":%llu,\"extrapolated\":%s}",
                 (unsigned long long)c->count, c->extrap ? "true" : "false");
     }
     fputc(']', f);
+}
+
+static void json_rank_figures(FILE *f, const struct kv_rank *r)
+{
+    char k[64];
+    fputc('{', f);
+    for (int i = 0; i < KV_NFIGS; i++) {
+        json_num_member(f, kv_figures[i].key, r->fig[i], true);
+        if (kv_figures[i].integer)
+            continue;
+        snprintf(k, sizeof k, "%s_estimated", kv_figures[i].key);
+        json_bool_member(f, k, r->fig_est[i], true);
+    }
+    json_num_member(f, "routines_net_estimated_fraction",
+                    r->total_row.present ? r->total_row.est_pct / 100 : NAN,
+                    false);
+    fputc('}', f);
 }
 
 static void json_ranks(FILE *f, const struct kv_stats *st)
@@ -476,13 +650,8 @@ static void json_ranks(FILE *f, const struct kv_stats *st)
                 r->lost ? "true" : "false");
         if (r->lost)
             fputs("null", f);
-        else {
-            fputc('{', f);
-            for (int k = 0; k < KV_NFIGS; k++)
-                json_num_member(f, kv_figures[k].key, r->fig[k],
-                                k + 1 < KV_NFIGS);
-            fputc('}', f);
-        }
+        else
+            json_rank_figures(f, r);
         fputs(",\"warnings\":[", f);
         for (size_t w = 0; w < r->nwarn; w++) {
             if (w)

@@ -6,7 +6,10 @@
  * but itself) and the report's data element: a JSON object whose bulk,
  * the routine x rank and location x rank tables, is base64 of
  * little-endian float arrays, which keeps a report of 1,000 routines x
- * 1,000 ranks compact and quick to decode.  The style and scripts are the
+ * 1,000 ranks compact and quick to decode.  Which cells contain an
+ * estimate, and how much of them, travels the same way: one 16-bit word
+ * per cell (the est mask in bits 0-4, Est(%) in tenths above it), and
+ * not at all when the run has no estimate.  The style and scripts are the
  * files report.css, common.js, report.js and diff.js, compiled in
  * (assets.c is generated from them).
  *
@@ -131,6 +134,18 @@ static bool exact_in_float(const double *v, size_t n)
     return true;
 }
 
+void kv_html_u16_array(FILE *f, const uint16_t *v, size_t n)
+{
+    struct b64 b = { .f = f };
+    fputs("{\"t\":\"u16\",\"b\":\"", f);
+    for (size_t i = 0; i < n; i++) {
+        b64_byte(&b, (unsigned char)(v[i] & 0xff));   /* little-endian */
+        b64_byte(&b, (unsigned char)(v[i] >> 8));
+    }
+    b64_end(&b);
+    fputs("\"}", f);
+}
+
 void kv_html_array(FILE *f, const double *v, size_t n, int lossy_ok)
 {
     int f32 = lossy_ok || exact_in_float(v, n);
@@ -163,7 +178,10 @@ static void data_run(FILE *f, const struct kv_stats *st)
     json_member_str(f, "started", run->started);
     json_member_str(f, "writtenAt", run->written_at);
     json_member_str(f, "clock", run->clock);
+    json_member_str(f, "overhead", run->overhead);
     json_member_str(f, "rankText", ranks);
+    fprintf(f, "\"format\":%d,\"startupFromStatements\":%d,\"anyEst\":%d,",
+            run->format_version, run->startup_from_statements, st->any_est);
     fprintf(f, "\"nranks\":%d,\"ranks\":[", run->nranks);
     for (size_t p = 0; p < st->n; p++)
         fprintf(f, "%s%d", p ? "," : "", st->rank[p]);
@@ -179,7 +197,8 @@ static void data_run(FILE *f, const struct kv_stats *st)
     km_buf_free(&sources);
 }
 
-/* Header figures, figure-major: fig[k * n + p]. */
+/* Header figures, figure-major: fig[k * n + p], and figEst the same way;
+ * each figure as [label, integer, known (the format has it)]. */
 static void data_figures(FILE *f, const struct kv_stats *st)
 {
     size_t n = st->n;
@@ -188,13 +207,20 @@ static void data_figures(FILE *f, const struct kv_stats *st)
     for (int k = 0; k < KV_NFIGS; k++) {
         fprintf(f, "%s[", k ? "," : "");
         kv_json_str(f, kv_figures[k].label);
-        fprintf(f, ",%s]", kv_figures[k].integer ? "true" : "false");
+        fprintf(f, ",%s,%s]", kv_figures[k].integer ? "true" : "false",
+                kv_figure_known(st->run->format_version, k) ? "true" : "false");
         for (size_t p = 0; p < n; p++)
             v[(size_t)k * n + p] = st->sec[p]->fig[k];
     }
     fputs("],\n\"fig\":", f);
     kv_html_array(f, v, KV_NFIGS * n, 0);
-    fputs(",\n", f);
+    fputs(",\n\"figEst\":[", f);
+    for (int k = 0; k < KV_NFIGS; k++)
+        for (size_t p = 0; p < n; p++)
+            fprintf(f, "%s%d", k || p ? "," : "", st->sec[p]->fig_est[k]);
+    fprintf(f, "],\n\"timeEst\":{\"net\":%d,\"netFrac\":", st->net_sum_est);
+    kv_json_num(f, st->net_frac);
+    fputs("},\n", f);
     free(v);
 }
 
@@ -206,22 +232,55 @@ static void data_prediction(FILE *f, const struct kv_stats *st)
         fputs("null,\n", f);
         return;
     }
-    double *v = km_xcalloc(5 * pr->nrows + 1, sizeof *v);
+    size_t w = 1 + KV_NPRCOLS;
+    double *v = km_xcalloc(w * pr->nrows + 1, sizeof *v);
     for (size_t i = 0; i < pr->nrows; i++) {
-        const struct kv_prediction_row *r = &pr->rows[i];
-        double row[] = { r->rank, r->total, r->mpi, r->redundant, r->parallel };
-        memcpy(v + 5 * i, row, sizeof row);
+        v[w * i] = pr->rows[i].rank;
+        memcpy(v + w * i + 1, pr->rows[i].v, sizeof pr->rows[i].v);
     }
-    fputs("{\"t1pe\":", f);
-    kv_json_num(f, pr->t_1pe);
-    fputs(",\"speedup\":", f);
-    kv_json_num(f, pr->speedup);
-    fputs(",\"efficiency\":", f);
-    kv_json_num(f, pr->efficiency);
-    fputs(",\"rows\":", f);
-    kv_html_array(f, v, 5 * pr->nrows, 0);
+    fprintf(f, "{\"available\":%s,\"est\":%u,\"withoutStartup\":%s,",
+            pr->available ? "true" : "false", pr->est,
+            st->run->format_version >= 2 ? "true" : "false");
+    json_member_str(f, "note", pr->note);
+    json_member_str(f, "reason", pr->reason);
+    fputs("\"fig\":[", f);
+    for (int k = 0; k < KV_NPRFIGS; k++) {
+        if (k)
+            fputc(',', f);
+        kv_json_num(f, pr->fig[k]);
+    }
+    fputs("],\"rowEst\":[", f);
+    for (size_t i = 0; i < pr->nrows; i++)
+        fprintf(f, "%s%u", i ? "," : "", pr->rows[i].est);
+    fputs("],\"rows\":", f);
+    kv_html_array(f, v, w * pr->nrows, 0);
     fputs("},\n", f);
     free(v);
+}
+
+/* Est(%) in tenths, 1023 when unknown. */
+static unsigned pct_tenths(double pct)
+{
+    return isnan(pct) ? 1023u : (unsigned)lround(pct * 10);
+}
+
+/* One word per cell (est mask | Est(%) tenths << 5), or null when no cell
+ * holds an estimate. */
+static void data_est_cells(FILE *f, const unsigned char *mask, const bool *flag,
+                           const double *pct, size_t cells)
+{
+    bool any = false;
+    for (size_t i = 0; i < cells && !any; i++)
+        any = (mask ? mask[i] : flag[i]) || (pct[i] > 0);
+    if (!any) {
+        fputs("null", f);
+        return;
+    }
+    uint16_t *w = km_xcalloc(cells + 1, sizeof *w);
+    for (size_t i = 0; i < cells; i++)
+        w[i] = (uint16_t)((mask ? mask[i] : flag[i]) | pct_tenths(pct[i]) << 5);
+    kv_html_u16_array(f, w, cells);
+    free(w);
 }
 
 static void data_routines(FILE *f, const struct kv_stats *st)
@@ -234,7 +293,9 @@ static void data_routines(FILE *f, const struct kv_stats *st)
         kv_json_str(f, rt->name);
         fputc(',', f);
         kv_json_str(f, rt->file ? rt->file : "");
-        fprintf(f, ",%d,%d]", rt->line, st->r_extrap[i]);
+        fprintf(f, ",%d,%d,%u,", rt->line, st->r_extrap[i], st->r_est[i]);
+        kv_json_num(f, st->r_frac[i]);
+        fputc(']', f);
     }
     fputs("],\n\"rv\":{", f);
     for (int m = 0; m < KV_NMETRICS; m++) {
@@ -243,7 +304,9 @@ static void data_routines(FILE *f, const struct kv_stats *st)
          * stay exact */
         kv_html_array(f, st->rv[m], st->nr * st->n, m != KV_M_COUNTS);
     }
-    fputs("},\n", f);
+    fputs("},\n\"re\":", f);
+    data_est_cells(f, st->rest, NULL, st->rpct, st->nr * st->n);
+    fputs(",\n", f);
 }
 
 static void data_locations(FILE *f, const struct kv_stats *st)
@@ -255,13 +318,17 @@ static void data_locations(FILE *f, const struct kv_stats *st)
         fprintf(f, "%s[%d,\"%s\",%d,", i ? ",\n" : "\n", l->routine,
                 kv_kind_name(l->kind), l->line);
         kv_json_str(f, l->text);
-        fprintf(f, ",%d]", st->l_extrap[i]);
+        fprintf(f, ",%d,%d,", st->l_extrap[i], st->l_est[i]);
+        kv_json_num(f, st->l_frac[i]);
+        fprintf(f, ",%d]", l->kind == KV_MPI && kv_is_mpi_startup(l->text));
     }
     fputs("],\n\"lv\":{\"elapsed\":", f);
     kv_html_array(f, st->lv[KV_M_ELAPSED], st->nl * st->n, 1);
     fputs(",\n\"counts\":", f);
     kv_html_array(f, st->lv[KV_M_COUNTS], st->nl * st->n, 0);
-    fputs("},\n", f);
+    fputs("},\n\"le\":", f);
+    data_est_cells(f, NULL, st->lest, st->lpct, st->nl * st->n);
+    fputs(",\n", f);
 }
 
 static void data_warnings(FILE *f, const struct kv_stats *st)

@@ -5,6 +5,7 @@
 #ifndef KV_HTML_H
 #define KV_HTML_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "kmview/ranks.h"
@@ -23,6 +24,8 @@ void kv_html_end(FILE *f, const char *script);
 
 /* Base64 of n values as little-endian float32 (as_f32) or float64. */
 void kv_html_b64_array(FILE *f, const double *v, size_t n, int as_f32);
+/* {"t":"u16","b":"..."}: base64 of n little-endian 16-bit words. */
+void kv_html_u16_array(FILE *f, const uint16_t *v, size_t n);
 /* {"t":"f32"|"f64","b":"..."}: float32 when every value is exact in it
  * or `lossy_ok`, float64 otherwise. */
 void kv_html_array(FILE *f, const double *v, size_t n, int lossy_ok);

@@ -12,7 +12,9 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,7 @@ struct options {
     double cut;
     size_t groups;
     int reasons;
+    uint64_t max_size;       /* --max-size: bytes read at most per file */
 };
 
 static void usage(FILE *to)
@@ -63,6 +66,9 @@ static void usage(FILE *to)
           "  -n, --top=N     differences named per outlier group (default 5)\n"
           "  --csv=DIR, -q as above\n"
           "\n"
+          "Every command:\n"
+          "  --max-size=N    read at most N bytes of a file (suffix K, M, G or T;\n"
+          "                  default 16G)\n"
           "  -h, --help      this text\n"
           "  --version       kmtool's version\n"
           "See kmview(1) and doc/kmview-export.md.\n", to);
@@ -107,10 +113,31 @@ static long parse_long(const char *v, const char *opt, long min)
     return n;
 }
 
+/* A size in bytes: digits, then K, M, G or T (powers of 1024). */
+static uint64_t parse_size(const char *v, const char *opt)
+{
+    static const char units[] = "KMGT";
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    int shift = 0;
+    if (*end) {
+        const char *u = strchr(units, toupper((unsigned char)*end));
+        if (!u || end[1])
+            die_usage("bad value for %s", opt);
+        shift = 10 * (int)(u - units + 1);
+    }
+    if (end == v || !isdigit((unsigned char)v[0]) || errno || n == 0 ||
+        n > (UINT64_MAX >> shift))
+        die_usage("bad value for %s", opt);
+    return (uint64_t)n << shift;
+}
+
 static void parse_options(int argc, char **argv, int first,
                           struct options *o)
 {
     o->files = km_xcalloc((size_t)argc + 1, sizeof *o->files);
+    o->max_size = KV_DEFAULT_MAX_SIZE;
     o->cut = 0.05;
     o->reasons = 5;
     bool only_files = false;
@@ -143,7 +170,10 @@ static void parse_options(int argc, char **argv, int first,
             o->cut = strtod(v, &end);
             if (*end || end == v || !(o->cut >= 0))
                 die_usage("bad value for --cut: '%s'", v);
-        } else if (is_option(a, "--groups"))
+        } else if (is_option(a, "--max-size"))
+            o->max_size = parse_size(value(argc, argv, &i, "--max-size"),
+                                     "--max-size");
+        else if (is_option(a, "--groups"))
             o->groups = (size_t)parse_long(value(argc, argv, &i, "--groups"),
                                            "--groups", 1);
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -158,10 +188,11 @@ static void parse_options(int argc, char **argv, int first,
 }
 
 /* Read the files of one run; exits on error. */
-static void read_run(struct kv_run *run, const char *const *files, int n)
+static void read_run(struct kv_run *run, const char *const *files, int n,
+                     uint64_t max_size)
 {
     kv_run_init(run);
-    if (kv_read_files(run, files, n)) {
+    if (kv_read_files(run, files, n, max_size)) {
         kv_run_free(run);
         exit(1);
     }
@@ -183,7 +214,7 @@ static int cmd_summary(struct options *o)
     struct kv_run run;
     struct kv_stats st;
     struct kv_out out = { 0 };
-    read_run(&run, o->files, o->nfiles);
+    read_run(&run, o->files, o->nfiles, o->max_size);
     kv_stats_build(&st, &run);
     int rc = 0;
     if (o->csv)
@@ -217,7 +248,7 @@ static int cmd_diff(struct options *o)
     struct kv_diff d;
     struct kv_out out = { 0 };
     for (int s = 0; s < 2; s++) {
-        read_run(&run[s], o->files + s, 1);
+        read_run(&run[s], o->files + s, 1, o->max_size);
         kv_stats_build(&st[s], &run[s]);
     }
     kv_diff_build(&d, &st[0], &st[1], o->files[0], o->files[1]);
@@ -250,7 +281,7 @@ static int cmd_ranks(struct options *o)
     struct kv_stats st;
     struct kv_rank_groups g;
     struct kv_out out = { 0 };
-    read_run(&run, o->files, o->nfiles);
+    read_run(&run, o->files, o->nfiles, o->max_size);
     kv_stats_build(&st, &run);
     kv_rank_groups_build(&g, &st, o->cut, o->groups);
     int rc = o->csv ? kv_ranks_csv(&out, o->csv, &g, &st) : 0;

@@ -8,28 +8,69 @@
  */
 #include "kmview/model.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "support/buf.h"
 
 const struct kv_figure_info kv_figures[KV_NFIGS] = {
-    [KV_F_TOTAL] = { "Total time", "total_time", false },
-    [KV_F_ROUTINE_COUNTS] = { "Counts of routines", "counts_of_routines", true },
+    [KV_F_TOTAL] = { "Total time", "Total time", "total_time", false },
+    [KV_F_ROUTINE_COUNTS] = { "Counts of routines", "Counts of routines",
+                              "counts_of_routines", true },
     [KV_F_CLOCK_READS] = { "Counts of time get function",
+                           "Counts of time get function",
                            "counts_of_time_get_function", true },
     [KV_F_READ_COST] = { "Time get function cost(1 call)",
+                         "Time get function cost(1 call)",
                          "time_get_function_cost_1_call", false },
-    [KV_F_READ_COST_TOTAL] = { "Time get function cost (Total)",
-                               "time_get_function_cost_total", false },
-    [KV_F_WRITES] = { "Output counts by KM_writ", "output_counts_by_km_writ", true },
-    [KV_F_MPI] = { "MPI time", "mpi_time", false },
-    [KV_F_IO] = { "I/O time", "io_time", false },
-    [KV_F_OUTSIDE] = { "Time outside routines", "time_outside_routines", false },
-    [KV_F_UNMEASURED] = { "Time in unmeasured callees",
-                          "time_in_unmeasured_callees", false },
-    [KV_F_ROUTINES] = { "Routines", "routines", true },
+    [KV_F_OVERHEAD] = { "libkm overhead", "Time get function cost (Total)",
+                        "libkm_overhead", false },
+    [KV_F_WRITES] = { "Output counts by KM_writ", "Output counts by KM_writ",
+                      "output_counts_by_km_writ", true },
+    [KV_F_MPI] = { "MPI time", "MPI time", "mpi_time", false },
+    [KV_F_STARTUP] = { "MPI start-up time", NULL, "mpi_startup_time", false },
+    [KV_F_IO] = { "I/O time", "I/O time", "io_time", false },
+    [KV_F_OUTSIDE] = { "Time outside routines", "Time outside routines",
+                       "time_outside_routines", false },
+    [KV_F_UNINSTRUMENTED] = { "Time in uninstrumented routines",
+                              "Time in unmeasured callees",
+                              "time_in_uninstrumented_routines", false },
+    [KV_F_ESTIMATED] = { "Estimated time", NULL, "estimated_time", false },
+    [KV_F_ROUTINES] = { "Routines", "Routines", "routines", true },
 };
+
+const char *const kv_pred_key[KV_NPRCOLS] = {
+    [KV_PR_TOTAL] = "total", [KV_PR_STARTUP] = "startup", [KV_PR_MPI] = "mpi",
+    [KV_PR_REDUNDANT] = "redundant", [KV_PR_PARALLEL] = "parallel",
+};
+
+const char *const kv_pred_fig_key[KV_NPRFIGS] = {
+    [KV_PF_T1PE] = "t_1pe", [KV_PF_SPEEDUP] = "speedup",
+    [KV_PF_EFFICIENCY] = "efficiency",
+};
+
+bool kv_figure_known(int format_version, int f)
+{
+    return format_version >= 2 || f != KV_F_ESTIMATED;
+}
+
+bool kv_is_mpi_startup(const char *text)
+{
+    char s[32];
+    size_t n = 0;
+    /* blanks are insignificant in Fortran: compare without them */
+    for (; *text && n + 1 < sizeof s; text++)
+        if (*text != ' ' && *text != '\t')
+            s[n++] = (char)toupper((unsigned char)*text);
+    s[n] = '\0';
+    if (strncmp(s, "CALLMPI_INIT", 12) != 0)
+        return false;
+    const char *rest = s + 12;
+    if (strncmp(rest, "_THREAD", 7) == 0)
+        rest += 7;
+    return *rest == '(' || *rest == '\0';
+}
 
 static const char *const kind_names[KV_NKINDS] = {
     [KV_DO] = "DO", [KV_CALL] = "CALL", [KV_MPI] = "MPI", [KV_IO] = "IO",
@@ -73,6 +114,9 @@ void kv_run_free(struct kv_run *run)
     free(run->started);
     free(run->written_at);
     free(run->clock);
+    free(run->overhead);
+    free(run->pred.note);
+    free(run->pred.reason);
     for (size_t i = 0; i < run->nextra; i++) {
         free(run->extra[i].key);
         free(run->extra[i].value);

@@ -9,6 +9,10 @@
  * list them in different orders line up, and so that a thousand ranks of a
  * thousand routines do not keep a million copies of the names.
  *
+ * The shape is format version 2's: every time carries whether it contains
+ * an estimate (a leading ~) and routine and location rows their Est(%).
+ * A version 1 file is read into the same shape (v1.c says how).
+ *
  * Must never: print, read files, or compute derived figures (stats.c does).
  */
 #ifndef KV_MODEL_H
@@ -25,20 +29,37 @@ const char *kv_kind_name(int kind);
 /* The kind a KM_output kind word names, or -1. */
 int kv_kind_parse(const char *word);
 
-/* The header figures of a rank section, in the order KM_output prints
- * them ("Processors and Rank" is kept apart: it holds two integers). */
+/* The header figures of a rank section, in the order KM_output version 2
+ * prints them ("Processors and Rank" is kept apart: it holds two
+ * integers).  KV_F_MPI is MPI after start-up; KV_F_UNINSTRUMENTED holds
+ * no MPI time. */
 enum kv_figure {
     KV_F_TOTAL, KV_F_ROUTINE_COUNTS, KV_F_CLOCK_READS, KV_F_READ_COST,
-    KV_F_READ_COST_TOTAL, KV_F_WRITES, KV_F_MPI, KV_F_IO, KV_F_OUTSIDE,
-    KV_F_UNMEASURED, KV_F_ROUTINES, KV_NFIGS
+    KV_F_OVERHEAD, KV_F_WRITES, KV_F_MPI, KV_F_STARTUP, KV_F_IO, KV_F_OUTSIDE,
+    KV_F_UNINSTRUMENTED, KV_F_ESTIMATED, KV_F_ROUTINES, KV_NFIGS
 };
 
 struct kv_figure_info {
-    const char *label;       /* as KM_output writes it after the '!' */
+    const char *label;       /* as KM_output 2 writes it after the '!' */
+    const char *label_v1;    /* the version 1 figure it is read from, or NULL */
     const char *key;         /* the CSV/JSON name */
     bool integer;            /* a count, not seconds */
 };
 extern const struct kv_figure_info kv_figures[KV_NFIGS];
+
+/* Does a run of this format version have figure f (version 1 has no
+ * Estimated time)? */
+bool kv_figure_known(int format_version, int f);
+
+/* The figures of a routine or location row, and the bit each has in a
+ * cell's `est` mask. */
+enum kv_metric { KV_M_ELAPSED, KV_M_NET, KV_M_COUNTS, KV_M_MPI, KV_M_IO,
+                 KV_NMETRICS };
+#define KV_EST(m) (1u << (m))
+
+/* Is this statement text MPI start-up (CALL MPI_INIT(...) or CALL
+ * MPI_INIT_THREAD(...), any case and blanks)? */
+bool kv_is_mpi_startup(const char *text);
 
 struct kv_routine {
     char *name;              /* upper case, as in the file */
@@ -58,23 +79,36 @@ struct kv_location {
 struct kv_rcell {
     int routine;
     double elapsed, net, mpi, io;
+    double est_pct;          /* Est(%): NaN when the file has none (version 1) */
     uint64_t count;
     bool extrap;             /* the count had a leading + */
+    unsigned est;            /* KV_EST(metric): that time had a leading ~ */
 };
 
 /* One location row of one rank. */
 struct kv_lcell {
     int location;
     double elapsed;
+    double est_pct;          /* as in kv_rcell */
     uint64_t count;
     bool extrap;
+    bool est;                /* the elapsed time had a leading ~ */
+};
+
+/* The Total row of a rank's routine table (version 2 only). */
+struct kv_total_row {
+    bool present;
+    double net, est_pct;     /* est_pct: of the total net time */
+    bool net_est;
 };
 
 struct kv_rank {
     int rank;
     int processors;
     bool lost;               /* "this rank's results were lost": no figures */
-    double fig[KV_NFIGS];
+    double fig[KV_NFIGS];    /* NaN when the format has no such figure */
+    bool fig_est[KV_NFIGS];  /* the figure had a leading ~ */
+    struct kv_total_row total_row;
     struct kv_rcell *rc;
     size_t nrc, caprc;
     struct kv_lcell *lc;
@@ -85,17 +119,32 @@ struct kv_rank {
     int source_line;         /* the line of its "===== Rank" heading */
 };
 
+/* The columns of a Prediction row: T(p), S(p), C(p), R(p), P(p). */
+enum kv_pred_col { KV_PR_TOTAL, KV_PR_STARTUP, KV_PR_MPI, KV_PR_REDUNDANT,
+                   KV_PR_PARALLEL, KV_NPRCOLS };
+extern const char *const kv_pred_key[KV_NPRCOLS];   /* "total", ... */
+
 struct kv_prediction_row {
     int rank;
-    double total, mpi, redundant, parallel;
+    double v[KV_NPRCOLS];    /* startup: NaN in a version 1 file */
+    unsigned est;            /* bit 1 << column: had a leading ~ */
 };
+
+/* The predicted figures. */
+enum kv_pred_fig { KV_PF_T1PE, KV_PF_SPEEDUP, KV_PF_EFFICIENCY, KV_NPRFIGS };
+extern const char *const kv_pred_fig_key[KV_NPRFIGS]; /* "t_1pe", ... */
 
 struct kv_prediction {
     bool present;
     struct kv_prediction_row *rows;
     size_t nrows, caprows;
-    double t_1pe, speedup, efficiency;
-    bool have_t_1pe, have_speedup, have_efficiency;
+    double fig[KV_NPRFIGS];  /* NaN when the file says n/a */
+    bool have[KV_NPRFIGS];
+    unsigned est;            /* bit 1 << figure: had a leading ~ */
+    bool available;          /* no figure read n/a */
+    char *note;              /* the section's first comment line (version 2) */
+    char *reason;            /* why there is no prediction (the note after
+                                "No prediction:"), or NULL */
 };
 
 /* A header line this kmview does not know ("! Key : value"). */
@@ -112,7 +161,10 @@ struct kv_run {
     char **sources;          /* the files read */
     size_t nsources;
     int format_version;
-    char *program, *started, *written_at, *clock;
+    char *program, *started, *written_at, *clock, *overhead;
+    /* MPI start-up was taken from the CALL MPI_INIT statements (a version 1
+     * file, whose MPI time holds it) rather than from a header figure */
+    bool startup_from_statements;
     int nranks;              /* ranks in the run (the Ranks line) */
     struct kv_extra *extra;
     size_t nextra, capextra;

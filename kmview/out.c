@@ -158,6 +158,15 @@ const char *kv_human(char buf[32], double v)
     return buf;
 }
 
+const char *kv_human_mark(char buf[32], double v, bool est)
+{
+    if (!isfinite(v))
+        snprintf(buf, 32, "-");
+    else
+        snprintf(buf, 32, "%s%.4g", est ? "~" : "", v);
+    return buf;
+}
+
 const char *kv_percent(char buf[32], double fraction)
 {
     if (!isfinite(fraction))

@@ -38,6 +38,9 @@ int kv_make_dir(struct kv_out *o, const char *dir);
 const char *kv_num(char buf[32], double v);
 /* Seconds (or any figure) for people: 4 significant digits. */
 const char *kv_human(char buf[32], double v);
+/* kv_human with a leading '~' when `est` (the value contains an
+ * estimate), as KM_output marks it. */
+const char *kv_human_mark(char buf[32], double v, bool est);
 /* A fraction as a percentage with one decimal: "12.5%"; "-" for NaN. */
 const char *kv_percent(char buf[32], double fraction);
 

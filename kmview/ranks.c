@@ -3,9 +3,12 @@
  *
  * A rank's profile is its time split into parts that add up to its total:
  * per routine the computation (net minus the routine's own I/O), its own
- * MPI calls and its own I/O statements, plus the time outside routines and
- * the time in unmeasured callees other than MPI.  Parts that are zero on
- * every rank are dropped.
+ * MPI calls and its own I/O statements, plus the time outside routines,
+ * the time in uninstrumented routines and MPI start-up (apart: rank 0's
+ * MPI_INIT often takes longer, and that is no behaviour of the program).
+ * libkm's own overhead is left out.  Parts that are zero on every rank
+ * are dropped.  A part that contains an estimate on some rank is marked
+ * with '~' where kmview names it.
  *
  * The distance between two ranks is the Manhattan (L1) distance between
  * their profiles divided by the mean total time of the ranks:
@@ -45,7 +48,8 @@
 static const char *const part_name[] = {
     [KV_P_COMPUTATION] = "computation", [KV_P_MPI] = "MPI",
     [KV_P_IO] = "I/O", [KV_P_OUTSIDE] = "time outside routines",
-    [KV_P_CALLEES] = "time in unmeasured callees (not MPI)",
+    [KV_P_CALLEES] = "time in uninstrumented routines",
+    [KV_P_STARTUP] = "MPI start-up",
 };
 
 void kv_feature_name(char *buf, size_t size, const struct kv_feature *ft,
@@ -58,15 +62,33 @@ void kv_feature_name(char *buf, size_t size, const struct kv_feature *ft,
                  part_name[ft->part]);
 }
 
+/* The header figure a whole-rank part is. */
+static int part_figure(enum kv_feature_part part)
+{
+    return part == KV_P_OUTSIDE ? KV_F_OUTSIDE
+         : part == KV_P_CALLEES ? KV_F_UNINSTRUMENTED : KV_F_STARTUP;
+}
+
+/* Does part (routine, part) contain an estimate in column p? */
+static bool part_estimated(const struct kv_stats *st, int routine,
+                           enum kv_feature_part part, size_t p)
+{
+    if (routine < 0)
+        return st->sec[p]->fig_est[part_figure(part)];
+    unsigned est = st->rest[(size_t)routine * st->n + p];
+    unsigned of = part == KV_P_MPI ? KV_EST(KV_M_MPI)
+                : part == KV_P_IO ? KV_EST(KV_M_IO)
+                : KV_EST(KV_M_NET) | KV_EST(KV_M_IO);
+    return (est & of) != 0;
+}
+
 /* The value of part (routine, part) in column p. */
 static double part_value(const struct kv_stats *st, int routine,
                          enum kv_feature_part part, size_t p)
 {
     const struct kv_rank *r = st->sec[p];
-    if (part == KV_P_OUTSIDE)
-        return r->fig[KV_F_OUTSIDE];
-    if (part == KV_P_CALLEES)
-        return r->fig[KV_F_UNMEASURED] - r->fig[KV_F_MPI];
+    if (routine < 0)
+        return r->fig[part_figure(part)];
     size_t at = (size_t)routine * st->n + p;
     double io = st->rv[KV_M_IO][at];
     if (part == KV_P_IO)
@@ -97,12 +119,16 @@ static void build_features(struct kv_rank_groups *g, const struct kv_stats *st)
             add_feature_if_used(g, st, (int)r, part, &cap);
     add_feature_if_used(g, st, -1, KV_P_OUTSIDE, &cap);
     add_feature_if_used(g, st, -1, KV_P_CALLEES, &cap);
+    add_feature_if_used(g, st, -1, KV_P_STARTUP, &cap);
     size_t nf = g->nfeatures;
     g->x = km_xcalloc(st->n * nf + 1, sizeof *g->x);
+    g->xest = km_xcalloc(st->n * nf + 1, sizeof *g->xest);
     for (size_t p = 0; p < st->n; p++)
-        for (size_t f = 0; f < nf; f++)
-            g->x[p * nf + f] = part_value(st, g->features[f].routine,
-                                          g->features[f].part, p);
+        for (size_t f = 0; f < nf; f++) {
+            const struct kv_feature *ft = &g->features[f];
+            g->x[p * nf + f] = part_value(st, ft->routine, ft->part, p);
+            g->xest[p * nf + f] = part_estimated(st, ft->routine, ft->part, p);
+        }
 }
 
 static double distance(const struct kv_rank_groups *g, size_t p, size_t q)
@@ -212,6 +238,7 @@ void kv_rank_groups_free(struct kv_rank_groups *g)
 {
     free(g->features);
     free(g->x);
+    free(g->xest);
     free(g->merges);
     free(g->order);
     free(g->group);
@@ -254,6 +281,7 @@ void kv_group_ranks(char *buf, size_t size, const struct kv_rank_groups *g,
 struct difference {
     size_t feature;
     double group_mean, main_mean;
+    bool estimated;          /* some rank of either group has an estimate */
 };
 
 static int by_size_of_difference(const void *pa, const void *pb)
@@ -280,6 +308,8 @@ static struct difference *differences(const struct kv_rank_groups *g, size_t k)
                 d[f].group_mean += v;
             else if (g->group[p] == 0)
                 d[f].main_mean += v;
+            if (g->group[p] == (int)k || g->group[p] == 0)
+                d[f].estimated |= g->xest[p * nf + f];
         }
         d[f].group_mean /= (double)g->group_size[k];
         d[f].main_mean /= (double)g->group_size[0];
@@ -296,8 +326,9 @@ static void print_method(FILE *f, const struct kv_rank_groups *g)
     char b[32], c[32];
     fprintf(f, "Ranks clustered by complete linkage.  Distance: the time two "
             "ranks spend\ndifferently (Manhattan distance of their per-routine "
-            "computation, MPI and I/O\ntimes, time outside routines and in "
-            "other callees: %zu parts), as a fraction\nof the mean total time "
+            "computation, MPI and I/O\ntimes, time outside routines, in "
+            "uninstrumented routines and in MPI start-up:\n%zu parts), as a "
+            "fraction of the mean total time "
             "(%s s).  Groups: clusters below %s.\n", g->nfeatures,
             kv_human(b, g->scale), kv_human(c, g->cut));
 }
@@ -322,9 +353,11 @@ static void print_groups(FILE *f, const struct kv_rank_groups *g,
     }
 }
 
-static void print_outlier(FILE *f, const struct kv_rank_groups *g,
+/* Returns whether a difference it names contains an estimate. */
+static bool print_outlier(FILE *f, const struct kv_rank_groups *g,
                           const struct kv_stats *st, size_t k, int reasons)
 {
+    bool any_est = false;
     char ranks[256], name[256], b[4][32];
     kv_group_ranks(ranks, sizeof ranks, g, st, k);
     fprintf(f, "  rank%s %s differ%s from the main group by %s of the run "
@@ -336,12 +369,16 @@ static void print_outlier(FILE *f, const struct kv_rank_groups *g,
         if (delta == 0)
             break;
         kv_feature_name(name, sizeof name, &g->features[d[i].feature], st);
-        fprintf(f, "    %-40s %10s s vs %10s s (%s%s s, %s of the run)\n", name,
-                kv_human(b[0], d[i].group_mean), kv_human(b[1], d[i].main_mean),
+        bool est = d[i].estimated;
+        any_est |= est;
+        fprintf(f, "    %-40s %10s s vs %10s s (%s%s%s s, %s of the run)\n", name,
+                kv_human_mark(b[0], d[i].group_mean, est),
+                kv_human_mark(b[1], d[i].main_mean, est), est ? "~" : "",
                 delta > 0 ? "+" : "", kv_human(b[2], delta),
                 kv_percent(b[3], fabs(delta) / g->scale));
     }
     free(d);
+    return any_est;
 }
 
 static void print_merges(FILE *f, const struct kv_rank_groups *g,
@@ -372,14 +409,17 @@ void kv_ranks_print(FILE *f, const struct kv_rank_groups *g,
     if (g->n == 0)
         return;
     print_groups(f, g, st);
-    bool any = false;
+    bool any = false, est = false;
     for (size_t k = 1; k < g->ngroups; k++)
         if (g->outlier_group[k]) {
             if (!any)
                 fprintf(f, "\nOutliers\n");
             any = true;
-            print_outlier(f, g, st, k, reasons);
+            est |= print_outlier(f, g, st, k, reasons);
         }
+    if (est)
+        fprintf(f, "  (~ contains an estimate: some rank's figure was "
+                "estimated by libkm)\n");
     if (!any && 2 * g->group_size[0] < g->n)
         fprintf(f, "\nNo outlier ranks: no group holds half of the ranks at "
                 "this cut, so no\nbehaviour is shared by most ranks (a larger "
@@ -459,7 +499,7 @@ static void csv_differences(FILE *f, const void *ctx)
     const struct ranks_csv *c = ctx;
     const struct kv_rank_groups *g = c->g;
     const struct kv_stats *st = c->st;
-    fputs("group,routine,part,group_mean,main_mean,difference\n", f);
+    fputs("group,routine,part,group_mean,main_mean,difference,estimated\n", f);
     for (size_t k = 1; k < g->ngroups; k++) {
         if (!g->outlier_group[k])
             continue;
@@ -477,7 +517,7 @@ static void csv_differences(FILE *f, const void *ctx)
             kv_csv_num(f, d[i].main_mean);
             fputc(',', f);
             kv_csv_num(f, d[i].group_mean - d[i].main_mean);
-            fputc('\n', f);
+            fprintf(f, ",%d\n", d[i].estimated);
         }
         free(d);
     }

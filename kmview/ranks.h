@@ -13,9 +13,9 @@
 
 /* What a rank's profile is made of: per routine its computation (net
  * minus own I/O), its own MPI calls and its own I/O statements, and the
- * time outside routines and in unmeasured callees other than MPI. */
+ * time outside routines, in uninstrumented routines and in MPI start-up. */
 enum kv_feature_part { KV_P_COMPUTATION, KV_P_MPI, KV_P_IO, KV_P_OUTSIDE,
-                       KV_P_CALLEES };
+                       KV_P_CALLEES, KV_P_STARTUP };
 
 struct kv_feature {
     int routine;             /* -1 for the two whole-rank parts */
@@ -29,6 +29,7 @@ struct kv_rank_groups {
     size_t nfeatures;
     struct kv_feature *features;
     double *x;               /* [column * nfeatures + feature], seconds */
+    bool *xest;              /* the same cells: contains an estimate */
     struct kv_merge *merges; /* n - 1 */
     int *order;              /* dendrogram leaf order of the columns */
     int *group;              /* group of each column; 0 is the main group */

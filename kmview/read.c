@@ -13,9 +13,19 @@
  * `file:line:column: error: text`, the column pointing at the field at
  * fault.  A file without its End line is truncated.
  *
+ * Reads format versions 1 and 2: version 2 marks a time that contains an
+ * estimate with a leading '~' (kept as a flag beside every figure), adds
+ * an Est(%) column to routine and location rows and to the Total row,
+ * renames and adds header figures, and gives the Prediction section a
+ * comment line, a start-up column and "n/a" figures.
+ *
  * Streams the file line by line: a file of thousands of ranks is never held
- * whole in memory.  Must never print anything but the one error line, nor
- * leave `run` looking valid after an error.
+ * whole in memory.  Reads through bounds (read.h): a line of at most
+ * KV_MAX_LINE bytes, a file of at most max_size bytes, and a header line
+ * that must start the file, checked byte by byte as the first line comes
+ * in, so that /dev/zero or a binary file stops at once.  Must never print
+ * anything but the one error line, nor leave `run` looking valid after an
+ * error.
  */
 #include "kmview/read.h"
 
@@ -28,7 +38,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
+#include "kmview/v1.h"
 #include "support/buf.h"
 
 enum state { S_START, S_HEADER, S_PREDICTION, S_RANK, S_SKIP, S_END };
@@ -37,9 +49,13 @@ struct reader {
     struct kv_run *run;
     const char *path;
     FILE *f;
+    char *block;             /* what fread brought, block[pos..len) unread */
+    size_t pos, len;
+    uint64_t consumed, max_size;
     char *line;
     size_t cap;
     long lineno;
+    int version;             /* this file's format version */
     enum state st;
     bool rank_only;          /* the Ranks line says "holds rank R only" */
     int only_rank;
@@ -114,6 +130,8 @@ static int parse_seconds(struct reader *rd, const char *s, size_t len,
                          double *out, const char *what)
 {
     char buf[64];
+    if (len > 0 && s[0] == '~')
+        return fail_at(rd, s, "%s: unexpected '~'", what);
     char *end;
     if (len == 0 || len >= sizeof buf)
         return fail_at(rd, s, "%s: expected a number of seconds", what);
@@ -124,6 +142,26 @@ static int parse_seconds(struct reader *rd, const char *s, size_t len,
     if (*end || end == buf || !isfinite(v))
         return fail_at(rd, s, "%s: '%s' is not a number of seconds", what, buf);
     *out = v;
+    return 0;
+}
+
+/* A time: seconds, with a leading ~ when it contains an estimate. */
+static int parse_time(struct reader *rd, const char *s, size_t len,
+                      double *out, bool *est, const char *what)
+{
+    *est = len > 0 && s[0] == '~';
+    return parse_seconds(rd, s + *est, len - *est, out, what);
+}
+
+/* A percentage with its one decimal (an Est(%) column). */
+static int parse_percent(struct reader *rd, const char *s, size_t len,
+                         double *out, const char *what)
+{
+    if (parse_seconds(rd, s, len, out, what))
+        return -1;
+    if (*out < 0 || *out > 100)
+        return fail_at(rd, s, "%s: '%.*s' is not a percentage", what,
+                       (int)len, s);
     return 0;
 }
 
@@ -255,13 +293,19 @@ static bool contains_word(const char *s, const char *word)
 /* ------------------------------------------------------------------------ */
 /* Header                                                                    */
 
+static const char magic[] = "! kmtool KM_output";
+
+static int not_km_output(struct reader *rd, const char *at)
+{
+    return fail_at(rd, at, "not a KM_output file (the first line is not "
+                   "'%s 2')", magic);
+}
+
 static int read_magic(struct reader *rd)
 {
     const char *p = skip_blanks(rd->line);
-    static const char magic[] = "! kmtool KM_output";
     if (strncmp(p, magic, sizeof magic - 1) != 0)
-        return fail_at(rd, p, "not a KM_output file (the first line is not "
-                       "'%s 1')", magic);
+        return not_km_output(rd, p);
     p += sizeof magic - 1;
     size_t len;
     const char *v = next_field(&p, &len);
@@ -270,12 +314,13 @@ static int read_magic(struct reader *rd)
         return fail_at(rd, p, "the first line names no format version");
     if (parse_int(rd, v, len, &version, "format version"))
         return -1;
-    if (version != 1)
-        return fail_at(rd, v, "format version %d; this kmview reads version 1",
-                       version);
+    if (version != 1 && version != 2)
+        return fail_at(rd, v, "format version %d; this kmview reads versions "
+                       "1 and 2", version);
     if (rd->run->format_version && rd->run->format_version != version)
         return fail_at(rd, v, "format version differs from the other files");
     rd->run->format_version = version;
+    rd->version = version;
     rd->st = S_HEADER;
     return 0;
 }
@@ -338,6 +383,8 @@ static int header_line(struct reader *rd)
         set_string(&run->written_at, value);
     else if (strcasecmp(key, "Clock") == 0)
         set_string(&run->clock, value);
+    else if (strcasecmp(key, "Overhead") == 0)
+        set_string(&run->overhead, value);
     else if (strcasecmp(key, "Ranks") == 0)
         rc = header_ranks(rd, rd->line + value_col);
     else if (*key) {
@@ -362,20 +409,45 @@ static int prediction_figure(struct reader *rd, const char *bang)
     if (fs.n != 1)
         return fail_at(rd, fs.n ? fs.s[1] : rd->line,
                        "a figure line holds one number before its '!'");
-    double *dst = NULL;
-    bool *have = NULL;
+    int k = -1;
     if (contains_word(label, "T_1pe"))
-        dst = &pr->t_1pe, have = &pr->have_t_1pe;
+        k = KV_PF_T1PE;
     else if (contains_word(label, "speedup"))
-        dst = &pr->speedup, have = &pr->have_speedup;
+        k = KV_PF_SPEEDUP;
     else if (contains_word(label, "efficiency"))
-        dst = &pr->efficiency, have = &pr->have_efficiency;
-    if (!dst)
+        k = KV_PF_EFFICIENCY;
+    if (k < 0)
         return 0;                                /* a figure added later */
-    if (*have)
+    if (pr->have[k])
         return fail_at(rd, label, "this prediction figure appears twice");
-    *have = true;
-    return parse_seconds(rd, fs.s[0], fs.len[0], dst, "prediction figure");
+    pr->have[k] = true;
+    /* version 2: "n/a" when no prediction could be made (the note says
+     * why) */
+    if (rd->version >= 2 && fs.len[0] == 3 && strncmp(fs.s[0], "n/a", 3) == 0) {
+        pr->fig[k] = NAN;
+        pr->available = false;
+        return 0;
+    }
+    bool est;
+    if (parse_time(rd, fs.s[0], fs.len[0], &pr->fig[k], &est,
+                   "prediction figure"))
+        return -1;
+    pr->est |= (unsigned)est << k;
+    return 0;
+}
+
+/* A comment line of the Prediction section: the first one of version 2
+ * says what the figures are, or why there are none. */
+static void prediction_comment(struct reader *rd)
+{
+    struct kv_prediction *pr = &rd->run->pred;
+    const char *p = skip_blanks(skip_blanks(rd->line) + 1);
+    if (pr->note || rd->version < 2 || !*p || strncmp(p, "Rank ", 5) == 0)
+        return;
+    pr->note = collapse(km_xstrdup(p));
+    static const char no[] = "No prediction:";
+    if (strncasecmp(pr->note, no, sizeof no - 1) == 0)
+        pr->reason = km_xstrdup(skip_blanks(pr->note + sizeof no - 1));
 }
 
 static int prediction_line(struct reader *rd)
@@ -385,26 +457,39 @@ static int prediction_line(struct reader *rd)
         return prediction_figure(rd, bang);
     struct fields fs;
     split(rd->line, NULL, &fs);
-    if (fs.n != 5)
-        return fail_at(rd, fs.n > 5 ? fs.s[5] : skip_blanks(rd->line),
-                       "a prediction row holds 5 fields (rank, total, MPI, "
-                       "redundant, parallel), not %d", fs.n);
+    int want = rd->version >= 2 ? 6 : 5;
+    if (fs.n != want)
+        return fail_at(rd, fs.n > want ? fs.s[want] : skip_blanks(rd->line),
+                       "a prediction row holds %d fields (rank, total, %sMPI, "
+                       "redundant, parallel), not %d", want,
+                       want == 6 ? "start-up, " : "", fs.n);
     struct kv_prediction *pr = &rd->run->pred;
-    if (pr->have_t_1pe || pr->have_speedup || pr->have_efficiency)
+    if (pr->have[KV_PF_T1PE] || pr->have[KV_PF_SPEEDUP] ||
+        pr->have[KV_PF_EFFICIENCY])
         return fail_at(rd, fs.s[0], "a prediction row after the predicted "
                        "figures");
-    struct kv_prediction_row row;
-    static const char *const what[] = { "total time", "MPI time",
-                                        "redundant time", "parallel time" };
-    double *v[] = { &row.total, &row.mpi, &row.redundant, &row.parallel };
+    struct kv_prediction_row row = { .v = { [KV_PR_STARTUP] = NAN } };
+    static const char *const what[] = {
+        [KV_PR_TOTAL] = "total time", [KV_PR_STARTUP] = "start-up time",
+        [KV_PR_MPI] = "MPI time", [KV_PR_REDUNDANT] = "redundant time",
+        [KV_PR_PARALLEL] = "parallel time",
+    };
     if (parse_int(rd, fs.s[0], fs.len[0], &row.rank, "rank"))
         return -1;
     if ((size_t)row.rank != pr->nrows)
         return fail_at(rd, fs.s[0], "prediction row for rank %d where rank "
                        "%zu was expected", row.rank, pr->nrows);
-    for (int i = 0; i < 4; i++)
-        if (parse_seconds(rd, fs.s[i + 1], fs.len[i + 1], v[i], what[i]))
+    int field = 1;
+    for (int k = 0; k < KV_NPRCOLS; k++) {
+        bool est;
+        if (k == KV_PR_STARTUP && want == 5)
+            continue;                            /* version 1 has none */
+        if (parse_time(rd, fs.s[field], fs.len[field], &row.v[k], &est,
+                       what[k]))
             return -1;
+        row.est |= (unsigned)est << k;
+        field++;
+    }
     KM_GROW(pr->rows, pr->caprows, pr->nrows + 1);
     pr->rows[pr->nrows++] = row;
     return 0;
@@ -414,7 +499,8 @@ static int prediction_line(struct reader *rd)
 static int prediction_done(struct reader *rd)
 {
     struct kv_prediction *pr = &rd->run->pred;
-    if (!pr->have_t_1pe || !pr->have_speedup || !pr->have_efficiency)
+    if (!pr->have[KV_PF_T1PE] || !pr->have[KV_PF_SPEEDUP] ||
+        !pr->have[KV_PF_EFFICIENCY])
         return fail_at(rd, NULL, "the Prediction section ends without its "
                        "T_1pe, speedup and efficiency lines");
     if (rd->run->nranks >= 0 && pr->nrows != (size_t)rd->run->nranks)
@@ -465,6 +551,8 @@ static int begin_rank(struct reader *rd, const char *name, size_t namelen)
     rd->rix = run->nsections - 1;
     rd->section_line = rd->lineno;
     memset(rd->fig_seen, 0, sizeof rd->fig_seen);
+    for (int f = 0; f < KV_NFIGS; f++)
+        r->fig[f] = NAN;                         /* until read */
     rd->procs_seen = false;
     rd->table_started = false;
     rd->table_rows = 0;
@@ -474,13 +562,19 @@ static int begin_rank(struct reader *rd, const char *name, size_t namelen)
     return 0;
 }
 
+/* The label figure f has in this file's version, or NULL if none. */
+static const char *figure_label(const struct reader *rd, int f)
+{
+    return rd->version >= 2 ? kv_figures[f].label : kv_figures[f].label_v1;
+}
+
 static const char *missing_figure(const struct reader *rd)
 {
     if (!rd->procs_seen)
         return "Processors and Rank";
     for (int f = 0; f < KV_NFIGS; f++)
-        if (!rd->fig_seen[f])
-            return kv_figures[f].label;
+        if (!rd->fig_seen[f] && figure_label(rd, f))
+            return figure_label(rd, f);
     return NULL;
 }
 
@@ -513,10 +607,10 @@ static int end_rank(struct reader *rd)
     return end_block(rd);
 }
 
-static int figure_index(const char *label)
+static int figure_index(const struct reader *rd, const char *label)
 {
     for (int f = 0; f < KV_NFIGS; f++)
-        if (strcasecmp(label, kv_figures[f].label) == 0)
+        if (figure_label(rd, f) && strcasecmp(label, figure_label(rd, f)) == 0)
             return f;
     return -1;
 }
@@ -560,7 +654,7 @@ static int rank_figure(struct reader *rd, const char *bang)
         rc = rd->procs_seen ? fail_at(rd, bang + 1, "this figure appears twice")
                             : processors_and_rank(rd, &fs);
     } else {
-        int f = figure_index(label);
+        int f = figure_index(rd, label);
         if (f < 0) {
             free(label);
             return 0;                            /* a figure added later */
@@ -575,7 +669,8 @@ static int rank_figure(struct reader *rd, const char *bang)
             rc = parse_count(rd, fs.s[0], fs.len[0], &v, NULL, label);
             r->fig[f] = (double)v;
         } else {
-            rc = parse_seconds(rd, fs.s[0], fs.len[0], &r->fig[f], label);
+            rc = parse_time(rd, fs.s[0], fs.len[0], &r->fig[f], &r->fig_est[f],
+                            label);
         }
         rd->fig_seen[f] = true;
     }
@@ -603,10 +698,12 @@ static int routine_row(struct reader *rd)
                        ? "more location rows than the heading announced"
                        : "more routine rows than the 'Routines' figure says");
     split(rd->line, NULL, &fs);
-    if (fs.n != 7)
-        return fail_at(rd, fs.n > 7 ? fs.s[7] : first,
-                       "a routine row holds 7 fields (number, name, elapsed, "
-                       "net, counts, MPI, I/O), not %d", fs.n);
+    int want = rd->version >= 2 ? 8 : 7;
+    if (fs.n != want)
+        return fail_at(rd, fs.n > want ? fs.s[want] : first,
+                       "a routine row holds %d fields (number, name, elapsed, "
+                       "net, counts, MPI, I/O%s), not %d", want,
+                       want == 8 ? ", Est(%)" : "", fs.n);
     int no;
     if (parse_int(rd, fs.s[0], fs.len[0], &no, "routine number"))
         return -1;
@@ -621,13 +718,21 @@ static int routine_row(struct reader *rd)
             return fail_at(rd, fs.s[1], "routine %s appears twice in the "
                            "table of rank %d", rd->run->routines[id].name,
                            r->rank);
-    struct kv_rcell c = { .routine = id };
-    if (parse_seconds(rd, fs.s[2], fs.len[2], &c.elapsed, "elapsed time") ||
-        parse_seconds(rd, fs.s[3], fs.len[3], &c.net, "net time") ||
+    struct kv_rcell c = { .routine = id, .est_pct = NAN };
+    bool est[KV_NMETRICS] = { false };
+    if (parse_time(rd, fs.s[2], fs.len[2], &c.elapsed, &est[KV_M_ELAPSED],
+                   "elapsed time") ||
+        parse_time(rd, fs.s[3], fs.len[3], &c.net, &est[KV_M_NET],
+                   "net time") ||
         parse_count(rd, fs.s[4], fs.len[4], &c.count, &c.extrap, "counts") ||
-        parse_seconds(rd, fs.s[5], fs.len[5], &c.mpi, "MPI time") ||
-        parse_seconds(rd, fs.s[6], fs.len[6], &c.io, "I/O time"))
+        parse_time(rd, fs.s[5], fs.len[5], &c.mpi, &est[KV_M_MPI],
+                   "MPI time") ||
+        parse_time(rd, fs.s[6], fs.len[6], &c.io, &est[KV_M_IO], "I/O time") ||
+        (want == 8 && parse_percent(rd, fs.s[7], fs.len[7], &c.est_pct,
+                                    "Est(%)")))
         return -1;
+    for (int m = 0; m < KV_NMETRICS; m++)
+        c.est |= est[m] ? KV_EST(m) : 0;
     *kv_rank_add_routine(r) = c;
     KM_GROW(rd->row_routine, rd->caprows, rd->table_rows + 1);
     rd->row_routine[rd->table_rows++] = id;
@@ -718,14 +823,16 @@ static int location_row(struct reader *rd)
 {
     struct kv_rank *r = cur(rd);
     const char *p = rd->line;
-    const char *s[5];
-    size_t len[5];
-    for (int i = 0; i < 5; i++)
+    const char *s[6];
+    size_t len[6];
+    int want = rd->version >= 2 ? 6 : 5;
+    for (int i = 0; i < want; i++)
         if (!(s[i] = next_field(&p, &len[i])))
             return fail_at(rd, p, "a location row holds number, kind, line, "
-                           "elapsed, counts and the statement");
+                           "elapsed, counts, %sand the statement",
+                           want == 6 ? "Est(%), " : "");
     int no, kind, line;
-    struct kv_lcell c;
+    struct kv_lcell c = { .est_pct = NAN };
     if (parse_int(rd, s[0], len[0], &no, "location number"))
         return -1;
     if (no != rd->block_rows + 1)
@@ -738,8 +845,9 @@ static int location_row(struct reader *rd)
         return fail_at(rd, s[1], "unknown location kind '%.*s'", (int)len[1],
                        s[1]);
     if (parse_int(rd, s[2], len[2], &line, "line") ||
-        parse_seconds(rd, s[3], len[3], &c.elapsed, "elapsed time") ||
-        parse_count(rd, s[4], len[4], &c.count, &c.extrap, "counts"))
+        parse_time(rd, s[3], len[3], &c.elapsed, &c.est, "elapsed time") ||
+        parse_count(rd, s[4], len[4], &c.count, &c.extrap, "counts") ||
+        (want == 6 && parse_percent(rd, s[5], len[5], &c.est_pct, "Est(%)")))
         return -1;
     char *text = collapse(km_xstrdup(p));
     c.location = kv_location_intern(rd->run, rd->block_routine, kind, line,
@@ -747,6 +855,32 @@ static int location_row(struct reader *rd)
     free(text);
     *kv_rank_add_location(r) = c;
     rd->block_rows++;
+    return 0;
+}
+
+/* "!        Total   net counts MPI I/O Est(%)" (version 2; version 1's
+ * Total row is a comment kmview skips). */
+static int total_row(struct reader *rd, const char *p)
+{
+    struct kv_rank *r = cur(rd);
+    struct fields fs;
+    split(p, NULL, &fs);
+    if (fs.n != 5)
+        return fail_at(rd, fs.n > 5 ? fs.s[5] : p, "the Total row holds 5 "
+                       "fields (net, counts, MPI, I/O, Est(%%)), not %d", fs.n);
+    if (r->total_row.present)
+        return fail_at(rd, p, "a second Total row");
+    struct kv_total_row t = { .present = true };
+    double mpi, io;
+    bool est;
+    uint64_t counts;
+    if (parse_time(rd, fs.s[0], fs.len[0], &t.net, &t.net_est, "net time") ||
+        parse_count(rd, fs.s[1], fs.len[1], &counts, &est, "counts") ||
+        parse_time(rd, fs.s[2], fs.len[2], &mpi, &est, "MPI time") ||
+        parse_time(rd, fs.s[3], fs.len[3], &io, &est, "I/O time") ||
+        parse_percent(rd, fs.s[4], fs.len[4], &t.est_pct, "Est(%)"))
+        return -1;
+    r->total_row = t;
     return 0;
 }
 
@@ -770,7 +904,10 @@ static int rank_comment(struct reader *rd)
     }
     if (strncmp(p, "Routine ", 8) == 0 && isdigit((unsigned char)p[8]))
         return block_heading(rd, p + 8);
-    return 0;                                     /* headings, Total row */
+    if (rd->version >= 2 && strncmp(p, "Total ", 6) == 0 &&
+        rd->table_started && !rd->in_block)
+        return total_row(rd, p + 6);
+    return 0;                                     /* headings */
 }
 
 static int rank_line(struct reader *rd)
@@ -829,6 +966,7 @@ static int marker(struct reader *rd, const char *at, size_t len)
                            "after the rank sections" : "a second Prediction "
                            "section");
         rd->run->pred.present = true;
+        rd->run->pred.available = true;
         rd->st = S_PREDICTION;
         return 0;
     }
@@ -856,7 +994,10 @@ static int one_line(struct reader *rd)
             return header_line(rd);
         return fail_at(rd, skip_blanks(rd->line), "a data line in the header");
     case S_PREDICTION:
-        return is_comment(rd->line) ? 0 : prediction_line(rd);
+        if (!is_comment(rd->line))
+            return prediction_line(rd);
+        prediction_comment(rd);
+        return 0;
     case S_RANK:
         return rank_line(rd);
     default:
@@ -864,11 +1005,103 @@ static int one_line(struct reader *rd)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Bounded input                                                             */
+
+const char *kv_size_text(char buf[32], uint64_t bytes)
+{
+    static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+    int u = -1;
+    uint64_t v = bytes;
+    while (u < 3 && v >= 1024 && v % 1024 == 0)
+        v /= 1024, u++;
+    if (u < 0)
+        snprintf(buf, 32, "%llu bytes", (unsigned long long)bytes);
+    else
+        snprintf(buf, 32, "%llu %s", (unsigned long long)v, unit[u]);
+    return buf;
+}
+
+static int too_large(struct reader *rd, size_t column)
+{
+    char b[32];
+    rd->lineno++;
+    fprintf(stderr, "%s:%ld:%zu: error: the file is larger than %s, the most "
+            "kmview reads (--max-size)\n", rd->path, rd->lineno, column,
+            kv_size_text(b, rd->max_size));
+    return -1;
+}
+
+/* Where the line so far stops looking like the header line (leading
+ * blanks and blank lines allowed), or NULL while it still may be one. */
+static const char *not_magic(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' ||
+                       s[i] == '\n'))
+        i++;
+    for (size_t k = 0; i < len && k < sizeof magic - 1; i++, k++)
+        if (s[i] != magic[k])
+            return s + i;
+    return NULL;
+}
+
+/* Refill the block; false at the end of the file or on an error. */
+static bool fill(struct reader *rd)
+{
+    rd->pos = 0;
+    rd->len = fread(rd->block, 1, 65536, rd->f);
+    return rd->len > 0;
+}
+
+/* The next line into rd->line with its newline, its length in *n: 1, or
+ * 0 at the end of the file, -1 on an error (printed).  Stops as soon as a
+ * bound is passed or, before the header line, as soon as the bytes cannot
+ * be one. */
+static int next_line(struct reader *rd, size_t *n)
+{
+    size_t len = 0;
+    *n = 0;
+    for (;;) {
+        if (rd->pos == rd->len && !fill(rd))
+            break;
+        const char *s = rd->block + rd->pos;
+        const char *nl = memchr(s, '\n', rd->len - rd->pos);
+        size_t take = nl ? (size_t)(nl - s) + 1 : rd->len - rd->pos;
+        if (rd->consumed + take > rd->max_size)
+            return too_large(rd, len + (size_t)(rd->max_size - rd->consumed) + 1);
+        if (len + take > KV_MAX_LINE + 1) {
+            rd->lineno++;
+            return fail_at(rd, NULL, "a line longer than %s: not a KM_output "
+                           "file", "1 MiB");
+        }
+        KM_GROW(rd->line, rd->cap, len + take + 1);
+        memcpy(rd->line + len, s, take);
+        len += take;
+        rd->pos += take;
+        rd->consumed += take;
+        rd->line[len] = '\0';
+        if (rd->st == S_START) {
+            const char *bad = not_magic(rd->line, len);
+            if (bad || rd->consumed > KV_MAX_FIRST) {
+                rd->lineno++;
+                /* the column of the first byte that cannot be the header */
+                return not_km_output(rd, bad ? bad : rd->line + len - 1);
+            }
+        }
+        if (nl)
+            break;
+    }
+    *n = len;
+    return len > 0;
+}
+
 /* Read lines, dropping the newline (and a carriage return before it). */
 static int read_lines(struct reader *rd)
 {
-    ssize_t n;
-    while ((n = getline(&rd->line, &rd->cap, rd->f)) >= 0) {
+    size_t n;
+    int got;
+    while ((got = next_line(rd, &n)) > 0) {
         rd->lineno++;
         /* libkm ends every line: a last line without its newline is where
          * the writing stopped, whatever it looks like (but the End line
@@ -882,11 +1115,13 @@ static int read_lines(struct reader *rd)
         if (partial && !(end && len == 3 && strncasecmp(end, "End", 3) == 0))
             return fail_at(rd, NULL, "the file ends in the middle of this "
                            "line: truncated");
-        if (memchr(rd->line, '\0', (size_t)n))
+        if (memchr(rd->line, '\0', n))
             return fail_at(rd, NULL, "a NUL byte: not a text file");
         if (one_line(rd))
             return -1;
     }
+    if (got < 0)
+        return -1;
     if (ferror(rd->f))
         return fail_at(rd, NULL, "read error: %s", strerror(errno));
     if (rd->st == S_START) {
@@ -902,9 +1137,20 @@ static int read_lines(struct reader *rd)
     return 0;
 }
 
-int kv_read_file(struct kv_run *run, const char *path)
+/* A regular file longer than the bound is refused before reading it. */
+static int check_size(struct reader *rd)
 {
-    struct reader rd = { .run = run, .path = path, .st = S_START };
+    struct stat sb;
+    if (fstat(fileno(rd->f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+        (uint64_t)sb.st_size > rd->max_size)
+        return too_large(rd, 1);
+    return 0;
+}
+
+int kv_read_file(struct kv_run *run, const char *path, uint64_t max_size)
+{
+    struct reader rd = { .run = run, .path = path, .st = S_START,
+                         .max_size = max_size };
     rd.f = fopen(path, "r");
     if (!rd.f) {
         fprintf(stderr, "%s: error: cannot open: %s\n", path, strerror(errno));
@@ -913,18 +1159,25 @@ int kv_read_file(struct kv_run *run, const char *path)
     run->sources = km_xrealloc(run->sources,
                                (run->nsources + 1) * sizeof *run->sources);
     run->sources[run->nsources++] = km_xstrdup(path);
-    int rc = read_lines(&rd);
+    rd.block = km_xmalloc(65536);
+    int rc = check_size(&rd);
+    if (!rc)
+        rc = read_lines(&rd);
     fclose(rd.f);
+    free(rd.block);
     free(rd.line);
     free(rd.row_routine);
     return rc;
 }
 
-int kv_read_files(struct kv_run *run, const char *const *paths, int n)
+int kv_read_files(struct kv_run *run, const char *const *paths, int n,
+                  uint64_t max_size)
 {
     for (int i = 0; i < n; i++)
-        if (kv_read_file(run, paths[i]))
+        if (kv_read_file(run, paths[i], max_size))
             return -1;
     kv_run_sort_ranks(run);
+    if (run->format_version == 1)
+        kv_v1_upgrade(run);
     return 0;
 }

@@ -7,22 +7,30 @@
    history to go back and forth; plus a rank x routine heat map and the
    figures of the run.  The state lives in the URL's #fragment, so the
    browser's back and forward buttons (and << >>) walk the history and a
-   view can be bookmarked.  Never fetches anything. */
+   view can be bookmarked.  Every figure that contains an estimate is
+   marked '~' (and its hover says how much of it is estimated, where the
+   file says), the estimated part of an elapsed-time bar is drawn in a
+   lighter shade, and MPI start-up (MPI_INIT) has a colour of its own,
+   apart from communication.  Never fetches anything. */
 (function () {
 'use strict';
 var D = KM.data();
 var N = D.ranks.length, R = D.routines.length, L = D.locations.length;
-var F_TOTAL = 0, F_COUNTS = 1, F_MPI = 6, F_IO = 7;
-var fig = KM.array(D.fig);
+var F_TOTAL = 0, F_COUNTS = 1, F_OVERHEAD = 4, F_MPI = 6, F_STARTUP = 7, F_IO = 8, F_OUTSIDE = 9,
+    F_UNINST = 10, F_EST = 11;
+var fig = KM.array(D.fig), V1 = D.format < 2;
+/* est masks: a bit per metric, as kmview's cells have them */
+var EST = {elapsed: 1, net: 2, counts: 4, mpi: 8, io: 16};
+var re = D.re ? KM.array(D.re) : null, le = D.le ? KM.array(D.le) : null;
 var rv = {}, lv = {};
 ['elapsed', 'net', 'counts', 'mpi', 'io'].forEach(function (m) { rv[m] = KM.array(D.rv[m]); });
 lv.elapsed = KM.array(D.lv.elapsed);
 lv.counts = KM.array(D.lv.counts);
 var colOfRank = {};
 D.ranks.forEach(function (r, p) { colOfRank[r] = p; });
-var locsOf = [];
-for (var i = 0; i < R; i++) locsOf.push([]);
-D.locations.forEach(function (l, j) { locsOf[l[0]].push(j); });
+var locsOf = [], startupOf = [];
+for (var i = 0; i < R; i++) { locsOf.push([]); startupOf.push([]); }
+D.locations.forEach(function (l, j) { locsOf[l[0]].push(j); if (l[7]) startupOf[l[0]].push(j); });
 
 var DEFAULT = {view: 'profile', rank: 'mean', metric: 'net', order: 'orig', mode: 'cc',
                scale: 'auto', max: '', routine: '', subject: 'program', hscale: 'routine',
@@ -59,6 +67,40 @@ function lval(m, j, p) {
   for (var q = 0; q < N; q++) s += lv[m][j * N + q];
   return N ? s / N : 0;
 }
+/* Estimates: est(...) whether a figure contains one, frac(...) how much
+   of an elapsed time is estimated (NaN when the file does not say). */
+function figEst(k, p) {
+  if (p !== 'mean') return !!D.figEst[k * N + p];
+  for (var q = 0; q < N; q++) if (D.figEst[k * N + q]) return true;
+  return false;
+}
+function cellFrac(words, at) {
+  if (!words) return V1 ? NaN : 0;
+  var t = words[at] >> 5;
+  return t === 1023 ? NaN : t / 1000;
+}
+function rEst(m, i, p) {
+  if (p === 'mean') return (D.routines[i][4] & EST[m]) !== 0;
+  return re ? (re[i * N + p] & EST[m]) !== 0 : false;
+}
+function rFrac(i, p) {
+  if (p === 'mean') return D.routines[i][5] === null ? NaN : D.routines[i][5];
+  return cellFrac(re, i * N + p);
+}
+function lEst(j, p) {
+  if (p === 'mean') return !!D.locations[j][5];
+  return le ? (le[j * N + p] & 1) !== 0 : false;
+}
+function lFrac(j, p) {
+  if (p === 'mean') return D.locations[j][6] === null ? NaN : D.locations[j][6];
+  return cellFrac(le, j * N + p);
+}
+/* A routine's MPI start-up: its CALL MPI_INIT locations. */
+function rStartup(i, p) {
+  var s = 0;
+  startupOf[i].forEach(function (j) { s += lval('elapsed', j, p); });
+  return s;
+}
 function rankName(p) { return p === 'mean' ? 'mean over ' + N + ' ranks' : 'rank ' + D.ranks[p]; }
 
 /* A routine's bar: elapsed (MPI and I/O of its own calls and statements
@@ -72,33 +114,49 @@ function routineBar(i, p, metric) {
   }
   var mpi = rval('mpi', i, p), io = rval('io', i, p);
   if (metric === 'elapsed') {
-    var e = rval('elapsed', i, p);
-    return {value: e, parts: {comp: Math.max(0, e - mpi - io), comm: mpi, io: io}};
+    var e = rval('elapsed', i, p), su = rStartup(i, p);
+    return {value: e, parts: {comp: Math.max(0, e - mpi - su - io), comm: mpi, startup: su, io: io},
+            est: rEst('elapsed', i, p), frac: rFrac(i, p)};
   }
-  var net = rval('net', i, p);
-  return {value: net + mpi, net: net, parts: {comp: Math.max(0, net - io), comm: mpi, io: io}};
+  /* its own MPI_INIT is its own MPI call too, but start-up: apart.  Est(%)
+     is of the elapsed time: how much of the net time is estimated the
+     file does not say */
+  var net = rval('net', i, p), own = rStartup(i, p);
+  return {value: net + mpi + own, net: net, parts: {comp: Math.max(0, net - io), comm: mpi, startup: own, io: io},
+          est: rEst('net', i, p) || rEst('mpi', i, p), frac: NaN};
 }
 function locationBar(j, p, metric) {
-  var v = lval(metric, j, p), kind = D.locations[j][1];
+  var v = lval(metric, j, p), kind = D.locations[j][1], su = D.locations[j][7];
   if (metric === 'counts') return {value: v, parts: null};
   return {value: v, parts: {comp: kind === 'MPI' || kind === 'IO' ? 0 : v,
-                            comm: kind === 'MPI' ? v : 0, io: kind === 'IO' ? v : 0}};
+                            comm: kind === 'MPI' && !su ? v : 0, startup: su ? v : 0, io: kind === 'IO' ? v : 0},
+          est: lEst(j, p), frac: lFrac(j, p)};
 }
 function programBar(p, metric) {
   if (metric === 'counts') return {value: figOf(F_COUNTS, p), parts: null};
-  var t = figOf(F_TOTAL, p), mpi = figOf(F_MPI, p), io = figOf(F_IO, p);
-  return {value: t, parts: {comp: Math.max(0, t - mpi - io), comm: mpi, io: io}};
+  var t = figOf(F_TOTAL, p), mpi = figOf(F_MPI, p), su = figOf(F_STARTUP, p), io = figOf(F_IO, p);
+  return {value: t, parts: {comp: Math.max(0, t - mpi - su - io), comm: mpi, startup: su, io: io},
+          est: figEst(F_TOTAL, p), frac: NaN};
 }
+/* A bar's coloured parts; the estimated part of each (frac of it) is drawn
+   lighter, after the measured part. */
 function segments(b) {
-  if (!b.parts) return [['tot', b.value]];
-  if (S.mode === 'total') return [['tot', b.value]];
-  var c = ['comp', b.parts.comp], m = ['comm', b.parts.comm], o = ['io', b.parts.io];
-  return S.mode === 'mc' ? [m, o, c] : [c, m, o];
+  if (!b.parts || S.mode === 'total') return shade([['tot', b.value]], b);
+  var c = ['comp', b.parts.comp], m = ['comm', b.parts.comm], u = ['startup', b.parts.startup],
+      o = ['io', b.parts.io];
+  return shade(S.mode === 'mc' ? [m, u, o, c] : [c, m, u, o], b);
+}
+function shade(segs, b) {
+  if (!(b.frac > 0) || S.metric === 'counts') return segs;
+  var out = [];
+  segs.forEach(function (s) { out.push([s[0], s[1] * (1 - b.frac)], [s[0] + ' est', s[1] * b.frac]); });
+  return out;
 }
 function partsHtml(b, whole) {
-  if (!b.parts) return '';
-  var h = '<br>computation ' + KM.sec(b.parts.comp) + ' · MPI ' + KM.sec(b.parts.comm) +
-          ' · I/O ' + KM.sec(b.parts.io);
+  var h = KM.estText(b.est, b.frac);
+  if (!b.parts) return h;
+  h += '<br>computation ' + KM.sec(b.parts.comp) + ' · MPI ' + KM.sec(b.parts.comm) +
+       (b.parts.startup ? ' · MPI start-up ' + KM.sec(b.parts.startup) : '') + ' · I/O ' + KM.sec(b.parts.io);
   if (b.net !== undefined) h += '<br>net time ' + KM.sec(b.net) + ' (' + KM.pct(b.net / whole) + ')';
   return h;
 }
@@ -141,18 +199,40 @@ function firstWithLocations() {
 }
 
 /* ---- page -------------------------------------------------------------- */
-function kpi(label, value) { return '<div class="kpi"><b>' + value + '</b><span>' + label + '</span></div>'; }
+function kpi(label, value, title) {
+  return '<div class="kpi"' + (title ? ' title="' + KM.esc(title) + '"' : '') + '><b>' + value + '</b><span>' +
+         label + '</span></div>';
+}
+var EST_TITLE = 'contains an estimate';
+/* A share of the mean total time, marked when figure k contains an estimate. */
+function figKpi(label, k, title) {
+  var e = figEst(k, 'mean');
+  return kpi(label, KM.mark(KM.pct(figOf(k, 'mean') / figOf(F_TOTAL, 'mean')), e),
+             (title || '') + (e ? (title ? '; ' : '') + EST_TITLE : ''));
+}
+function predKpis() {
+  var P = D.pred, f = P.fig, e = function (k) { return (P.est >> k & 1) === 1; };
+  if (!P.available)
+    return kpi('prediction', 'n/a', P.reason || 'the file gives no prediction');
+  return kpi('predicted one-PE time T_1pe' + (P.withoutStartup ? ' (no start-up)' : ''),
+             KM.mark(KM.sec(f[0]), e(0)), e(0) ? EST_TITLE : '') +
+    kpi('predicted speedup', KM.mark(KM.num(f[1]), e(1)), e(1) ? EST_TITLE : '') +
+    kpi('predicted efficiency', KM.mark(KM.pct(f[2]), e(2)), e(2) ? EST_TITLE : '');
+}
+/* MPI start-up apart from MPI: a short run spends much of its time in
+   MPI_INIT, and that says nothing about its communication. */
 function header() {
   var t = figOf(F_TOTAL, 'mean'), h = '<header><h1>kmview — ' + KM.esc(D.program || '?') + '</h1>' +
     '<p class="facts">' + KM.esc(D.source) + ' · ' + KM.esc(D.rankText) + ' · started ' +
     KM.esc(D.started || '?') + ' · written at ' + KM.esc(D.writtenAt || '?') + ' · clock ' +
-    KM.esc(D.clock || '?') + '</p><div class="kpis" id="kpis">' +
-    kpi('total time (mean over ranks)', KM.sec(t)) +
-    kpi('MPI', KM.pct(figOf(F_MPI, 'mean') / t)) + kpi('I/O', KM.pct(figOf(F_IO, 'mean') / t)) +
-    kpi('routines', R) + kpi('locations', L);
-  if (D.pred) h += kpi('predicted one-PE time T_1pe', KM.sec(D.pred.t1pe)) +
-    kpi('predicted speedup', KM.num(D.pred.speedup)) +
-    kpi('predicted efficiency', KM.pct(D.pred.efficiency));
+    KM.esc(D.clock || '?') + (V1 ? ' · KM_output format 1: estimates not marked, MPI start-up taken from ' +
+    'its CALL MPI_INIT statements' : '') + '</p><div class="kpis" id="kpis">' +
+    kpi('total time (mean over ranks)', KM.mark(KM.sec(t), figEst(F_TOTAL, 'mean'))) +
+    figKpi('MPI communication (after start-up)', F_MPI) +
+    figKpi('MPI start-up (MPI_INIT)', F_STARTUP) + figKpi('I/O', F_IO);
+  if (!V1) h += figKpi('estimated', F_EST, 'the share of the time whose place libkm estimated');
+  h += kpi('routines', R) + kpi('locations', L);
+  if (D.pred) h += predKpis();
   return h + '</div></header>';
 }
 function nav() {
@@ -222,11 +302,17 @@ function controls() {
       KM.toggles('Ranks', 'horder', [['By number', 'rank'], ['By cluster', 'cluster', !D.groups]], S.horder);
   return h + '</div>';
 }
-function legend(hasParts) {
-  if (S.metric === 'counts' || !hasParts) return '';
-  if (S.mode === 'total') return '<div class="legend"><span><i class="tot"></i>time</span></div>';
+function legend(items) {
+  var est = items.some(function (it) { return it.est; }), h = '';
+  var part = items.some(function (it) { return it.frac > 0; }) && S.metric !== 'counts';
+  if (est) h += '<span id="estlegend">~ contains an estimate' + (part ? '; lighter: the estimated part' : '') +
+                '</span>';
+  if (S.metric === 'counts' || !(items.length && items[0].parts))
+    return h ? '<div class="legend">' + h + '</div>' : '';
+  if (S.mode === 'total') return '<div class="legend"><span><i class="tot"></i>time</span>' + h + '</div>';
   return '<div class="legend"><span><i class="comp"></i>computation</span><span><i class="comm"></i>' +
-         'communication (MPI)</span><span><i class="io"></i>I/O</span></div>';
+         'communication (MPI)</span><span><i class="startup"></i>MPI start-up</span><span><i class="io"></i>' +
+         'I/O</span>' + h + '</div>';
 }
 function scaleMax(items) {
   if (S.scale === 'manual' && +S.max > 0) return +S.max;
@@ -247,14 +333,13 @@ function wholeOf(items, p) {
 }
 function drawBars(main, items, note) {
   var whole = items.whole;
-  main.innerHTML = '<p class="note" id="note">' + note + '</p>' +
-    legend(items.length && items[0].parts) + '<div id="chart"></div>';
+  main.innerHTML = '<p class="note" id="note">' + note + '</p>' + legend(items) + '<div id="chart"></div>';
   var shown = KM.order(items, S.order), fmt = fmtFor();
   items.forEach(function (it) {
     it.segs = segments(it);
     if (!it.tip) it.tip = function () {
       var w = it.whole !== undefined ? it.whole : whole;
-      return '<b>' + KM.esc(it.label) + '</b><br>' + metricName() + ': ' + fmt(it.value) + ' (' +
+      return '<b>' + KM.esc(it.label) + '</b><br>' + metricName() + ': ' + KM.mark(fmt(it.value), it.est) + ' (' +
              KM.pct(it.value / w) + ' of ' + (S.metric === 'counts' ? 'all counts shown' : it.ofWhat) +
              ')' + partsHtml(it, w);
     };
@@ -262,7 +347,7 @@ function drawBars(main, items, note) {
   /* times also show their share, as the hover does */
   KM.bars(document.getElementById('chart'), shown, scaleMax(items), function (v, it) {
     if (S.metric === 'counts') return fmt(v);
-    return fmt(v) + ' · ' + KM.pct(v / (it.whole !== undefined ? it.whole : whole));
+    return KM.mark(fmt(v), it.est) + ' · ' + KM.pct(v / (it.whole !== undefined ? it.whole : whole));
   });
   return shown;
 }
@@ -281,7 +366,7 @@ function profileView(main) {
   items.whole = wholeOf(items, p);
   drawBars(main, items, 'Routine profile, ' + rankName(p) + ': ' + metricName() + ' of ' + R +
            ' routines. Click a routine for its locations (or every rank). ' +
-           (S.metric === 'net' ? 'Net bars add the routine\'s own MPI calls to its net time.' : ''));
+           (S.metric === 'net' ? 'Net bars add the routine\'s own MPI calls (its MPI start-up apart) to its net time.' : ''));
 }
 function locationsView(main) {
   var p = S.rank, i = S.routine, items = [];
@@ -398,7 +483,7 @@ function heatView(main) {
     var i = cols[k.c], p = rows[k.r], b = routineBar(i, p, metric), fmt = fmtFor();
     var whole = metric === 'counts' ? figOf(F_COUNTS, p) : figOf(F_TOTAL, p);
     KM.tip.show('<b>rank ' + D.ranks[p] + ' · ' + KM.esc(D.routines[i][0]) + '</b><br>' + metricName() + ': ' +
-      fmt(b.value) + ' (' + KM.pct(b.value / whole) + ' of the rank\'s ' +
+      KM.mark(fmt(b.value), b.est) + ' (' + KM.pct(b.value / whole) + ' of the rank\'s ' +
       (metric === 'counts' ? 'routine counts' : 'total time') + ')<br>' +
       KM.num(mean[k.c] > 0 ? b.value / mean[k.c] : NaN) + ' × the routine\'s mean over ranks' +
       partsHtml(b, whole), ev);
@@ -425,49 +510,86 @@ function heatScale(host, vmax) {
 }
 
 /* ---- figures ----------------------------------------------------------- */
-function figuresView(main) {
+function figureTable() {
   var h = '<h2>Header figures</h2><table id="figtable"><tr><th class="l">figure</th>';
   var perRank = N <= 16;
   if (perRank) for (var p = 0; p < N; p++) h += '<th>rank ' + D.ranks[p] + '</th>';
   else h += '<th>min</th><th>mean</th><th>max</th><th>max at rank</th>';
   h += '</tr>';
   D.figures.forEach(function (f, k) {
+    if (!f[2]) return;                             /* the format has no such figure */
     var fmt = f[1] ? KM.count : KM.num;
     h += '<tr><td class="l">' + KM.esc(f[0]) + (f[1] ? '' : ' (s)') + '</td>';
-    if (perRank) for (var p = 0; p < N; p++) h += '<td>' + fmt(fig[k * N + p]) + '</td>';
+    if (perRank) for (var p = 0; p < N; p++) h += '<td>' + KM.mark(fmt(fig[k * N + p]), D.figEst[k * N + p]) + '</td>';
     else {
-      var mn = Infinity, mx = -Infinity, s = 0, at = 0;
+      var mn = Infinity, mx = -Infinity, s = 0, at = 0, e = figEst(k, 'mean');
       for (p = 0; p < N; p++) {
         var v = fig[k * N + p];
         s += v; if (v < mn) mn = v; if (v > mx) { mx = v; at = p; }
       }
-      h += '<td>' + fmt(mn) + '</td><td>' + KM.num(s / N) + '</td><td>' + fmt(mx) + '</td><td>' +
-           D.ranks[at] + '</td>';
+      h += '<td>' + KM.mark(fmt(mn), e) + '</td><td>' + KM.mark(KM.num(s / N), e) + '</td><td>' +
+           KM.mark(fmt(mx), e) + '</td><td>' + D.ranks[at] + '</td>';
     }
     h += '</tr>';
   });
+  return h + '</table>';
+}
+function sharesTable() {
+  var t = figOf(F_TOTAL, 'mean'), mpi = figOf(F_MPI, 'mean'), su = figOf(F_STARTUP, 'mean'),
+      io = figOf(F_IO, 'mean'), net = 0;
+  for (var i = 0; i < R; i++) net += rmean('net', i);
+  var h = '<h2>Where the time goes (mean over ranks)</h2><table id="shares"><tr><th class="l"></th>' +
+          '<th>seconds</th><th>share</th></tr>';
+  var rows = [['Total time', t, figEst(F_TOTAL, 'mean')], ['MPI communication (after start-up)', mpi, figEst(F_MPI, 'mean')],
+    ['MPI start-up (MPI_INIT)', su, figEst(F_STARTUP, 'mean')], ['I/O', io, figEst(F_IO, 'mean')],
+    ['Computation (total − MPI − start-up − I/O)', t - mpi - su - io,
+     figEst(F_TOTAL, 'mean') || figEst(F_MPI, 'mean') || figEst(F_STARTUP, 'mean') || figEst(F_IO, 'mean')],
+    ['Net time of the routines', net, D.timeEst.net, D.timeEst.netFrac],
+    ['Outside routines', figOf(F_OUTSIDE, 'mean'), figEst(F_OUTSIDE, 'mean')],
+    ['In uninstrumented routines', figOf(F_UNINST, 'mean'), figEst(F_UNINST, 'mean')],
+    ['libkm overhead', figOf(F_OVERHEAD, 'mean'), figEst(F_OVERHEAD, 'mean')]];
+  if (!V1) rows.push(['Estimated (place of the time estimated)', figOf(F_EST, 'mean'), figEst(F_EST, 'mean')]);
+  rows.forEach(function (r) {
+    var tip = r[2] ? ' title="' + KM.esc(KM.estText(true, r[3]).replace('<br>', '')) + '"' : '';
+    h += '<tr><td class="l">' + r[0] + '</td><td' + tip + '>' + KM.mark(KM.num(r[1]), r[2]) + '</td><td>' +
+         KM.pct(r[1] / t) + '</td></tr>';
+  });
   h += '</table>';
-  var t = figOf(F_TOTAL, 'mean'), mpi = figOf(F_MPI, 'mean'), io = figOf(F_IO, 'mean');
-  h += '<h2>Where the time goes (mean over ranks)</h2><table id="shares"><tr><th class="l"></th><th>seconds</th>' +
-       '<th>share</th></tr>';
-  [['Total time', t], ['MPI', mpi], ['I/O', io], ['Computation (total − MPI − I/O)', t - mpi - io]]
-    .forEach(function (r) {
-      h += '<tr><td class="l">' + r[0] + '</td><td>' + KM.num(r[1]) + '</td><td>' + KM.pct(r[1] / t) + '</td></tr>';
-    });
-  h += '</table>';
-  if (D.pred) {
-    var rows = KM.array(D.pred.rows);
-    h += '<h2>Prediction</h2><table id="pred"><tr><th class="l">T_1pe</th><td>' + KM.sec(D.pred.t1pe) +
-         '</td></tr><tr><th class="l">speedup</th><td>' + KM.num(D.pred.speedup) + '</td></tr>' +
-         '<tr><th class="l">efficiency</th><td>' + KM.pct(D.pred.efficiency) + '</td></tr></table>' +
-         '<table><tr><th>rank</th><th>Total(s)</th><th>MPI(s)</th><th>Redundant(s)</th><th>Parallel(s)</th></tr>';
-    for (var k = 0; k < rows.length / 5 && k < 64; k++)
-      h += '<tr><td>' + rows[5 * k] + '</td><td>' + KM.num(rows[5 * k + 1]) + '</td><td>' +
-           KM.num(rows[5 * k + 2]) + '</td><td>' + KM.num(rows[5 * k + 3]) + '</td><td>' +
-           KM.num(rows[5 * k + 4]) + '</td></tr>';
-    h += '</table>';
-  } else h += '<h2>Prediction</h2><p class="note">None in this file (a serial program, or results written ' +
-              'before MPI_FINALIZE).</p>';
+  if (D.startupFromStatements)
+    h += '<p class="note">KM_output format 1 counts MPI_INIT in its MPI time: kmview took the time of the ' +
+         'CALL MPI_INIT statements out of MPI as MPI start-up.</p>';
+  return h;
+}
+function predictionTable() {
+  var P = D.pred;
+  if (!P) return '<h2>Prediction</h2><p class="note">None in this file (a serial program, or results written ' +
+                 'before MPI_FINALIZE).</p>';
+  var rows = KM.array(P.rows), w = 6, e = function (k) { return (P.est >> k & 1) === 1; };
+  var h = '<h2>Prediction</h2>';
+  if (P.note) h += '<p class="note" id="prednote">' + KM.esc(P.note) + '</p>';
+  if (!P.available) h += '<table id="pred"><tr><th class="l">T_1pe, speedup, efficiency</th><td>n/a</td></tr></table>';
+  else
+    h += '<table id="pred"><tr><th class="l">T_1pe' + (P.withoutStartup ? ' (without MPI start-up)' : '') +
+      '</th><td>' + KM.mark(KM.sec(P.fig[0]), e(0)) + '</td></tr><tr><th class="l">speedup</th><td>' +
+      KM.mark(KM.num(P.fig[1]), e(1)) + '</td></tr><tr><th class="l">efficiency</th><td>' +
+      KM.mark(KM.pct(P.fig[2]), e(2)) + '</td></tr></table>';
+  var cols = ['Total(s)', 'Start-up(s)', 'MPI(s)', 'Redundant(s)', 'Parallel(s)'];
+  h += '<table id="predrows"><tr><th>rank</th>';
+  cols.forEach(function (c, k) { if (k !== 1 || P.withoutStartup) h += '<th>' + c + '</th>'; });
+  h += '</tr>';
+  for (var r = 0; r < rows.length / w && r < 64; r++) {
+    h += '<tr><td>' + rows[w * r] + '</td>';
+    for (var k = 0; k < 5; k++)
+      if (k !== 1 || P.withoutStartup) h += '<td>' + KM.mark(KM.num(rows[w * r + 1 + k]), P.rowEst[r] >> k & 1) + '</td>';
+    h += '</tr>';
+  }
+  return h + '</table>';
+}
+function figuresView(main) {
+  var h = figureTable() + sharesTable() + predictionTable();
+  if (D.anyEst)
+    h += '<p class="note" id="figlegend">~ contains an estimate: past a region\'s threshold libkm measured only a ' +
+         'sample of its executions and estimated the others.</p>';
   if (D.groups) {
     h += '<h2>Rank groups</h2><p class="note">Complete-linkage clustering of the ranks\' profiles, cut at ' +
          KM.num(D.groups.cut) + ' of the run time (see <code>kmview ranks</code>).</p><table id="groups">' +

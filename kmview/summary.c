@@ -5,8 +5,10 @@
  * warnings.
  *
  * Every number comes from stats.c; this file only lays them out, 4
- * significant digits for people (CSV and JSON carry full precision).  Must
- * never compute a figure of its own beyond a difference shown as such.
+ * significant digits for people (CSV and JSON carry full precision), with
+ * a '~' before every one that contains an estimate and a legend saying so.
+ * MPI start-up is shown apart from MPI communication.  Must never compute a
+ * figure of its own beyond a difference shown as such.
  */
 #include "kmview/summary.h"
 
@@ -43,12 +45,18 @@ static void run_heading(FILE *f, const struct kv_stats *st)
             run->started ? run->started : "?",
             run->written_at ? run->written_at : "?",
             run->clock ? run->clock : "?");
+    if (run->overhead)
+        fprintf(f, "  libkm's overhead: %s\n", run->overhead);
     for (size_t i = 0; i < run->nextra; i++)
         fprintf(f, "  %s: %s\n", run->extra[i].key, run->extra[i].value);
+    if (run->format_version < 2)
+        fprintf(f, "  KM_output format %d: estimates are not marked (a + on a "
+                "count says its time was\n  extrapolated)\n",
+                run->format_version);
 }
 
 /* A count (or a mean of counts, to 7 digits), or seconds. */
-static void figure_value(FILE *f, double v, bool integer)
+static void figure_value(FILE *f, double v, bool integer, bool est)
 {
     char b[32];
     if (integer && v == floor(v))
@@ -56,7 +64,7 @@ static void figure_value(FILE *f, double v, bool integer)
     else if (integer)
         fprintf(f, " %12.7g", v);
     else
-        fprintf(f, " %12s", kv_human(b, v));
+        fprintf(f, " %12s", kv_human_mark(b, v, est));
 }
 
 static void header_figures(FILE *f, const struct kv_stats *st)
@@ -72,16 +80,18 @@ static void header_figures(FILE *f, const struct kv_stats *st)
                 "mean", "max");
     for (int k = 0; k < KV_NFIGS; k++) {
         const struct kv_stat *s = &st->fig[k];
-        bool integer = kv_figures[k].integer;
+        bool integer = kv_figures[k].integer, est = st->fig_est[k];
         char label[64];
+        if (!kv_figure_known(st->run->format_version, k))
+            continue;
         snprintf(label, sizeof label, "%s%s", kv_figures[k].label,
                  integer ? "" : " (s)");
         fprintf(f, "  %-34s", label);
         if (st->n > 1) {
-            figure_value(f, s->min, integer);
-            figure_value(f, s->mean, integer);
+            figure_value(f, s->min, integer, est);
+            figure_value(f, s->mean, integer, est);
         }
-        figure_value(f, s->max, integer);
+        figure_value(f, s->max, integer, est);
         if (st->n > 1)
             fprintf(f, "  %d", s->max_rank);
         fputc('\n', f);
@@ -89,92 +99,158 @@ static void header_figures(FILE *f, const struct kv_stats *st)
 }
 
 static void share_line(FILE *f, const struct kv_stats *st, const char *what,
-                       double v)
+                       double v, bool est)
 {
     char b[32], p[32];
-    fprintf(f, "  %-36s %12s %8s\n", what, kv_human(b, v),
+    fprintf(f, "  %-42s %12s %8s\n", what, kv_human_mark(b, v, est),
             kv_percent(p, kv_share(st, v)));
 }
 
+/* MPI start-up apart from MPI: a short run spends much of its time in
+ * MPI_INIT, which is no communication the program does. */
 static void time_shares(FILE *f, const struct kv_stats *st)
 {
     if (st->n == 0)
         return;
-    double total = st->total, mpi = st->fig[KV_F_MPI].mean;
-    double io = st->fig[KV_F_IO].mean;
-    fprintf(f, "\nWhere the time goes (mean over ranks) %11s %8s\n", "seconds",
+    const bool *e = st->fig_est;
+    fprintf(f, "\nWhere the time goes (mean over ranks) %17s %8s\n", "seconds",
             "share");
-    share_line(f, st, "Total time", total);
-    share_line(f, st, "MPI", mpi);
-    share_line(f, st, "I/O", io);
-    share_line(f, st, "Computation (total - MPI - I/O)", total - mpi - io);
-    share_line(f, st, "Net time of the routines", st->net_sum);
-    share_line(f, st, "Outside routines", st->fig[KV_F_OUTSIDE].mean);
-    share_line(f, st, "In unmeasured callees", st->fig[KV_F_UNMEASURED].mean);
+    share_line(f, st, "Total time", st->total, e[KV_F_TOTAL]);
+    share_line(f, st, "MPI communication (after start-up)", st->mpi,
+               e[KV_F_MPI]);
+    share_line(f, st, "MPI start-up (MPI_INIT)", st->startup, e[KV_F_STARTUP]);
+    share_line(f, st, "I/O", st->io, e[KV_F_IO]);
+    share_line(f, st, "Computation (total - MPI - start-up - I/O)", st->comp,
+               st->comp_est);
+    share_line(f, st, "Net time of the routines", st->net_sum, st->net_sum_est);
+    share_line(f, st, "Outside routines", st->fig[KV_F_OUTSIDE].mean,
+               e[KV_F_OUTSIDE]);
+    share_line(f, st, "In uninstrumented routines",
+               st->fig[KV_F_UNINSTRUMENTED].mean, e[KV_F_UNINSTRUMENTED]);
+    share_line(f, st, "libkm overhead", st->fig[KV_F_OVERHEAD].mean,
+               e[KV_F_OVERHEAD]);
+    if (kv_figure_known(st->run->format_version, KV_F_ESTIMATED))
+        share_line(f, st, "Estimated (place of the time estimated)",
+                   st->fig[KV_F_ESTIMATED].mean, e[KV_F_ESTIMATED]);
+    if (st->run->startup_from_statements && st->startup > 0)
+        fprintf(f, "  (KM_output format 1 counts MPI_INIT in MPI time: kmview "
+                "took the time of the\n  CALL MPI_INIT statements out of MPI "
+                "as MPI start-up)\n");
+    else if (st->run->startup_from_statements && st->mpi > 0)
+        fprintf(f, "  (KM_output format 1 counts MPI_INIT in MPI time, and "
+                "this file has no measured\n  CALL MPI_INIT: MPI may hold "
+                "MPI start-up)\n");
 }
 
-static void prediction_rows(FILE *f, const struct kv_prediction *pr)
+static const char *const pred_heading[KV_NPRCOLS] = {
+    "Total(s)", "Start-up(s)", "MPI(s)", "Redundant(s)", "Parallel(s)",
+};
+
+/* The columns a run's prediction rows have (version 1: no start-up). */
+static bool pred_column(const struct kv_run *run, int k)
 {
-    char b[4][32];
-    fprintf(f, "  %6s %12s %12s %12s %12s\n", "rank", "Total(s)", "MPI(s)",
-            "Redundant(s)", "Parallel(s)");
+    return k != KV_PR_STARTUP || run->format_version >= 2;
+}
+
+static void prediction_rows(FILE *f, const struct kv_run *run)
+{
+    const struct kv_prediction *pr = &run->pred;
+    char b[32];
+    fprintf(f, "  %6s", "rank");
+    for (int k = 0; k < KV_NPRCOLS; k++)
+        if (pred_column(run, k))
+            fprintf(f, " %12s", pred_heading[k]);
+    fputc('\n', f);
     for (size_t i = 0; i < pr->nrows; i++) {
         const struct kv_prediction_row *r = &pr->rows[i];
-        fprintf(f, "  %6d %12s %12s %12s %12s\n", r->rank,
-                kv_human(b[0], r->total), kv_human(b[1], r->mpi),
-                kv_human(b[2], r->redundant), kv_human(b[3], r->parallel));
+        fprintf(f, "  %6d", r->rank);
+        for (int k = 0; k < KV_NPRCOLS; k++)
+            if (pred_column(run, k))
+                fprintf(f, " %12s", kv_human_mark(b, r->v[k],
+                                                  r->est >> k & 1));
+        fputc('\n', f);
     }
 }
 
-static void prediction_spread(FILE *f, const struct kv_prediction *pr)
+static void prediction_spread(FILE *f, const struct kv_run *run)
 {
+    const struct kv_prediction *pr = &run->pred;
     size_t n = pr->nrows;
-    double *v = malloc(4 * n * sizeof *v);
-    int *rank = malloc(n * sizeof *rank);
-    static const char *const what[] = { "Total", "MPI", "Redundant",
-                                        "Parallel" };
+    double *v = malloc((n + 1) * sizeof *v);
+    int *rank = malloc((n + 1) * sizeof *rank);
     if (!v || !rank) {
         free(v);
         free(rank);
         return;
     }
-    for (size_t i = 0; i < n; i++) {
-        v[i] = pr->rows[i].total;
-        v[n + i] = pr->rows[i].mpi;
-        v[2 * n + i] = pr->rows[i].redundant;
-        v[3 * n + i] = pr->rows[i].parallel;
-        rank[i] = pr->rows[i].rank;
-    }
     fprintf(f, "  %-12s %12s %12s %12s\n", "per rank", "min", "mean", "max");
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < KV_NPRCOLS; k++) {
         struct kv_stat s;
-        char b[3][32];
-        kv_stat_of(&s, v + (size_t)k * n, n, rank);
-        fprintf(f, "  %-12s %12s %12s %12s\n", what[k], kv_human(b[0], s.min),
-                kv_human(b[1], s.mean), kv_human(b[2], s.max));
+        char b[3][32], what[32];
+        bool est = false;
+        if (!pred_column(run, k))
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            v[i] = pr->rows[i].v[k];
+            rank[i] = pr->rows[i].rank;
+            est |= pr->rows[i].est >> k & 1;
+        }
+        kv_stat_of(&s, v, n, rank);
+        snprintf(what, sizeof what, "%s", pred_heading[k]);
+        what[strlen(what) - 3] = '\0';           /* no "(s)" */
+        fprintf(f, "  %-12s %12s %12s %12s\n", what,
+                kv_human_mark(b[0], s.min, est), kv_human_mark(b[1], s.mean, est),
+                kv_human_mark(b[2], s.max, est));
     }
     free(v);
     free(rank);
 }
 
+/* Why there is no prediction: the file's reason, and the warnings that
+ * name the routines. */
+static void no_prediction(FILE *f, const struct kv_run *run)
+{
+    const struct kv_prediction *pr = &run->pred;
+    fprintf(f, "  n/a: %s\n", pr->reason ? pr->reason : "the file gives no "
+            "figures");
+    for (size_t i = 0; i < run->nsections; i++)
+        for (size_t w = 0; w < run->ranks[i].nwarn; w++)
+            if (strncmp(run->ranks[i].warnings[w], "MPI calls were not "
+                        "measured", 27) == 0)
+                fprintf(f, "  rank %d: %s\n", run->ranks[i].rank,
+                        run->ranks[i].warnings[w]);
+}
+
 static void prediction(FILE *f, const struct kv_stats *st)
 {
-    const struct kv_prediction *pr = &st->run->pred;
+    const struct kv_run *run = st->run;
+    const struct kv_prediction *pr = &run->pred;
     char b[32];
     if (!pr->present) {
         fprintf(f, "\nPrediction: none in this file (a serial program, or "
                 "results written before MPI_FINALIZE)\n");
         return;
     }
-    fprintf(f, "\nPrediction from one run of %zu ranks\n", pr->nrows);
-    fprintf(f, "  %-28s %12s s\n", "T_1pe (one-PE time)",
-            kv_human(b, pr->t_1pe));
-    fprintf(f, "  %-28s %12s\n", "Speedup", kv_human(b, pr->speedup));
-    fprintf(f, "  %-28s %12s\n", "Efficiency", kv_percent(b, pr->efficiency));
+    bool v2 = run->format_version >= 2;
+    fprintf(f, "\nPrediction from one run of %zu ranks%s\n", pr->nrows,
+            v2 ? " (times without MPI start-up)"
+               : " (format 1: T_1pe holds MPI start-up)");
+    if (!pr->available)
+        no_prediction(f, run);
+    else {
+        fprintf(f, "  %-40s %12s s\n", v2 ? "T_1pe (one-PE time, no start-up)"
+                                          : "T_1pe (one-PE time)",
+                kv_human_mark(b, pr->fig[KV_PF_T1PE], pr->est & 1));
+        fprintf(f, "  %-40s %12s\n", "Speedup",
+                kv_human_mark(b, pr->fig[KV_PF_SPEEDUP], pr->est >> 1 & 1));
+        snprintf(b, sizeof b, "%s", pr->est >> 2 & 1 ? "~" : "");
+        kv_percent(b + strlen(b), pr->fig[KV_PF_EFFICIENCY]);
+        fprintf(f, "  %-40s %12s\n", "Efficiency", b);
+    }
     if (pr->nrows <= 16)
-        prediction_rows(f, pr);
+        prediction_rows(f, run);
     else
-        prediction_spread(f, pr);
+        prediction_spread(f, run);
 }
 
 static int name_width(const struct kv_stats *st, const int *order, size_t n)
@@ -193,18 +269,23 @@ static void routine_line(FILE *f, const struct kv_stats *st, size_t k, int id,
 {
     char b[8][32];
     const struct kv_stat *net = &st->rs[KV_M_NET][id];
+    unsigned est = st->r_est[id];
+    bool net_est = est & KV_EST(KV_M_NET);
     fprintf(f, "  %4zu  %-*s %10s %7s", k + 1, w, st->run->routines[id].name,
-            kv_human(b[0], net->mean), kv_percent(b[1], kv_share(st, net->mean)));
+            kv_human_mark(b[0], net->mean, net_est),
+            kv_percent(b[1], kv_share(st, net->mean)));
     if (st->n > 1)
-        fprintf(f, " %10s %10s %8s %7d", kv_human(b[2], net->min),
-                kv_human(b[3], net->max),
+        fprintf(f, " %10s %10s %8s %7d", kv_human_mark(b[2], net->min, net_est),
+                kv_human_mark(b[3], net->max, net_est),
                 kv_human(b[4], kv_max_over_mean(net)), net->max_rank);
     snprintf(b[5], sizeof b[5], "%s%.6g", st->r_extrap[id] ? "+" : "",
              st->rs[KV_M_COUNTS][id].mean);
-    fprintf(f, " %10s %10s %10s %10s\n",
-            kv_human(b[6], st->rs[KV_M_ELAPSED][id].mean), b[5],
-            kv_human(b[7], st->rs[KV_M_MPI][id].mean),
-            kv_human(b[0], st->rs[KV_M_IO][id].mean));
+    fprintf(f, " %10s %10s", kv_human_mark(b[6], st->rs[KV_M_ELAPSED][id].mean,
+                                          est & KV_EST(KV_M_ELAPSED)), b[5]);
+    fprintf(f, " %10s %10s %6s\n",
+            kv_human_mark(b[7], st->rs[KV_M_MPI][id].mean, est & KV_EST(KV_M_MPI)),
+            kv_human_mark(b[0], st->rs[KV_M_IO][id].mean, est & KV_EST(KV_M_IO)),
+            kv_percent(b[1], st->r_frac[id]));
 }
 
 static void top_routines(FILE *f, const struct kv_stats *st, int top)
@@ -218,8 +299,8 @@ static void top_routines(FILE *f, const struct kv_stats *st, int top)
     if (st->n > 1)
         fprintf(f, " %10s %10s %8s %7s", "min(s)", "max(s)", "max/mean",
                 "at rank");
-    fprintf(f, " %10s %10s %10s %10s\n", "Elapsed(s)", "Counts", "MPI(s)",
-            "I/O(s)");
+    fprintf(f, " %10s %10s %10s %10s %6s\n", "Elapsed(s)", "Counts", "MPI(s)",
+            "I/O(s)", "Est");
     for (size_t k = 0; k < n; k++)
         routine_line(f, st, k, order[k], w);
     if (n < st->nr)
@@ -241,6 +322,21 @@ static void warnings(FILE *f, const struct kv_stats *st)
         }
 }
 
+/* What the marks mean, once, when the run has any. */
+static void legend(FILE *f, const struct kv_stats *st)
+{
+    if (!st->any_est && st->run->format_version >= 2)
+        return;
+    fputc('\n', f);
+    if (st->any_est)
+        fprintf(f, "~ contains an estimate: libkm measured only a sample of "
+                "the executions past\n  the region's threshold and estimated "
+                "the others.\n");
+    fprintf(f, "Est: the estimated share of a routine's elapsed time (over "
+            "ranks)%s.\n", st->run->format_version < 2
+                           ? "; '-': format 1 does not say" : "");
+}
+
 void kv_summary(FILE *f, const struct kv_stats *st, int top)
 {
     run_heading(f, st);
@@ -250,4 +346,5 @@ void kv_summary(FILE *f, const struct kv_stats *st, int top)
     if (st->n > 0)
         top_routines(f, st, top);
     warnings(f, st);
+    legend(f, st);
 }

@@ -10,6 +10,13 @@
  *       --extras          comments, header lines, figures and a section
  *                         this kmview does not know (must be skipped)
  *       --uniform         every rank has the same profile, within 0.5%
+ *       --v1              write format version 1 (no estimate marks, MPI
+ *                         time holding MPI_INIT); the default is version 2,
+ *                         with estimated figures marked ~ and Est(%)
+ *       --no-prediction   the Prediction section says n/a, and why
+ *   With --locations 3 or more, SUB0001's third location is CALL
+ *   MPI_INIT(IERR): the rank's MPI start-up (in version 1 also counted in
+ *   SUB0001's and the header's MPI time, which kmview takes out).
  *       --outlier K:R:F   rank K spends F times the computation in
  *                         routine R (and less in MPI, so totals stay equal)
  *   kmgen flatten-json FILE              "path<TAB>value" per JSON leaf
@@ -82,30 +89,83 @@ static const char *num(char b[40], double v)
 
 static const char *const kinds[] = { "DO", "CALL", "MPI", "IO", "USER" };
 
+/* A routine cell's estimate marks, as bits of kmview's est mask (1 << its
+ * metric: elapsed 0, net 1, MPI 3, I/O 4). */
+enum { E_EL = 1, E_NET = 2, E_MPI = 8, E_IO = 16 };
+
 struct gen {
-    int n, nr, nl, lost;
-    bool extras, uniform;
+    int n, nr, nl, lost, version;
+    bool extras, uniform, no_prediction;
     int out_rank, out_routine;
     double out_factor;
     /* [p * nr + r] */
     bool *present;
     double *el, *net, *mpi, *io;
+    double *mpi_file;        /* the MPI column as written: version 1's holds
+                                SUB0001's MPI_INIT, which kmview takes out */
+    double *pct;             /* Est(%) */
+    unsigned *est;
     uint64_t *cnt;
     bool *plus;
     /* locations [(r * nl + k) * n + p] */
-    double *lel;
+    double *lel, *lpct;
     uint64_t *lcnt;
-    bool *lplus;
-    double *outside, *unmeasured, *redundant, *read_cost;
+    bool *lplus, *lest;
+    double *outside, *unmeasured, *redundant, *read_cost, *startup;
     uint64_t *reads;
     int *id_of;              /* routine -> kmview's id (1-based) */
     int *routine_of_id;
     int nids;
 };
 
+/* v as an Est(%) column prints it (one decimal), read back. */
+static double printed1(double v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%.1f", v);
+    return strtod(b, NULL);
+}
+
+/* a - b, never below 0 (as kmview takes version 1's start-up out) */
+static double less(double a, double b)
+{
+    return a > b ? a - b : 0;
+}
+
 static bool absent(const struct gen *g, int p, int r)
 {
     return g->n > 1 && r % 5 == 3 && p % 3 == 0;
+}
+
+/* SUB0001's third location is CALL MPI_INIT: MPI start-up. */
+static bool is_init(const struct gen *g, int r, int k)
+{
+    return r == 0 && k == 2 && g->nl >= 3;
+}
+
+/* Version 2's marks: a routine with + counts has estimated elapsed and
+ * net time (and MPI and I/O when it has some); one without may still
+ * hold its callees' estimates in its elapsed time.  A uniform run marks
+ * every fourth routine, drawing no random number (its profile stays). */
+static void make_estimates(struct gen *g, size_t at, int r)
+{
+    g->est[at] = 0;
+    g->pct[at] = 0;
+    if (g->version < 2)
+        return;
+    if (g->uniform) {                /* every fourth routine, no draws */
+        g->est[at] = r % 4 == 0 ? E_EL | E_NET : 0;
+        g->pct[at] = r % 4 == 0 ? 10 : 0;
+        return;
+    }
+    bool callee = uniform() < 0.15;
+    if (g->plus[at])
+        g->est[at] = E_EL | E_NET | (g->mpi[at] > 0 ? E_MPI : 0) |
+                     (g->io[at] > 0 ? E_IO : 0);
+    else if (callee)
+        g->est[at] = E_EL;
+    if (g->est[at])
+        g->pct[at] = printed1((g->plus[at] ? 100 : 20) * uniform());
 }
 
 static void make_routine(struct gen *g, int p, int r, const double *base)
@@ -136,6 +196,34 @@ static void make_routine(struct gen *g, int p, int r, const double *base)
     g->cnt[at] = g->uniform ? (uint64_t)(100 * (r + 1))
                             : (uint64_t)(1 + uniform() * 100000);
     g->plus[at] = !g->uniform && uniform() < 0.2;
+    make_estimates(g, at, r);
+    /* version 1 counts MPI_INIT in the MPI column of the routine that
+     * calls it; kmview takes it out again */
+    g->mpi_file[at] = g->mpi[at];
+    if (g->version < 2 && r == 0 && g->startup[p] > 0) {
+        g->mpi_file[at] = printed(g->mpi[at] + g->startup[p]);
+        g->mpi[at] = less(g->mpi_file[at], g->startup[p]);
+    }
+}
+
+static void make_location(struct gen *g, int p, int r, int k)
+{
+    size_t at = ((size_t)r * g->nl + k) * g->n + p;
+    if (absent(g, p, r))
+        return;
+    if (is_init(g, r, k)) {
+        g->lel[at] = g->startup[p];
+        g->lcnt[at] = 1;
+        return;
+    }
+    g->lel[at] = printed(3 * uniform());
+    g->lcnt[at] = (uint64_t)(uniform() * 5000);
+    g->lplus[at] = uniform() < 0.1;
+    if (g->version < 2 || g->uniform)
+        return;
+    g->lest[at] = g->lplus[at] || uniform() < 0.1;
+    if (g->lest[at])
+        g->lpct[at] = printed1(100 * uniform());
 }
 
 static void make_run(struct gen *g)
@@ -145,17 +233,23 @@ static void make_run(struct gen *g)
     g->el = xcalloc(cells, sizeof(double));
     g->net = xcalloc(cells, sizeof(double));
     g->mpi = xcalloc(cells, sizeof(double));
+    g->mpi_file = xcalloc(cells, sizeof(double));
     g->io = xcalloc(cells, sizeof(double));
+    g->pct = xcalloc(cells, sizeof(double));
+    g->est = xcalloc(cells, sizeof(unsigned));
     g->cnt = xcalloc(cells, sizeof(uint64_t));
     g->plus = xcalloc(cells, sizeof(bool));
     size_t lcells = (size_t)g->nr * g->nl * g->n;
     g->lel = xcalloc(lcells, sizeof(double));
+    g->lpct = xcalloc(lcells, sizeof(double));
     g->lcnt = xcalloc(lcells, sizeof(uint64_t));
     g->lplus = xcalloc(lcells, sizeof(bool));
+    g->lest = xcalloc(lcells, sizeof(bool));
     g->outside = xcalloc((size_t)g->n, sizeof(double));
     g->unmeasured = xcalloc((size_t)g->n, sizeof(double));
     g->redundant = xcalloc((size_t)g->n, sizeof(double));
     g->read_cost = xcalloc((size_t)g->n, sizeof(double));
+    g->startup = xcalloc((size_t)g->n, sizeof(double));
     g->reads = xcalloc((size_t)g->n, sizeof(uint64_t));
     double *base = xcalloc(4 * (size_t)g->nr, sizeof(double));
     for (int r = 0; r < g->nr; r++) {
@@ -165,15 +259,13 @@ static void make_run(struct gen *g)
         base[4 * r + 3] = r % 2 ? uniform() : 0;
     }
     for (int p = 0; p < g->n; p++) {
+        if (g->nl >= 3 && !g->uniform)
+            g->startup[p] = printed(0.5 + uniform());
         for (int r = 0; r < g->nr; r++) {
             g->present[(size_t)p * g->nr + r] = !absent(g, p, r);
             make_routine(g, p, r, base);
-            for (int k = 0; k < g->nl; k++) {
-                size_t at = ((size_t)r * g->nl + k) * g->n + p;
-                g->lel[at] = absent(g, p, r) ? 0 : printed(3 * uniform());
-                g->lcnt[at] = absent(g, p, r) ? 0 : (uint64_t)(uniform() * 5000);
-                g->lplus[at] = !absent(g, p, r) && uniform() < 0.1;
-            }
+            for (int k = 0; k < g->nl; k++)
+                make_location(g, p, r, k);
         }
         g->outside[p] = printed(0.01 * uniform());
         g->unmeasured[p] = printed(0.5 * uniform());
@@ -200,9 +292,10 @@ static void make_run(struct gen *g)
 
 static void free_run(struct gen *g)
 {
-    void *arrays[] = { g->present, g->el, g->net, g->mpi, g->io, g->cnt,
-                       g->plus, g->lel, g->lcnt, g->lplus, g->outside,
-                       g->unmeasured, g->redundant, g->read_cost, g->reads,
+    void *arrays[] = { g->present, g->el, g->net, g->mpi, g->mpi_file, g->io,
+                       g->pct, g->est, g->cnt, g->plus, g->lel, g->lpct,
+                       g->lcnt, g->lplus, g->lest, g->outside, g->unmeasured,
+                       g->redundant, g->read_cost, g->startup, g->reads,
                        g->id_of, g->routine_of_id };
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
@@ -224,73 +317,147 @@ static void loc_text(char *b, size_t size, int r, int k)
         "DO 10 I=1, N", "CALL WORK(A, B, \"X\")", "CALL MPI_ALLREDUCE(X, Y, 1,",
         "WRITE(6,*) 'done!'", "!KM_measure start", "DO 20 J=1, M",
     };
-    snprintf(b, size, "%s %d", text[k % 6], r + 1);
+    if (r == 0 && k == 2)
+        snprintf(b, size, "CALL MPI_INIT(IERR)");
+    else
+        snprintf(b, size, "%s %d", text[k % 6], r + 1);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Sums per rank                                                             */
 
 struct rank_sums {
-    double net, mpi, io, total;
+    double net, mpi, mpi_file, io, total, overhead, est_time, net_pct;
     uint64_t counts;
     bool plus;
+    unsigned est;            /* every cell's marks */
     int routines;
 };
 
 static struct rank_sums sums(const struct gen *g, int p)
 {
     struct rank_sums s = { 0 };
+    double est = 0;
     for (int r = 0; r < g->nr; r++) {
         size_t at = (size_t)p * g->nr + r;
         if (!g->present[at])
             continue;
         s.net += g->net[at];
         s.mpi += g->mpi[at];
+        s.mpi_file += g->mpi_file[at];
         s.io += g->io[at];
         s.counts += g->cnt[at];
         s.plus |= g->plus[at];
+        s.est |= g->est[at];
+        est += g->net[at] * g->pct[at] / 100;
         s.routines++;
     }
-    s.total = printed(s.net + g->outside[p] + g->unmeasured[p] + s.mpi);
+    s.overhead = printed(g->read_cost[p] * (double)g->reads[p]);
+    s.est_time = printed(est);
+    s.net_pct = printed1(s.net > 0 ? 100 * est / s.net : 0);
+    /* version 2's figures add up; version 1's unmeasured callees held MPI */
+    if (g->version >= 2)
+        s.total = printed(s.net + s.mpi + g->startup[p] + g->unmeasured[p] +
+                          g->outside[p] + s.overhead);
+    else
+        s.total = printed(s.net + g->outside[p] + g->unmeasured[p] + s.mpi_file);
     return s;
+}
+
+/* The marks of rank p's header figures (version 2). */
+static bool mpi_est(const struct rank_sums *s) { return s->est & E_MPI; }
+static bool io_est(const struct rank_sums *s) { return s->est & E_IO; }
+static bool uninst_est(const struct gen *g, const struct rank_sums *s, int p)
+{
+    return g->version >= 2 && s->plus && p % 2 == 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Writing KM_output                                                         */
 
+/* A time as version 2 prints it: %.7e, '~' first when estimated. */
+static const char *tm(char b[32], double v, bool est)
+{
+    snprintf(b, 32, "%s%.7e", est ? "~" : "", v);
+    return b;
+}
+
+static const char overhead_line[] =
+    "2.05e-08 s per measured entry and exit, 4.10e-09 s per estimated one, "
+    "1.02e-08 s inside a measured region; taken out of every time";
+
 static void write_header(FILE *f, const struct gen *g)
 {
-    fprintf(f, "! kmtool KM_output 1\n! Program    : ./gen, \"quoted\"\n"
+    fprintf(f, "! kmtool KM_output %d\n! Program    : ./gen, \"quoted\"\n"
             "! Started    : 2026-11-22 13:40:00\n! Written at : MPI_FINALIZE\n"
-            "! Clock      : CLOCK_MONOTONIC\n");
+            "! Clock      : CLOCK_MONOTONIC\n", g->version);
+    if (g->version >= 2)
+        fprintf(f, "! Overhead   : %s\n", overhead_line);
     if (g->extras)
         fprintf(f, "! Compiler   : gfortran -O2\n! a comment kmview skips\n");
     fprintf(f, "! Ranks      : %d\n!\n", g->n);
 }
 
-static void write_prediction(FILE *f, const struct gen *g, double *t1, double *su,
-                             double *eff)
+static const char no_prediction_note[] =
+    "No prediction: MPI calls were not measured in some routines (see the "
+    "ranks' warnings)";
+
+/* The prediction row of rank p: T, S, C, R, P and their marks. */
+static void prediction_row(const struct gen *g, int p, double v[5], bool e[5])
 {
-    double min_r = 0, sum_p = 0, max_t = 0;
-    fprintf(f, "! ===== Prediction =====\n!   Rank        Total(s)          MPI(s)"
-            "    Redundant(s)     Parallel(s)\n");
+    struct rank_sums s = sums(g, p);
+    bool v2 = g->version >= 2;
+    v[0] = s.total;
+    v[1] = v2 ? g->startup[p] : NAN;
+    v[2] = printed(v2 ? s.mpi : s.mpi_file);
+    v[3] = g->redundant[p];
+    v[4] = printed(s.total - (v2 ? v[1] : 0) - v[2] - v[3]);
+    for (int k = 0; k < 5; k++)
+        e[k] = v2 && (k == 2 || k == 4) && mpi_est(&s);
+}
+
+static void write_prediction(FILE *f, const struct gen *g, double pred[3],
+                             bool *pred_est)
+{
+    double min_r = 0, sum_p = 0, max_t = 0, v[5];
+    bool e[5], est = false;
+    char b[5][32];
+    fprintf(f, "! ===== Prediction =====\n");
+    if (g->version >= 2)
+        fprintf(f, "! %-86s\n", g->no_prediction ? no_prediction_note
+                : "Times without MPI start-up (MPI_INIT); ~ marks figures "
+                  "that contain estimates");
+    fprintf(f, "!   Rank        Total(s)%s          MPI(s)    Redundant(s)"
+            "     Parallel(s)\n", g->version >= 2 ? "     Start-up(s)" : "");
     for (int p = 0; p < g->n; p++) {
-        struct rank_sums s = sums(g, p);
-        double par = printed(s.total - s.mpi - g->redundant[p]);
-        fprintf(f, "%8d %15.7e %15.7e %15.7e %15.7e\n", p, s.total, s.mpi,
-                g->redundant[p], par);
-        if (p == 0 || g->redundant[p] < min_r)
-            min_r = g->redundant[p];
-        if (s.total > max_t)
-            max_t = s.total;
-        sum_p += par;
+        prediction_row(g, p, v, e);
+        fprintf(f, "%8d", p);
+        for (int k = 0; k < 5; k++)
+            if (k != 1 || g->version >= 2)
+                fprintf(f, " %15s", tm(b[k], v[k], e[k]));
+        fputc('\n', f);
+        if (p == 0 || v[3] < min_r)
+            min_r = v[3];
+        double t = v[0] - (g->version >= 2 ? v[1] : 0);
+        if (t > max_t)
+            max_t = t;
+        sum_p += v[4];
+        est |= e[4];
     }
-    *t1 = printed(min_r + sum_p);
-    *su = printed(*t1 / max_t);
-    *eff = printed(*su / g->n);
-    fprintf(f, "%-15.7e ! Predicted one-PE time T_1pe\n", *t1);
-    fprintf(f, "%-15.7e ! Predicted speedup\n", *su);
-    fprintf(f, "%-15.7e ! Predicted parallel efficiency\n", *eff);
+    pred[0] = printed(min_r + sum_p);
+    pred[1] = printed(pred[0] / max_t);
+    pred[2] = printed(pred[1] / g->n);
+    *pred_est = est;
+    static const char *const what[] = { "Predicted one-PE time T_1pe",
+                                        "Predicted speedup",
+                                        "Predicted parallel efficiency" };
+    for (int k = 0; k < 3; k++) {
+        if (g->no_prediction)
+            pred[k] = NAN;
+        fprintf(f, "%-15s ! %s\n", g->no_prediction ? "n/a"
+                : g->version >= 2 ? tm(b[0], pred[k], est)
+                : (snprintf(b[0], 32, "%.7e", pred[k]), b[0]), what[k]);
+    }
 }
 
 static void write_count(FILE *f, uint64_t c, bool plus, int width)
@@ -302,63 +469,106 @@ static void write_count(FILE *f, uint64_t c, bool plus, int width)
 
 static void write_locations(FILE *f, const struct gen *g, int p, int no, int r)
 {
-    char name[16], text[64];
+    char name[16], text[64], b[32];
+    bool v2 = g->version >= 2;
     routine_name(name, sizeof name, r);
     fprintf(f, "!\n! Routine %d %s, file src/%s, v2.f, line %d, %d locations\n",
             no, name, name, 10 * (r + 1) - 5, g->nl);
-    fprintf(f, "!     No Kind    Line      Elapsed(s)     Counts Statement\n");
+    fprintf(f, "!     No Kind    Line      Elapsed(s)     Counts %sStatement\n",
+            v2 ? " Est(%) " : "");
     for (int k = 0; k < g->nl; k++) {
         size_t at = ((size_t)r * g->nl + k) * g->n + p;
         loc_text(text, sizeof text, r, k);
-        fprintf(f, "%8d %-5s %6d %15.7e", k + 1, kinds[loc_kind(k)],
-                loc_line(r, k), g->lel[at]);
+        fprintf(f, "%8d %-5s %6d %15s", k + 1, kinds[loc_kind(k)],
+                loc_line(r, k), tm(b, g->lel[at], g->lest[at]));
         write_count(f, g->lcnt[at], g->lplus[at], 10);
+        if (v2)
+            fprintf(f, " %7.1f", g->lpct[at]);
         fprintf(f, " %s\n", text);
     }
 }
 
-static void write_rank(FILE *f, const struct gen *g, int p)
+static void write_figures(FILE *f, const struct gen *g, int p,
+                          const struct rank_sums *s)
 {
-    char name[16];
-    struct rank_sums s = sums(g, p);
-    fprintf(f, "! ===== Rank %d =====\n", p);
-    if (p == g->lost) {
-        fprintf(f, "! Warning: this rank's results were lost (out of memory)\n");
-        return;
-    }
+    bool v2 = g->version >= 2;
+    char b[32];
     fprintf(f, "%04d %-10d ! Processors and Rank\n", g->n, p);
-    fprintf(f, "%-15.7e ! Total time\n", s.total);
-    fprintf(f, "%-15llu ! Counts of routines\n", (unsigned long long)s.counts);
+    fprintf(f, "%-15.7e ! Total time\n", s->total);
+    fprintf(f, "%-15llu ! Counts of routines\n", (unsigned long long)s->counts);
     fprintf(f, "%-15llu ! Counts of time get function\n",
             (unsigned long long)g->reads[p]);
     fprintf(f, "%-15.7e ! Time get function cost(1 call)\n", g->read_cost[p]);
-    fprintf(f, "%-15.7e ! Time get function cost (Total)\n",
-            printed(g->read_cost[p] * (double)g->reads[p]));
+    fprintf(f, "%-15s ! %s\n", tm(b, s->overhead, v2 && s->plus),
+            v2 ? "libkm overhead" : "Time get function cost (Total)");
     fprintf(f, "%-15d ! Output counts by KM_writ\n", 1 + p % 2);
-    fprintf(f, "%-15.7e ! MPI time\n", s.mpi);
-    fprintf(f, "%-15.7e ! I/O time\n", s.io);
+    fprintf(f, "%-15s ! MPI time\n",
+            tm(b, printed(v2 ? s->mpi : s->mpi_file), mpi_est(s)));
+    if (v2)
+        fprintf(f, "%-15.7e ! MPI start-up time\n", g->startup[p]);
+    fprintf(f, "%-15s ! I/O time\n", tm(b, printed(s->io), io_est(s)));
     if (g->extras)
         fprintf(f, "4.2             ! A figure a later libkm may add\n");
     fprintf(f, "%-15.7e ! Time outside routines\n", g->outside[p]);
-    fprintf(f, "%-15.7e ! Time in unmeasured callees\n",
-            g->unmeasured[p] + s.mpi);
-    fprintf(f, "%-15d ! Routines\n", s.routines);
+    if (v2) {
+        fprintf(f, "%-15s ! Time in uninstrumented routines\n",
+                tm(b, g->unmeasured[p], uninst_est(g, s, p)));
+        fprintf(f, "%-15s ! Estimated time\n", tm(b, s->est_time, s->est_time > 0));
+    } else {
+        fprintf(f, "%-15.7e ! Time in unmeasured callees\n",
+                printed(g->unmeasured[p] + s->mpi_file));
+    }
+    fprintf(f, "%-15d ! Routines\n", s->routines);
+}
+
+static void write_table(FILE *f, const struct gen *g, int p,
+                        const struct rank_sums *s)
+{
+    bool v2 = g->version >= 2;
+    char name[16], b[4][32];
     fprintf(f, "!     No Routine                   Elapsed(s)          Net(s)"
-            "     Counts          MPI(s)           IO(s)\n");
+            "     Counts          MPI(s)           IO(s)%s\n", v2 ? "  Est(%)" : "");
     int no = 0;
     for (int k = 0; k < g->nr; k++) {
         int r = (k + p) % g->nr;
         size_t at = (size_t)p * g->nr + r;
         if (!g->present[at])
             continue;
+        unsigned e = g->est[at];
         routine_name(name, sizeof name, r);
-        fprintf(f, "%8d %-22s %15.7e %15.7e", ++no, name, g->el[at], g->net[at]);
+        fprintf(f, "%8d %-22s %15s %15s", ++no, name, tm(b[0], g->el[at], e & E_EL),
+                tm(b[1], g->net[at], e & E_NET));
         write_count(f, g->cnt[at], g->plus[at], 10);
-        fprintf(f, " %15.7e %15.7e\n", g->mpi[at], g->io[at]);
+        fprintf(f, " %15s %15s", tm(b[2], g->mpi_file[at], e & E_MPI),
+                tm(b[3], g->io[at], e & E_IO));
+        if (v2)
+            fprintf(f, " %7.1f", g->pct[at]);
+        fputc('\n', f);
     }
-    fprintf(f, "!%7s %-22s %15s %15.7e %10s %15.7e %15.7e\n", "", "Total", "",
-            s.net, "(sums)", s.mpi, s.io);
-    no = 0;
+    if (v2) {
+        char c[32];
+        snprintf(c, sizeof c, "%s%llu", s->plus ? "+" : "",
+                 (unsigned long long)s->counts);
+        fprintf(f, "!%7s %-22s %15s %15s %10s %15s %15s %7.1f\n", "", "Total", "",
+                tm(b[0], s->net, s->est & E_NET), c, tm(b[1], s->mpi, mpi_est(s)),
+                tm(b[2], s->io, io_est(s)), s->net_pct);
+    } else {
+        fprintf(f, "!%7s %-22s %15s %15.7e %10s %15.7e %15.7e\n", "", "Total", "",
+                s->net, "(sums)", s->mpi_file, s->io);
+    }
+}
+
+static void write_rank(FILE *f, const struct gen *g, int p)
+{
+    struct rank_sums s = sums(g, p);
+    fprintf(f, "! ===== Rank %d =====\n", p);
+    if (p == g->lost) {
+        fprintf(f, "! Warning: this rank's results were lost (out of memory)\n");
+        return;
+    }
+    write_figures(f, g, p, &s);
+    write_table(f, g, p, &s);
+    int no = 0;
     for (int k = 0; k < g->nr; k++) {
         int r = (k + p) % g->nr;
         if (!g->present[(size_t)p * g->nr + r])
@@ -370,13 +580,16 @@ static void write_rank(FILE *f, const struct gen *g, int p)
     if (p == 1)
         fprintf(f, "! Warning: 3 KM_OUT calls for regions that were not open "
                 "were ignored\n");
+    if (g->no_prediction)
+        fprintf(f, "! Warning: MPI calls were not measured in 2 routines "
+                "(first: SUB0002); no prediction\n");
 }
 
-/* unmeasured: the header figure holds callee time including MPI. */
-static void write_run(FILE *f, const struct gen *g, double pred[3])
+static void write_run(FILE *f, const struct gen *g, double pred[3],
+                      bool *pred_est)
 {
     write_header(f, g);
-    write_prediction(f, g, &pred[0], &pred[1], &pred[2]);
+    write_prediction(f, g, pred, pred_est);
     for (int p = 0; p < g->n; p++)
         write_rank(f, g, p);
     if (g->extras)
@@ -425,6 +638,15 @@ static void expect_str(FILE *e, const char *csv, const char *json,
         fprintf(e, "%s\t%s\n", json, v);
 }
 
+/* A boolean: 0/1 in CSV, false/true in JSON. */
+static void expect_bool(FILE *e, const char *csv, const char *json, bool v)
+{
+    if (csv)
+        fprintf(e, "%s\t%d\n", csv, v);
+    if (json)
+        fprintf(e, "%s\t%s\n", json, v ? "true" : "false");
+}
+
 /* The seven columns of a statistic: CSV "file:key:prefix_min", JSON
  * "path.min". */
 static void expect_stat(FILE *e, const char *csv, const char *json,
@@ -448,28 +670,46 @@ static void expect_stat(FILE *e, const char *csv, const char *json,
     expect_num(e, c, j, s->max_rank);
 }
 
-static const char *const fig_keys[] = {
+#define NFIGS 13
+static const char *const fig_keys[NFIGS] = {
     "total_time", "counts_of_routines", "counts_of_time_get_function",
-    "time_get_function_cost_1_call", "time_get_function_cost_total",
-    "output_counts_by_km_writ", "mpi_time", "io_time",
-    "time_outside_routines", "time_in_unmeasured_callees", "routines",
+    "time_get_function_cost_1_call", "libkm_overhead",
+    "output_counts_by_km_writ", "mpi_time", "mpi_startup_time", "io_time",
+    "time_outside_routines", "time_in_uninstrumented_routines",
+    "estimated_time", "routines",
 };
+static const bool fig_integer[NFIGS] = { [1] = true, [2] = true, [5] = true,
+                                         [12] = true };
+enum { F_TOTAL = 0, F_OVERHEAD = 4, F_MPI = 6, F_STARTUP = 7, F_IO = 8,
+       F_OUTSIDE = 9, F_UNINST = 10, F_EST = 11 };
 
-/* The eleven header figures of rank p. */
-static void rank_figures(const struct gen *g, int p, double *v)
+/* The header figures of rank p as kmview shows them (version 1's brought
+ * into version 2's shape), and their marks. */
+static void rank_figures(const struct gen *g, int p, double *v, bool *est)
 {
     struct rank_sums s = sums(g, p);
+    bool v2 = g->version >= 2;
+    double mpi_file = printed(s.mpi_file);
     v[0] = s.total;
     v[1] = (double)s.counts;
     v[2] = (double)g->reads[p];
     v[3] = g->read_cost[p];
-    v[4] = printed(g->read_cost[p] * (double)g->reads[p]);
+    v[4] = s.overhead;
     v[5] = 1 + p % 2;
-    v[6] = printed(s.mpi);
-    v[7] = printed(s.io);
-    v[8] = g->outside[p];
-    v[9] = printed(g->unmeasured[p] + s.mpi);
-    v[10] = s.routines;
+    v[6] = v2 ? printed(s.mpi) : less(mpi_file, g->startup[p]);
+    v[7] = g->startup[p];
+    v[8] = printed(s.io);
+    v[9] = g->outside[p];
+    v[10] = v2 ? g->unmeasured[p]
+               : less(printed(g->unmeasured[p] + s.mpi_file), mpi_file);
+    v[11] = v2 ? s.est_time : NAN;
+    v[12] = s.routines;
+    memset(est, 0, NFIGS * sizeof *est);
+    est[F_OVERHEAD] = v2 && s.plus;
+    est[F_MPI] = mpi_est(&s);
+    est[F_IO] = io_est(&s);
+    est[F_UNINST] = uninst_est(g, &s, p);
+    est[F_EST] = v2 && s.est_time > 0;
 }
 
 struct live {
@@ -486,71 +726,170 @@ static struct live live_ranks(const struct gen *g)
     return l;
 }
 
+static void expect_rank_figures(FILE *e, const struct gen *g, int p)
+{
+    double v[NFIGS];
+    bool est[NFIGS];
+    char c[128], j[128];
+    rank_figures(g, p, v, est);
+    for (int k = 0; k < NFIGS; k++) {
+        snprintf(c, sizeof c, "rank_figures.csv:%d:%s", p, fig_keys[k]);
+        snprintf(j, sizeof j, "ranks[%d].figures.%s", p, fig_keys[k]);
+        expect_num(e, c, j, v[k]);
+        if (fig_integer[k])
+            continue;
+        snprintf(c, sizeof c, "rank_figures.csv:%d:%s_estimated", p, fig_keys[k]);
+        snprintf(j, sizeof j, "ranks[%d].figures.%s_estimated", p, fig_keys[k]);
+        expect_bool(e, c, j, est[k]);
+    }
+    struct rank_sums s = sums(g, p);
+    snprintf(c, sizeof c, "rank_figures.csv:%d:routines_net_estimated_fraction", p);
+    snprintf(j, sizeof j, "ranks[%d].figures.routines_net_estimated_fraction", p);
+    expect_num(e, c, j, g->version >= 2 ? s.net_pct / 100 : NAN);
+}
+
+/* mean_fig: every figure's mean; fig_est: marked on some live rank. */
 static void expect_figures(FILE *e, const struct gen *g, const struct live *lv,
-                           double *mean_fig)
+                           double *mean_fig, bool *fig_est)
 {
     double *col = xcalloc((size_t)g->n, sizeof(double));
-    double v[11];
+    double v[NFIGS];
+    bool est[NFIGS];
     char c[128], j[128];
-    for (int k = 0; k < 11; k++) {
+    memset(fig_est, 0, NFIGS * sizeof *fig_est);
+    for (int k = 0; k < NFIGS; k++) {
         for (int i = 0; i < lv->n; i++) {
-            rank_figures(g, lv->rank[i], v);
+            rank_figures(g, lv->rank[i], v, est);
             col[i] = v[k];
+            fig_est[k] |= est[k];
         }
         struct stat5 s = stat_of(col, lv->rank, lv->n);
+        if (k == F_EST && g->version < 2)        /* version 1 has none */
+            s = (struct stat5){ NAN, NAN, NAN, NAN, NAN, -1, -1 };
         mean_fig[k] = s.mean;
         snprintf(c, sizeof c, "figures.csv:%s", fig_keys[k]);
         snprintf(j, sizeof j, "figures.%s", fig_keys[k]);
         expect_stat(e, c, j, "", &s);
+        snprintf(c, sizeof c, "figures.csv:%s:estimated", fig_keys[k]);
+        snprintf(j, sizeof j, "figures.%s.estimated", fig_keys[k]);
+        expect_bool(e, c, j, fig_est[k]);
     }
-    for (int i = 0; i < lv->n; i++) {
-        int p = lv->rank[i];
-        rank_figures(g, p, v);
-        for (int k = 0; k < 11; k++) {
-            snprintf(c, sizeof c, "rank_figures.csv:%d:%s", p, fig_keys[k]);
-            snprintf(j, sizeof j, "ranks[%d].figures.%s", p, fig_keys[k]);
-            expect_num(e, c, j, v[k]);
-        }
-    }
+    for (int i = 0; i < lv->n; i++)
+        expect_rank_figures(e, g, lv->rank[i]);
     free(col);
 }
 
-static void expect_run(FILE *e, const struct gen *g, const double *mf,
-                       double net_sum, const double pred[3])
+/* key, key_estimated and share_key (when given) in run.csv and JSON time */
+static void expect_time(FILE *e, const char *key, double v, bool est,
+                        const char *share_key, double total)
 {
-    double t = mf[0], mpi = mf[6], io = mf[7];
-    struct { const char *key; double v; } rows[] = {
-        { "total_time", t }, { "mpi_time", mpi }, { "mpi_share", mpi / t },
-        { "io_time", io }, { "io_share", io / t },
-        { "computation_time", t - mpi - io },
-        { "computation_share", (t - mpi - io) / t },
-        { "routines_net_time", net_sum }, { "routines_net_share", net_sum / t },
-    };
     char c[128], j[128];
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-        snprintf(c, sizeof c, "run.csv:%s:value", rows[i].key);
-        snprintf(j, sizeof j, "time.%s", rows[i].key);
-        expect_num(e, c, j, rows[i].v);
+    snprintf(c, sizeof c, "run.csv:%s:value", key);
+    snprintf(j, sizeof j, "time.%s", key);
+    expect_num(e, c, j, v);
+    snprintf(c, sizeof c, "run.csv:%s_estimated:value", key);
+    snprintf(j, sizeof j, "time.%s_estimated", key);
+    expect_bool(e, c, j, est);
+    if (!share_key)
+        return;
+    snprintf(c, sizeof c, "run.csv:%s:value", share_key);
+    snprintf(j, sizeof j, "time.%s", share_key);
+    expect_num(e, c, j, v / total);
+}
+
+static void expect_prediction_figures(FILE *e, const struct gen *g,
+                                      const double pred[3], bool pred_est)
+{
+    static const char *const key[] = { "t_1pe", "speedup", "efficiency" };
+    char c[128], j[128];
+    for (int k = 0; k < 3; k++) {
+        snprintf(c, sizeof c, "run.csv:%s:value", key[k]);
+        snprintf(j, sizeof j, "prediction.%s", key[k]);
+        expect_num(e, c, j, pred[k]);
+        snprintf(c, sizeof c, "run.csv:%s_estimated:value", key[k]);
+        snprintf(j, sizeof j, "prediction.%s_estimated", key[k]);
+        expect_bool(e, c, j, pred_est && !g->no_prediction);
     }
+    expect_bool(e, "run.csv:prediction_available:value", "prediction.available",
+                !g->no_prediction);
+    expect_bool(e, "run.csv:prediction_without_startup:value",
+                "prediction.without_startup", g->version >= 2);
+    if (g->no_prediction)
+        expect_str(e, "run.csv:prediction_reason:value", "prediction.reason",
+                   no_prediction_note + strlen("No prediction: "));
+}
+
+static void expect_run(FILE *e, const struct gen *g, const double *mf,
+                       const bool *fe, double net_sum, bool net_est,
+                       double net_frac, const double pred[3], bool pred_est)
+{
+    double t = mf[F_TOTAL], mpi = mf[F_MPI], su = mf[F_STARTUP], io = mf[F_IO];
+    expect_time(e, "total_time", t, false, NULL, t);
+    expect_time(e, "mpi_time", mpi, fe[F_MPI], "mpi_share", t);
+    expect_time(e, "mpi_startup_time", su, false, "mpi_startup_share", t);
+    expect_time(e, "io_time", io, fe[F_IO], "io_share", t);
+    expect_time(e, "computation_time", t - mpi - su - io, fe[F_MPI] || fe[F_IO],
+                "computation_share", t);
+    expect_time(e, "routines_net_time", net_sum, net_est, "routines_net_share", t);
+    expect_time(e, "libkm_overhead", mf[F_OVERHEAD], fe[F_OVERHEAD],
+                "libkm_overhead_share", t);
+    expect_num(e, "run.csv:estimated_time:value", "time.estimated_time", mf[F_EST]);
+    expect_num(e, "run.csv:estimated_share:value", "time.estimated_share",
+               mf[F_EST] / t);
+    expect_num(e, "run.csv:routines_net_estimated_fraction:value",
+               "time.routines_net_estimated_fraction", net_frac);
+    expect_bool(e, "run.csv:mpi_startup_from_statements:value",
+                "time.mpi_startup_from_statements", g->version < 2);
+    expect_num(e, "run.csv:format_version:value", "format_version", g->version);
+    expect_num(e, NULL, "schema_version", 2);
     expect_num(e, "run.csv:ranks_in_run:value", "ranks_in_run", g->n);
     expect_num(e, "run.csv:ranks_lost:value", "ranks_lost", g->lost >= 0);
     expect_str(e, "run.csv:program:value", "program", "./gen, \"quoted\"");
-    expect_num(e, "run.csv:t_1pe:value", "prediction.t_1pe", pred[0]);
-    expect_num(e, "run.csv:speedup:value", "prediction.speedup", pred[1]);
-    expect_num(e, "run.csv:efficiency:value", "prediction.efficiency", pred[2]);
+    if (g->version >= 2)
+        expect_str(e, "run.csv:overhead:value", "overhead", overhead_line);
+    expect_prediction_figures(e, g, pred, pred_est);
     if (g->extras)
         expect_str(e, "run.csv:header\\:Compiler:value", "header_lines.Compiler",
                    "gfortran -O2");
 }
 
+static void expect_routine_estimates(FILE *e, const struct gen *g,
+                                     const struct live *lv, int id, int r,
+                                     bool *net_est)
+{
+    static const char *const key[] = { "elapsed", "net", "mpi", "io" };
+    static const unsigned bit[] = { E_EL, E_NET, E_MPI, E_IO };
+    char c[128], j[128];
+    unsigned est = 0;
+    double part = 0, sum = 0;
+    for (int i = 0; i < lv->n; i++) {
+        size_t at = (size_t)lv->rank[i] * g->nr + r;
+        if (!g->present[at])
+            continue;
+        est |= g->est[at];
+        part += g->el[at] * g->pct[at] / 100;
+        sum += g->el[at];
+    }
+    for (int k = 0; k < 4; k++) {
+        snprintf(c, sizeof c, "routines.csv:%d:%s_estimated", id, key[k]);
+        snprintf(j, sizeof j, "routines[%d].%s.estimated", id - 1, key[k]);
+        expect_bool(e, c, j, est & bit[k]);
+    }
+    snprintf(c, sizeof c, "routines.csv:%d:estimated_fraction", id);
+    snprintf(j, sizeof j, "routines[%d].estimated_fraction", id - 1);
+    expect_num(e, c, j, g->version < 2 ? NAN : sum > 0 ? part / sum : 0);
+    *net_est |= (est & E_NET) != 0;
+}
+
 static void expect_routines(FILE *e, const struct gen *g, const struct live *lv,
-                            double total, double *net_sum)
+                            double total, double *net_sum, bool *net_est)
 {
     double *col = xcalloc((size_t)g->n, sizeof(double));
     const double *metric[] = { g->el, g->net, NULL, g->mpi, g->io };
     static const char *const mkey[] = { "elapsed", "net", "counts", "mpi", "io" };
     char c[128], j[128], name[16];
     *net_sum = 0;
+    *net_est = false;
     for (int id = 1; id <= g->nids; id++) {
         int r = g->routine_of_id[id];
         bool plus = false;
@@ -559,12 +898,12 @@ static void expect_routines(FILE *e, const struct gen *g, const struct live *lv,
                     g->plus[(size_t)lv->rank[i] * g->nr + r];
         snprintf(c, sizeof c, "routines.csv:%d:extrapolated", id);
         snprintf(j, sizeof j, "routines[%d].extrapolated", id - 1);
-        expect_num(e, c, NULL, plus);
-        expect_str(e, NULL, j, plus ? "true" : "false");
+        expect_bool(e, c, j, plus);
         routine_name(name, sizeof name, r);
         snprintf(c, sizeof c, "routines.csv:%d:name", id);
         snprintf(j, sizeof j, "routines[%d].name", id - 1);
         expect_str(e, c, j, name);
+        expect_routine_estimates(e, g, lv, id, r, net_est);
         for (int m = 0; m < 5; m++) {
             for (int i = 0; i < lv->n; i++) {
                 size_t at = (size_t)lv->rank[i] * g->nr + r;
@@ -596,6 +935,30 @@ static void expect_routines(FILE *e, const struct gen *g, const struct live *lv,
     free(col);
 }
 
+static void expect_location_estimates(FILE *e, const struct gen *g,
+                                      const struct live *lv, int id, int r,
+                                      int k)
+{
+    char c[128], j[128];
+    bool est = false;
+    double part = 0, sum = 0;
+    for (int i = 0; i < lv->n; i++) {
+        size_t at = ((size_t)r * g->nl + k) * g->n + lv->rank[i];
+        est |= g->lest[at];
+        part += g->lel[at] * g->lpct[at] / 100;
+        sum += g->lel[at];
+    }
+    snprintf(c, sizeof c, "locations.csv:%d:elapsed_estimated", id);
+    snprintf(j, sizeof j, "locations[%d].elapsed.estimated", id - 1);
+    expect_bool(e, c, j, est);
+    snprintf(c, sizeof c, "locations.csv:%d:estimated_fraction", id);
+    snprintf(j, sizeof j, "locations[%d].estimated_fraction", id - 1);
+    expect_num(e, c, j, g->version < 2 ? NAN : sum > 0 ? part / sum : 0);
+    snprintf(c, sizeof c, "locations.csv:%d:mpi_startup", id);
+    snprintf(j, sizeof j, "locations[%d].mpi_startup", id - 1);
+    expect_bool(e, c, j, is_init(g, r, k));
+}
+
 static void expect_locations(FILE *e, const struct gen *g, const struct live *lv)
 {
     double *col = xcalloc((size_t)g->n, sizeof(double));
@@ -615,6 +978,7 @@ static void expect_locations(FILE *e, const struct gen *g, const struct live *lv
             snprintf(c, sizeof c, "locations.csv:%d:occurrence", id);
             snprintf(j, sizeof j, "locations[%d].occurrence", id - 1);
             expect_num(e, c, j, k == 5);          /* DO on k = 0's line */
+            expect_location_estimates(e, g, lv, id, r, k);
             for (int m = 0; m < 2; m++) {
                 for (int i = 0; i < lv->n; i++) {
                     size_t at = ((size_t)r * g->nl + k) * g->n + lv->rank[i];
@@ -631,50 +995,109 @@ static void expect_locations(FILE *e, const struct gen *g, const struct live *lv
     free(col);
 }
 
-static void expect_cells(FILE *e, const struct gen *g)
+/* The columns routine and location rows of a rank share. */
+static void expect_cell_tail(FILE *e, const char *file, int p, int id,
+                             double pct, uint64_t count, bool plus)
 {
     char c[128];
+    snprintf(c, sizeof c, "%s:%d/%d:estimated_fraction", file, p, id);
+    expect_num(e, c, NULL, pct / 100);
+    snprintf(c, sizeof c, "%s:%d/%d:counts", file, p, id);
+    expect_num(e, c, NULL, (double)count);
+    snprintf(c, sizeof c, "%s:%d/%d:extrapolated", file, p, id);
+    expect_bool(e, c, NULL, plus);
+}
+
+static void expect_routine_cell(FILE *e, const struct gen *g, int p, int r)
+{
+    size_t at = (size_t)p * g->nr + r;
+    int id = g->id_of[r];
+    char c[128];
+    const char *col[] = { "elapsed", "net", "mpi", "io" };
+    static const unsigned bit[] = { E_EL, E_NET, E_MPI, E_IO };
+    double v[] = { g->el[at], g->net[at], g->mpi[at], g->io[at] };
+    for (int k = 0; k < 4; k++) {
+        snprintf(c, sizeof c, "rank_routines.csv:%d/%d:%s", p, id, col[k]);
+        expect_num(e, c, NULL, v[k]);
+        snprintf(c, sizeof c, "rank_routines.csv:%d/%d:%s_estimated", p, id,
+                 col[k]);
+        expect_bool(e, c, NULL, g->est[at] & bit[k]);
+    }
+    expect_cell_tail(e, "rank_routines.csv", p, id,
+                     g->version < 2 ? NAN : g->pct[at], g->cnt[at], g->plus[at]);
+}
+
+/* rank_locations.csv is keyed by rank and location id. */
+static void expect_location_cell(FILE *e, const struct gen *g, int p, int r,
+                                 int k)
+{
+    size_t at = ((size_t)r * g->nl + k) * g->n + p;
+    int id = (g->id_of[r] - 1) * g->nl + k + 1;
+    char c[128];
+    snprintf(c, sizeof c, "rank_locations.csv:%d/%d:elapsed", p, id);
+    expect_num(e, c, NULL, g->lel[at]);
+    snprintf(c, sizeof c, "rank_locations.csv:%d/%d:elapsed_estimated", p, id);
+    expect_bool(e, c, NULL, g->lest[at]);
+    expect_cell_tail(e, "rank_locations.csv", p, id,
+                     g->version < 2 ? NAN : g->lpct[at], g->lcnt[at],
+                     g->lplus[at]);
+}
+
+static void expect_cells(FILE *e, const struct gen *g)
+{
     for (int p = 0; p < g->n; p++) {
         if (p == g->lost)
             continue;
         for (int r = 0; r < g->nr; r++) {
-            size_t at = (size_t)p * g->nr + r;
-            if (!g->present[at])
+            if (!g->present[(size_t)p * g->nr + r])
                 continue;
-            int id = g->id_of[r];
-            const char *col[] = { "elapsed", "net", "mpi", "io" };
-            double v[] = { g->el[at], g->net[at], g->mpi[at], g->io[at] };
-            for (int k = 0; k < 4; k++) {
-                snprintf(c, sizeof c, "rank_routines.csv:%d/%d:%s", p, id, col[k]);
-                expect_num(e, c, NULL, v[k]);
-            }
-            snprintf(c, sizeof c, "rank_routines.csv:%d/%d:counts", p, id);
-            expect_num(e, c, NULL, (double)g->cnt[at]);
-            snprintf(c, sizeof c, "rank_routines.csv:%d/%d:extrapolated", p, id);
-            expect_num(e, c, NULL, g->plus[at]);
+            expect_routine_cell(e, g, p, r);
+            for (int k = 0; k < g->nl; k++)
+                expect_location_cell(e, g, p, r, k);
         }
     }
 }
 
 static void expect_prediction(FILE *e, const struct gen *g)
 {
+    static const char *const col[] = { "total", "startup", "mpi", "redundant",
+                                       "parallel" };
     char c[128], j[128];
+    double v[5];
+    bool est[5];
     for (int p = 0; p < g->n; p++) {
-        struct rank_sums s = sums(g, p);
-        double v[] = { s.total, printed(s.mpi), g->redundant[p],
-                       printed(s.total - s.mpi - g->redundant[p]) };
-        const char *col[] = { "total", "mpi", "redundant", "parallel" };
-        for (int k = 0; k < 4; k++) {
+        prediction_row(g, p, v, est);
+        for (int k = 0; k < 5; k++) {
             snprintf(c, sizeof c, "prediction.csv:%d:%s", p, col[k]);
             snprintf(j, sizeof j, "prediction.ranks[%d].%s", p, col[k]);
             expect_num(e, c, j, v[k]);
+            snprintf(c, sizeof c, "prediction.csv:%d:%s_estimated", p, col[k]);
+            snprintf(j, sizeof j, "prediction.ranks[%d].%s_estimated", p, col[k]);
+            expect_bool(e, c, j, est[k]);
         }
     }
 }
 
+/* The estimated fraction of the routines' net time over live ranks, from
+ * the Total rows (version 2). */
+static double net_fraction(const struct gen *g, const struct live *lv)
+{
+    double part = 0, sum = 0;
+    if (g->version < 2)
+        return NAN;
+    for (int i = 0; i < lv->n; i++) {
+        struct rank_sums s = sums(g, lv->rank[i]);
+        double net = printed(s.net);
+        part += net * s.net_pct / 100;
+        sum += net;
+    }
+    return sum > 0 ? part / sum : 0;
+}
+
 static int profile(int argc, char **argv)
 {
-    struct gen g = { .n = 4, .nr = 10, .nl = 0, .lost = -1, .out_rank = -1 };
+    struct gen g = { .n = 4, .nr = 10, .nl = 0, .lost = -1, .out_rank = -1,
+                     .version = 2 };
     rng_state = 88172645463325252ULL;
     if (argc < 4)
         return fputs("usage: kmgen profile OUT EXPECT [options]\n", stderr), 2;
@@ -687,6 +1110,8 @@ static int profile(int argc, char **argv)
         else if (!strcmp(a, "--lost")) g.lost = atoi(v), i++;
         else if (!strcmp(a, "--extras")) g.extras = true;
         else if (!strcmp(a, "--uniform")) g.uniform = true;
+        else if (!strcmp(a, "--v1")) g.version = 1;
+        else if (!strcmp(a, "--no-prediction")) g.no_prediction = true;
         else if (!strcmp(a, "--outlier") &&
                  sscanf(v, "%d:%d:%lf", &g.out_rank, &g.out_routine,
                         &g.out_factor) == 3) i++;
@@ -695,18 +1120,22 @@ static int profile(int argc, char **argv)
     }
     if (g.n < 1 || g.nr < 1 || g.nl < 0 || g.nl > 6)
         return fputs("kmgen: bad sizes (locations at most 6)\n", stderr), 2;
+    if (g.no_prediction && g.version < 2)
+        return fputs("kmgen: --no-prediction needs version 2\n", stderr), 2;
     make_run(&g);
     /* EXPECT "-": no expectations (a run made only to be big) */
     FILE *f = fopen(argv[2], "w");
     FILE *e = strcmp(argv[3], "-") ? fopen(argv[3], "w") : fopen("/dev/null", "w");
     if (!f || !e)
         return perror("kmgen"), 2;
-    double pred[3], mf[11], net_sum;
-    write_run(f, &g, pred);
+    double pred[3], mf[NFIGS], net_sum;
+    bool fe[NFIGS], pred_est, net_est;
+    write_run(f, &g, pred, &pred_est);
     struct live lv = live_ranks(&g);
-    expect_figures(e, &g, &lv, mf);
-    expect_routines(e, &g, &lv, mf[0], &net_sum);
-    expect_run(e, &g, mf, net_sum, pred);
+    expect_figures(e, &g, &lv, mf, fe);
+    expect_routines(e, &g, &lv, mf[F_TOTAL], &net_sum, &net_est);
+    expect_run(e, &g, mf, fe, net_sum, net_est, net_fraction(&g, &lv), pred,
+               pred_est);
     expect_locations(e, &g, &lv);
     expect_cells(e, &g);
     expect_prediction(e, &g);

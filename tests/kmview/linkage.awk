@@ -1,8 +1,9 @@
 # linkage.awk — complete-linkage clustering the slow, obvious way, to check
 # kmview's nearest-neighbour chain: reads kmview's rank_routines.csv and
 # rank_figures.csv (pass both, in that order), builds each rank's profile
-# (per routine: net - I/O, MPI, I/O; time outside routines; unmeasured
-# callees - MPI), takes L1 distances over the mean total time, and merges
+# (per routine: net - I/O, MPI, I/O; time outside routines; time in
+# uninstrumented routines; MPI start-up), takes L1 distances over the mean
+# total time, and merges
 # the closest pair of clusters until one is left, printing each merge's
 # height (%.6g), lowest first.
 BEGIN { FS = "," }
@@ -16,11 +17,12 @@ file == 1 {
 file == 2 && $col[2, "lost"] == 0 {
     p = $col[2, "rank"]; rank[n++] = p
     x[p, "out"] = $col[2, "time_outside_routines"]
-    x[p, "cal"] = $col[2, "time_in_unmeasured_callees"] - $col[2, "mpi_time"]
+    x[p, "cal"] = $col[2, "time_in_uninstrumented_routines"]
+    x[p, "su"] = $col[2, "mpi_startup_time"]
     total += $col[2, "total_time"]
 }
 END {
-    feat["out"]; feat["cal"]; mean = total / n
+    feat["out"]; feat["cal"]; feat["su"]; mean = total / n
     for (a = 0; a < n; a++) for (b = a + 1; b < n; b++) {
         s = 0
         for (f in feat) { v = x[rank[a], f] - x[rank[b], f]; s += v < 0 ? -v : v }

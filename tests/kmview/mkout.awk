@@ -1,34 +1,56 @@
 # mkout.awk — a KM_output file from a short description, for tests whose
 # every figure is chosen by hand.  Every rank gets the same figures.
+#   version V                   1 (the default) or 2
 #   ranks N
-#   total T mpi M io I          header figures (seconds)
-#   routine NAME ELAPSED NET COUNT MPI IO
-#   loc ROUTINE KIND LINE ELAPSED COUNT STATEMENT...
-# The prediction takes R = 0, so T_1pe = N * (T - M), as libkm would.
+#   total T mpi M io I [startup S [estimated E]]
+#                               header figures (seconds); S, E: version 2
+#   routine NAME ELAPSED NET COUNT MPI IO [EST%]
+#   loc ROUTINE KIND LINE ELAPSED COUNT [EST%] STATEMENT...
+# EST% only in version 2 (required there).  A time may carry version 2's
+# '~' (contains an estimate), a count version 1's '+'.  Version 1's MPI
+# time holds its start-up (give it so); version 2's figures add up:
+# time in uninstrumented routines = T - net - M - S.  The prediction
+# takes R = 0, so T_1pe = N * (T - S - M), as libkm would.
+function tm(x) { return (x ~ /^~/ ? "~" : "") sprintf("%.7e", x ~ /^~/ ? substr(x, 2) : x) }
+function val(x) { return x ~ /^~/ ? substr(x, 2) + 0 : x + 0 }
+BEGIN { version = 1 }
+$1 == "version" { version = $2 }
 $1 == "ranks" { n = $2 }
-$1 == "total" { total = $2; mpi = $4; io = $6 }
+$1 == "total" { total = $2; mpi = $4; io = $6; startup = $8 + 0; est = $10 + 0 }
 $1 == "routine" {
     nr++; name[nr] = $2; el[nr] = $3; net[nr] = $4; cnt[nr] = $5; rm[nr] = $6; rio[nr] = $7
-    no[$2] = nr; sumnet += $4; sumcnt += $5
+    rest[nr] = $8; no[$2] = nr; sumnet += val($4); sumcnt += $5 + 0
+    if ($4 ~ /^~/) netest = 1
 }
 $1 == "loc" {
     r = $2; nl[r]++; k = nl[r]
     lkind[r, k] = $3; lline[r, k] = $4; lel[r, k] = $5; lcnt[r, k] = $6
-    t = $0; for (i = 1; i <= 6; i++) sub(/^[^ ]+ +/, "", t); ltext[r, k] = t
+    skip = version >= 2 ? 7 : 6
+    if (version >= 2) lest[r, k] = $7
+    t = $0; for (i = 1; i <= skip; i++) sub(/^[^ ]+ +/, "", t); ltext[r, k] = t
 }
 END {
-    print "! kmtool KM_output 1"
+    v2 = version >= 2
+    m = val(mpi); par = total - (v2 ? startup : 0) - m
+    pm = mpi ~ /^~/ ? "~" : ""
+    print "! kmtool KM_output " version
     print "! Program    : ./demo"
     print "! Started    : 2026-11-22 10:00:00"
     print "! Written at : MPI_FINALIZE"
     print "! Clock      : CLOCK_MONOTONIC"
+    if (v2) print "! Overhead   : 2.00e-08 s per measured entry and exit; taken out of every time"
     print "! Ranks      : " n
     print "!"
     print "! ===== Prediction ====="
-    for (p = 0; p < n; p++) printf "%8d %15.7e %15.7e %15.7e %15.7e\n", p, total, mpi, 0, total - mpi
-    printf "%-15.7e ! Predicted one-PE time T_1pe\n", n * (total - mpi)
-    printf "%-15.7e ! Predicted speedup\n", n * (total - mpi) / total
-    printf "%-15.7e ! Predicted parallel efficiency\n", (total - mpi) / total
+    if (v2) print "! Times without MPI start-up (MPI_INIT); ~ marks figures that contain estimates"
+    for (p = 0; p < n; p++)
+        if (v2)
+            printf "%8d %15s %15s %15s %15s %15s\n", p, tm(total), tm(startup), tm(mpi), tm(0), pm tm(par)
+        else
+            printf "%8d %15.7e %15.7e %15.7e %15.7e\n", p, total, m, 0, par
+    printf "%-15s ! Predicted one-PE time T_1pe\n", pm tm(n * par)
+    printf "%-15s ! Predicted speedup\n", pm tm(n * par / (total - (v2 ? startup : 0)))
+    printf "%-15s ! Predicted parallel efficiency\n", pm tm(par / (total - (v2 ? startup : 0)))
     for (p = 0; p < n; p++) {
         print "! ===== Rank " p " ====="
         printf "%04d %-10d ! Processors and Rank\n", n, p
@@ -36,21 +58,31 @@ END {
         printf "%-15d ! Counts of routines\n", sumcnt
         printf "%-15d ! Counts of time get function\n", 2 * sumcnt
         printf "%-15.7e ! Time get function cost(1 call)\n", 2e-8
-        printf "%-15.7e ! Time get function cost (Total)\n", 4e-8 * sumcnt
+        printf "%-15.7e ! %s\n", v2 ? 0 : 4e-8 * sumcnt, v2 ? "libkm overhead" : "Time get function cost (Total)"
         printf "%-15d ! Output counts by KM_writ\n", 1
-        printf "%-15.7e ! MPI time\n", mpi
-        printf "%-15.7e ! I/O time\n", io
+        printf "%-15s ! MPI time\n", tm(mpi)
+        if (v2) printf "%-15s ! MPI start-up time\n", tm(startup)
+        printf "%-15s ! I/O time\n", tm(io)
         printf "%-15.7e ! Time outside routines\n", 0
-        printf "%-15.7e ! Time in unmeasured callees\n", total - sumnet
+        if (v2) {
+            printf "%-15.7e ! Time in uninstrumented routines\n", total - sumnet - m - startup
+            printf "%-15s ! Estimated time\n", (est > 0 ? "~" : "") tm(est)
+        } else
+            printf "%-15.7e ! Time in unmeasured callees\n", total - sumnet
         printf "%-15d ! Routines\n", nr
         for (i = 1; i <= nr; i++)
-            printf "%8d %-22s %15.7e %15.7e %10d %15.7e %15.7e\n", i, name[i], el[i], net[i], cnt[i], rm[i], rio[i]
+            printf "%8d %-22s %15s %15s %10s %15s %15s%s\n", i, name[i], tm(el[i]), tm(net[i]), cnt[i],
+                   tm(rm[i]), tm(rio[i]), v2 ? sprintf(" %7.1f", rest[i]) : ""
+        if (v2)
+            printf "!%7s %-22s %15s %15s %10d %15s %15s %7.1f\n", "", "Total", "", (netest ? "~" : "") tm(sumnet),
+                   sumcnt, tm(mpi), tm(io), 0
         for (i = 1; i <= nr; i++) {
             r = name[i]
             if (!nl[r]) continue
             printf "!\n! Routine %d %s, file demo.f, line %d, %d locations\n", i, r, 10 * i, nl[r]
             for (k = 1; k <= nl[r]; k++)
-                printf "%8d %-5s %6d %15.7e %10d %s\n", k, lkind[r, k], lline[r, k], lel[r, k], lcnt[r, k], ltext[r, k]
+                printf "%8d %-5s %6d %15s %10s%s %s\n", k, lkind[r, k], lline[r, k], tm(lel[r, k]), lcnt[r, k],
+                       v2 ? sprintf(" %7.1f", lest[r, k]) : "", ltext[r, k]
         }
     }
     print "! ===== End ====="

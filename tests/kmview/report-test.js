@@ -5,7 +5,10 @@
    checks what it shows against the expectations, and writes "ok - " /
    "FAIL - " lines into <pre id="kmtest">, which the test reads from
    Chromium's --dump-dom.  mode "speed" times every view instead, against
-   one pass over all the data, on the 1,000 x 1,000 report. */
+   one pass over all the data, on the 1,000 x 1,000 report; mode "kpis"
+   checks the headline: expect maps a label to the figure shown above it,
+   "title:LABEL" to its hover text, "absent:LABEL" to a label that must
+   not be there. */
 (function () {
 'use strict';
 var T = window.KMTEST, E = T.expect, out = [];
@@ -28,7 +31,11 @@ function pick(id, value) {
 }
 function rows() { return $$('#chart .r'); }
 function labels() { return rows().map(function (r) { return r.querySelector('.n').textContent; }); }
-function values() { return rows().map(function (r) { return parseFloat(r.querySelector('.v').textContent); }); }
+/* a value's text: '~' first when it contains an estimate */
+function values() {
+  return rows().map(function (r) { return parseFloat(r.querySelector('.v').textContent.replace(/^~/, '')); });
+}
+function marked(r) { return /^~/.test(r.querySelector('.v').textContent); }
 function hover(el, x, y) {
   el.dispatchEvent(new MouseEvent('mouseover', {bubbles: true, clientX: x || 50, clientY: y || 50}));
   el.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: x || 50, clientY: y || 50}));
@@ -52,6 +59,26 @@ for (var id = 1; E['routines.csv:' + id + ':name']; id++) {
 }
 function mean(id, m) { return num('routines.csv:' + id + ':' + m + '_mean'); }
 function cell(rank, id, m) { return num('rank_routines.csv:' + rank + '/' + id + ':' + m) || 0; }
+/* a routine's own MPI start-up (its CALL MPI_INIT locations), mean or of a rank */
+var initsOf = {};
+for (var lid = 1; E['locations.csv:' + lid + ':kind']; lid++)
+  if (E['locations.csv:' + lid + ':mpi_startup'] === '1') {
+    var rid = 1;
+    while (E['routines.csv:' + rid + ':name'] && (lid - 1) / T.nloc >= rid) rid++;
+    (initsOf[rid] = initsOf[rid] || []).push(lid);
+  }
+function startup(id, rank) {
+  var s = 0;
+  (initsOf[id] || []).forEach(function (l) {
+    s += rank === undefined ? num('locations.csv:' + l + ':elapsed_mean')
+                            : num('rank_locations.csv:' + rank + '/' + l + ':elapsed') || 0;
+  });
+  return s;
+}
+function own(id, rank) {                   /* what a net bar shows */
+  return rank === undefined ? mean(id, 'net') + mean(id, 'mpi') + startup(id)
+                            : cell(rank, id, 'net') + cell(rank, id, 'mpi') + startup(id, rank);
+}
 
 function selfContained() {
   var ext = $$('[src], [href], link, iframe, object, embed, img, audio, video');
@@ -61,15 +88,60 @@ function selfContained() {
   ok(performance.getEntriesByType('resource').length === 0, 'the browser fetched no resource');
 }
 
+/* the headline's figures by their labels */
+function kpis() {
+  var k = {};
+  $$('#kpis .kpi').forEach(function (d) { k[d.querySelector('span').textContent] = d.querySelector('b').textContent; });
+  return k;
+}
+function mark(key) { return E['run.csv:' + key + '_estimated:value'] === '1' ? '~' : ''; }
+function pctOf(key) { return (100 * num('run.csv:' + key + ':value')).toFixed(1) + '%'; }
 function header() {
-  var k = $$('#kpis .kpi b').map(function (b) { return b.textContent; });
-  var total = num('figures.csv:total_time:mean');
-  ok(near(parseFloat(k[0]), total), 'header: mean total time ' + k[0] + ' (expected ' + total + ')');
-  ok(k[1] === (100 * num('run.csv:mpi_share:value')).toFixed(1) + '%', 'header: MPI share ' + k[1]);
-  ok(k[2] === (100 * num('run.csv:io_share:value')).toFixed(1) + '%', 'header: I/O share ' + k[2]);
-  ok(near(parseFloat(k[5]), num('run.csv:t_1pe:value')), 'header: T_1pe ' + k[5]);
-  ok(near(parseFloat(k[6]), num('run.csv:speedup:value')), 'header: speedup ' + k[6]);
-  ok(k[7] === (100 * num('run.csv:efficiency:value')).toFixed(1) + '%', 'header: efficiency ' + k[7]);
+  var k = kpis(), total = num('figures.csv:total_time:mean');
+  var t = k['total time (mean over ranks)'];
+  ok(near(parseFloat(t), total), 'header: mean total time ' + t + ' (expected ' + total + ')');
+  var mpi = k['MPI communication (after start-up)'], su = k['MPI start-up (MPI_INIT)'];
+  ok(mpi === mark('mpi_time') + pctOf('mpi_share'), 'header: MPI communication apart from start-up ' + mpi);
+  ok(su === mark('mpi_startup_time') + pctOf('mpi_startup_share') && num('run.csv:mpi_startup_time:value') > 0,
+     'header: MPI start-up on its own ' + su);
+  ok(k['I/O'] === mark('io_time') + pctOf('io_share'), 'header: I/O share ' + k['I/O']);
+  ok(k.estimated === '~' + pctOf('estimated_share'), 'header: the estimated share ' + k.estimated);
+  var t1 = k['predicted one-PE time T_1pe (no start-up)'];
+  ok(near(parseFloat(t1.replace(/^~/, '')), num('run.csv:t_1pe:value')) && t1.charAt(0) === mark('t_1pe').charAt(0),
+     'header: T_1pe without start-up ' + t1);
+  ok(near(parseFloat(k['predicted speedup'].replace(/^~/, '')), num('run.csv:speedup:value')),
+     'header: speedup ' + k['predicted speedup']);
+  ok(k['predicted efficiency'] === mark('efficiency') + pctOf('efficiency'),
+     'header: efficiency ' + k['predicted efficiency']);
+}
+
+/* Elapsed bars: '~' on every estimated routine's value and on no other,
+   the estimated part lighter and as long as its share, said on hover. */
+function estimates() {
+  btn('metric', 'elapsed');
+  var good = true, shaded = 0, frac = true, tipOk = false;
+  rows().forEach(function (r) {
+    var id = ids[r.querySelector('.n').textContent.replace(/\+$/, '')], p = 'routines.csv:' + id + ':';
+    good = good && marked(r) === (E[p + 'elapsed_estimated'] === '1');
+    var f = num(p + 'estimated_fraction'), all = 0, est = 0;
+    r.querySelectorAll('.b i').forEach(function (i) {
+      var w = parseFloat(i.style.width);
+      all += w;
+      if (/\best\b/.test(i.className)) est += w;
+    });
+    if (f > 0) {
+      shaded++;
+      frac = frac && Math.abs(est / all - f) < 1e-3;
+      if (!tipOk)
+        tipOk = hover(r.querySelector('.b')).indexOf('contains an estimate: ' + (100 * f).toFixed(1) +
+                                                     '% of it estimated') > 0;
+    } else frac = frac && est === 0;
+  });
+  ok(good, 'estimates: "~" marks exactly the routines whose elapsed time contains an estimate');
+  ok(shaded > 0 && frac, 'estimates: the estimated part of ' + shaded + ' bars is lighter, as long as its share');
+  ok(tipOk, 'estimates: hover says how much of the time is estimated');
+  ok($('#estlegend') !== null, 'estimates: the legend explains "~"');
+  btn('metric', 'net');
 }
 
 function profile() {
@@ -77,8 +149,9 @@ function profile() {
   var l = labels().map(function (s) { return s.replace(/\+$/, ''); });
   ok(l.join(' ') === names.join(' '), 'profile: every routine, in original order (' + l.length + ')');
   var v = values(), good = true;
-  l.forEach(function (n, i) { good = good && near(v[i], mean(ids[n], 'net') + mean(ids[n], 'mpi')); });
-  ok(good, 'profile: net bars show net + own MPI time, mean over ranks');
+  l.forEach(function (n, i) { good = good && near(v[i], own(ids[n])); });
+  ok(good && Object.keys(initsOf).length > 0,
+     'profile: net bars show net + own MPI time + own MPI start-up, mean over ranks');
   var vmax = Math.max.apply(null, v), lengths = true;
   rows().forEach(function (r, i) {
     var w = 0, segs = r.querySelectorAll('.b i');
@@ -87,7 +160,7 @@ function profile() {
   });
   ok(lengths, 'profile: each bar\'s length is its value against the largest (automatic scale)');
   var first = rows()[0], tip = hover(first.querySelector('.b'));
-  var share = (mean(1, 'net') + mean(1, 'mpi')) / num('figures.csv:total_time:mean');
+  var share = own(1) / num('figures.csv:total_time:mean');
   ok(tip.indexOf(names[0]) === 0 && tip.indexOf((100 * share).toFixed(1) + '% of total time') > 0,
      'hover: value and percentage (' + tip.slice(0, 80) + '...)');
   var segs = $$('#chart .r:first-child .b i').map(function (i) { return i.className; });
@@ -117,7 +190,7 @@ function profile() {
   v = values(); good = true;
   labels().forEach(function (n, i) {
     var id = ids[n.replace(/\+$/, '')];
-    good = good && near(v[i], cell(2, id, 'net') + cell(2, id, 'mpi'));
+    good = good && near(v[i], own(id, 2));
   });
   ok(good && /rank 2/.test($('#note').textContent), 'rank 2 chosen: its own figures');
   pick('rank', 'mean');
@@ -139,8 +212,9 @@ function locations() {
   var n = T.nloc;
   ok(rows().length === n, 'locations: ' + rows().length + ' rows (expected ' + n + ')');
   ok(/^DO \d+/.test(labels()[0]) && /^MPI /.test(labels()[2]), 'locations: kind and line on each row');
-  var mpiBar = rows()[2].querySelector('.b i');
-  ok(mpiBar && mpiBar.className === 'comm', 'locations: an MPI call is communication');
+  var initBar = rows()[2].querySelector('.b i');
+  ok(initBar && initBar.className === 'startup' && /CALL MPI_INIT/.test(labels()[2]),
+     'locations: CALL MPI_INIT is MPI start-up, not communication');
   ok($('button[data-v="net"]').disabled, 'locations: net time is not offered (KM_output has none)');
   ok(new RegExp(name).test($('#note').textContent), 'locations: of ' + name);
   var tip = hover(rows()[0].querySelector('.b'));
@@ -163,7 +237,7 @@ function ranks() {
   pick('subject', 'r' + (id - 1));
   btn('metric', 'net');
   v = values(); good = true;
-  for (p = 0; p < v.length; p++) good = good && near(v[p], cell(p, id, 'net') + cell(p, id, 'mpi'));
+  for (p = 0; p < v.length; p++) good = good && near(v[p], own(id, p));
   ok(good, 'every rank side by side: routine ' + names[id - 1]);
   var tip = hover(rows()[1].querySelector('.b'));
   ok(/rank 1's total time/.test(tip), 'hover: percentage of that rank\'s total time');
@@ -189,10 +263,13 @@ function heat() {
 
 function figures() {
   btn('view', 'figures');
-  ok($$('#figtable tr').length === 12, 'figures: the eleven header figures');
+  ok($$('#figtable tr').length === 14, 'figures: the thirteen header figures');
   var cells = $$('#figtable tr')[1].querySelectorAll('td');
   ok(near(parseFloat(cells[1].textContent), num('rank_figures.csv:0:total_time')), 'figures: rank 0 total time');
-  ok($('#pred') !== null, 'figures: the prediction');
+  ok($('#pred') !== null && /Start-up/.test($('#predrows').textContent), 'figures: the prediction, with start-up');
+  var shares = $('#shares').textContent;
+  ok(/MPI communication \(after start-up\)/.test(shares) && /MPI start-up \(MPI_INIT\)/.test(shares),
+     'figures: MPI and MPI start-up apart in where the time goes');
 }
 
 /* Going back and forth is asynchronous: wait for the page's popstate
@@ -280,12 +357,28 @@ function diffPage() {
   finish();
 }
 
+/* --- the headline of a hand-made run --------------------------------- */
+function kpiPage() {
+  var k = kpis(), titles = {};
+  $$('#kpis .kpi').forEach(function (d) { titles[d.querySelector('span').textContent] = d.title; });
+  Object.keys(E).forEach(function (key) {
+    if (key.indexOf('title:') === 0)
+      ok(titles[key.slice(6)] === E[key], 'headline: "' + key.slice(6) + '" says on hover: ' + titles[key.slice(6)]);
+    else if (key.indexOf('absent:') === 0)
+      ok(!(key.slice(7) in k), 'headline: no "' + key.slice(7) + '"');
+    else ok(k[key] === E[key], 'headline: ' + key + ' ' + k[key] + ' (expected ' + E[key] + ')');
+  });
+  finish();
+}
+
 try {
   if (T.mode === 'diff') diffPage();
+  else if (T.mode === 'kpis') kpiPage();
   else if (T.mode === 'speed') speed();
   else {
     selfContained();
     header();
+    estimates();
     profile();
     locations();
     ranks();

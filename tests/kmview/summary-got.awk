@@ -4,7 +4,7 @@
 /^Where the time goes/ { sec = "share"; next }
 /^Prediction/ { sec = "pred"; next }
 /^Top / { sec = "routine"; next }
-/^Warnings/ { sec = ""; next }
+/^Warnings/ || /^~/ || /^Est:/ { sec = ""; next }
 /^$/ { next }
 sec == "fig" {
     label = ""
@@ -13,11 +13,18 @@ sec == "fig" {
     sub(/ \(s\)$/, "", key)
     gsub(/[^a-z0-9]+/, "_", key); sub(/_$/, "", key)
     if (key == "i_o_time") key = "io_time"
+    if (key == "mpi_start_up_time") key = "mpi_startup_time"
     print "figure", key, $(NF - 3), $(NF - 2), $(NF - 1), $NF
 }
-sec == "share" { print "share", $1, $(NF - 1), $NF }
+sec == "share" && $1 ~ /^\(/ { sec = ""; next }
+sec == "share" {
+    label = ""
+    for (i = 1; i <= NF - 2; i++) label = label (i > 1 ? " " : "") $i
+    print "share", label, $(NF - 1), $NF
+}
+sec == "pred" && $1 == "n/a:" { print "pred n/a" }
 sec == "pred" && $1 == "T_1pe" { print "pred T_1pe", $(NF - 1) }
 sec == "pred" && ($1 == "Speedup" || $1 == "Efficiency") { print "pred", $1, $NF }
 sec == "routine" && $1 ~ /^[0-9]+$/ {
-    print "routine", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
+    print "routine", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
 }
