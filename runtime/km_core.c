@@ -444,12 +444,26 @@ static void start_sampling(struct km_region *r, km_time e)
     r->skip = gap(r->k) - 1;
 }
 
-/* What a measured exit teaches a region: the first execution's time (left
- * out of the estimates), when to start sampling, and, for a sample, a new
- * estimate and the next gap.  An execution measured out of turn (its
- * region was waiting at another anchor) is not a sample: it was not
- * chosen at random. */
-static KM_NOINLINE void learn(struct km_region *r, km_time own, km_time e)
+/* A sample taken inside region `caller` updates that caller's estimate,
+ * or gives it the slot (the first sample is its estimate). */
+static void learn_caller(struct km_region *r, int32_t caller, km_time own)
+{
+    struct km_ctx *c = &r->ctx[(uint32_t)caller % KM_NCTX];
+    if (c->caller == caller) {
+        c->mean_own = ewma(c->mean_own, own);
+    } else {
+        c->caller = caller;
+        c->mean_own = own;
+    }
+}
+
+/* What a measured exit inside region `caller` teaches a region: the
+ * first execution's time (left out of the estimates), when to start
+ * sampling, and, for a sample, new estimates and the next gap.  An
+ * execution measured out of turn (its region was waiting at another
+ * anchor) is not a sample: it was not chosen at random. */
+static KM_NOINLINE void learn(struct km_region *r, int32_t caller,
+                              km_time own, km_time e)
 {
     if (!r->sampling) {
         if (r->measured == 1)
@@ -462,8 +476,18 @@ static KM_NOINLINE void learn(struct km_region *r, km_time own, km_time e)
         return;
     r->mean_own = ewma(r->mean_own, own);
     r->mean_frame = ewma(r->mean_frame, e);
+    if (caller > 0)
+        learn_caller(r, caller, own);
     r->k = interval(r);
     r->skip = gap(r->k) - 1;
+}
+
+/* The estimate of r's own time for an execution inside region `caller`. */
+static KM_ALWAYS_INLINE km_time estimate(const struct km_region *r,
+                                         int32_t caller)
+{
+    const struct km_ctx *c = &r->ctx[(uint32_t)caller % KM_NCTX];
+    return c->caller == caller ? c->mean_own : r->mean_own;
 }
 
 /* r's estimates are to wait at anchor a (a stack index): join a's list
@@ -586,7 +610,7 @@ static KM_ALWAYS_INLINE void leave_estimated(struct km_frame *stk, int32_t i,
     struct km_region *r = f->r;
     km_time cc, ci;
     inside(stk, f, &cc, &ci);
-    km_time m = r->mean_own;
+    km_time m = estimate(r, stk[i - 1].id);
     r->pend_own += m;
     if (r->top == i) {
         r->top = 0;
@@ -642,7 +666,7 @@ static KM_ALWAYS_INLINE void leave_measured(const struct settle *c,
     }
     if (KM_UNLIKELY(live & (r->sampling | (r->measured <= 1) |
                             (r->measured >= r->thresh))))
-        learn(r, own, e);
+        learn(r, stk[i - 1].id, own, e);
     if (KM_UNLIKELY(live & (r->hooks != 0)))
         leave_hooks(r, i, e, now);
 }
@@ -925,7 +949,7 @@ static km_time frame_elapsed(const struct km_frame *stk,
         return KM_SUB(now - f->start);
     km_time cc, ci;
     inside(stk, f, &cc, &ci);
-    return f->r->mean_own + cc;
+    return estimate(f->r, stk[f - stk - 1].id) + cc;
 }
 
 /* Declared redundant time so far, net of the MPI calls inside it, as if

@@ -116,6 +116,17 @@ enum km_hook {
 
 #define KM_NO_ANCHOR (-1)
 
+/* Estimates are kept per caller too: a routine called with large arrays
+ * from one place and small ones from another costs differently in each.
+ * A few callers (the region directly around an execution) get their own
+ * estimate, in slots chosen by the caller's id; the others share the
+ * region's. */
+#define KM_NCTX 4
+struct km_ctx {
+    int32_t caller;          /* region id, 0: free */
+    km_time mean_own;        /* the estimate for executions inside it */
+};
+
 /*
  * One measured region: a routine or a location.  The first block is what
  * KM_IN/KM_OUT touch; the rest is the figures, the sampling state and the
@@ -166,6 +177,7 @@ struct km_region {
     km_time mean_frame;      /* estimate of one execution's elapsed time,
                                 which sets k */
     uint32_t k;              /* one execution in about k is measured */
+    struct km_ctx ctx[KM_NCTX];   /* estimates per caller */
     /* identity (cold) */
     int32_t order;           /* routines: 1-based order of first entry */
     int32_t routine;         /* id of the routine it belongs to (itself) */

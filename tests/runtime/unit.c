@@ -792,6 +792,45 @@ static km_tick pattern_cost(int pattern, int k, int n, uint32_t *lcg)
     }
 }
 
+/* A routine that costs 10 when A calls it and 1000 when B does: each
+ * caller's elapsed time holds what its own calls cost, not the average. */
+static void test_per_caller(void)
+{
+    begin("per_caller");
+    km_test_set_interval(8);
+    km_test_seed(99);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t a = reg_routine("2 1 10 0 A a.f");
+    int32_t b = reg_routine("2 1 10 0 B b.f");
+    int32_t d = reg_routine("2 1 10 0 D d.f");
+    enum { N = 20000 };
+    km_tick now = 0;
+    in_at(now, m);
+    for (int k = 0; k < N; k++) {
+        in_at(now + 1, a);
+        in_at(now + 2, d);
+        out_at(now + 12, d);          /* D in A: 10 */
+        out_at(now + 13, a);          /* A: 12, own 2 */
+        in_at(now + 14, b);
+        in_at(now + 15, d);
+        out_at(now + 1015, d);        /* D in B: 1000 */
+        out_at(now + 1016, b);        /* B: 1002, own 2 */
+        now += 1017;
+    }
+    out_at(now, m);
+    struct km_report rep = report_at(now);
+    double ra = (double)R(&rep, a)->elapsed / (double)T(12 * N);
+    double rb = (double)R(&rep, b)->elapsed / (double)T(1002 * N);
+    double rd = (double)R(&rep, d)->elapsed / (double)T(1010 * N);
+    printf("note: per caller: A %.4f, B %.4f, D %.4f of their true times\n",
+           ra, rb, rd);
+    CHECK(ra > 0.95 && ra < 1.05);
+    CHECK(rb > 0.95 && rb < 1.05);
+    CHECK(rd > 0.95 && rd < 1.05);
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
 static void test_changing_costs(void)
 {
     static const char *names[] = { "ramp up", "ramp down", "step",
@@ -1696,6 +1735,7 @@ int main(void)
     test_fit_in_parent();
     test_overhead();
     test_sampling_rate();
+    test_per_caller();
     test_changing_costs();
     test_stack_overflow();
     test_registration();
