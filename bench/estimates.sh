@@ -25,7 +25,9 @@
 #          that kind, and every routine runs as often, so the overhead
 #          left in (E_C - M_C) is the same for each and cancels out.
 # and the cost of an execution (instrumented run less the plain one, per
-# region execution) in each run.  Medians over REPEAT runs (default 7).
+# region execution) in each run, with libkm's own figure for its overhead
+# (the header figure "libkm overhead") beside the real one (the run less
+# the plain one).  Medians over REPEAT runs (default 7).
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=$(cd "${1:-$top/build}" 2> /dev/null && pwd) ||
@@ -86,7 +88,8 @@ for d in runs/*.*; do
         /^!/ { tab = 0; next }
         tab { v = $3; sub(/^~/, "", v); el[$2] = v; c = $5; sub(/^\+/, "", c); n += c }
         /^ *[0-9]+ (DO|CALL|MPI|IO|USER) / { c = $5; sub(/^\+/, "", c); n += c }
-        END { printf "%s n=%d", t, n
+        /! libkm overhead$/ { o = $1; sub(/^~/, "", o) }
+        END { printf "%s n=%d o=%s", t, n, o
               for (r in el) printf " %s=%s", r, el[r]
               printf "\n" }' "$d/KM_output.000"
 done > figures
@@ -109,7 +112,8 @@ function median(list,    n, a, i, j, x) {
 FILENAME == "runs/times" { time[$1] = time[$1] " " $2; next }
 {
     t = $1; sub(/^n=/, "", $2); calls[t] = calls[t] " " $2
-    for (i = 3; i <= NF; i++) {
+    sub(/^o=/, "", $3); ovh[t] = ovh[t] " " $3
+    for (i = 4; i <= NF; i++) {
         split($i, kv, "=")
         el[t, kv[1]] = el[t, kv[1]] " " kv[2]
     }
@@ -130,12 +134,14 @@ END {
         }
     }
     plain = median(time["plain"])
-    printf "\nwhole run (s), and what one region execution costs it (ns):\n"
-    printf "  %-28s %9.4f\n", "uninstrumented", plain
+    printf "\nwhole run (s), what one region execution costs it (ns), and the\n"
+    printf "figure libkm gives for its overhead against the run less the plain one (s):\n"
+    printf "  %-26s %8.4f\n", "uninstrumented", plain
     for (j = 1; j <= nt; j++) {
         t = th[j]
-        w = median(time[t]); n = median(calls[t])
-        printf "  %-28s %9.4f   %6.2f ns per execution (%d executions)\n", \
-               (t == 0 ? "every execution measured" : "threshold " t), w, 1e9 * (w - plain) / n, n
+        w = median(time[t]); n = median(calls[t]); o = median(ovh[t])
+        printf "  %-26s %8.4f  %6.2f ns/execution  overhead %.4f of %.4f (%.0f%%)\n", \
+               (t == 0 ? "every execution measured" : "threshold " t), w, \
+               1e9 * (w - plain) / n, o, w - plain, 100 * o / (w - plain)
     }
 }' runs/times figures
