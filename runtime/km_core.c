@@ -34,15 +34,17 @@
  *
  * Estimates.  Past its threshold a region is measured one execution in
  * about k; the others are estimated: they read no clock and add the
- * region's mean own time, plus what the frames inside reported.  Every
- * estimated frame has an *anchor*, the nearest measured frame below it (or
- * the root), and the estimates of its region wait on that anchor's list
- * (pend_*).  When the anchor closes it settles them against the time it
- * measured: if the estimates made inside it exceed that time (less what
- * was measured inside it), every one of them is scaled down to fit.  So
- * no net time is ever negative and no callee outlasts its caller.  A
- * region pending at one open anchor that comes to run under another is
- * measured instead (it cannot wait for two).
+ * region's estimate of its own time, plus what the frames inside
+ * reported.  Every estimated frame has an *anchor*, the nearest measured
+ * frame below it (or the root), and the estimates wait in a small table
+ * of that anchor (struct km_wait, one entry per region).  When the anchor
+ * closes it settles them against the time it measured: if the estimates
+ * made inside it exceed that time (less what was measured inside it),
+ * every one of them is scaled down to fit.  So no net time is ever
+ * negative and no callee outlasts its caller.  A full table is settled at
+ * once, against the time measured so far (a *checkpoint*: one clock
+ * read), which is as valid, since the executions it holds all lie within
+ * that time.
  *
  * Signals.  A terminating signal may arrive at any instruction, and its
  * handler takes a snapshot of this state.  So the hot path publishes a new
@@ -74,6 +76,17 @@
 
 #define signal_fence() atomic_signal_fence(memory_order_seq_cst)
 
+#define KM_NWAIT 8                   /* regions one frame's table holds */
+
+/* The estimates of one region made inside one measured frame (and not
+ * inside a measured frame within it), waiting to be settled. */
+struct km_wait {
+    int32_t id;              /* the region */
+    int32_t pad;
+    km_time own;             /* own time estimated */
+    km_time el;              /* what the estimates add to its elapsed */
+};
+
 struct km_frame {
     struct km_region *r;     /* NULL for the root and the sentinel */
     km_tick start;           /* clock at entry, or KM_UNREAD (estimated) */
@@ -89,9 +102,14 @@ struct km_frame {
     int32_t own;             /* nearest callee frame at or below this one */
     int32_t anchor;          /* nearest measured frame at or below (0: the
                                 root) */
-    int32_t pend;            /* measured frames: the first region (id)
-                                whose estimates wait for it; 0: none */
-    int64_t pad;             /* 64 bytes: an index is a shift */
+    int32_t slot;            /* estimated frames: its entry in the
+                                anchor's table */
+    uint32_t used;           /* measured frames and the root: the entries
+                                of the table in use, a bit each */
+    int32_t pad;             /* 256 bytes: an index is a shift */
+    struct km_wait wait[KM_NWAIT];   /* measured frames and the root; a
+                                region's entry is at its id modulo
+                                KM_NWAIT, or the next free one */
 };
 
 enum mpi_state { MPI_NONE, MPI_ACTIVE, MPI_DONE };
@@ -331,8 +349,8 @@ static void reg(int32_t *h, const int32_t *hr, const char *text)
     r->id = st.nreg + 1;
     if (KM_KIND_IS_ROUTINE(r->kind))
         r->routine = r->id;
-    r->pend_anchor = KM_NO_ANCHOR;
     r->k = 1;
+    r->learn_at = 1;                 /* the first execution */
     st.tab[st.nreg] = r;
     signal_fence();
     st.nreg++;
@@ -432,14 +450,15 @@ static km_time ewma(km_time mean, km_time x)
 
 /* The region has been measured `thresh` times, and at least twice: its
  * estimate starts as the mean own time of every measured execution but
- * the first. */
+ * the first (all of them are in excl: none was estimated yet). */
 static void start_sampling(struct km_region *r, km_time e)
 {
-    r->mean_own = (r->sum_own - r->first_own) / (km_time)(r->measured - 1);
+    r->mean_own = (r->excl - r->first_own) / (km_time)(r->measured - 1);
     if (r->mean_own < 0)
         r->mean_own = 0;
     r->mean_frame = e;
     r->sampling = 1;
+    r->learn_at = 0;                 /* every sample */
     r->k = interval(r);
     r->skip = gap(r->k) - 1;
 }
@@ -468,7 +487,8 @@ static KM_NOINLINE void learn(struct km_region *r, int32_t caller,
     if (!r->sampling) {
         if (r->measured == 1)
             r->first_own = own;
-        if (r->measured >= r->thresh && r->measured >= 2)
+        r->learn_at = r->thresh > 2 ? r->thresh : 2;
+        if (r->measured >= r->learn_at)
             start_sampling(r, e);
         return;
     }
@@ -490,41 +510,80 @@ static KM_ALWAYS_INLINE km_time estimate(const struct km_region *r,
     return c->caller == caller ? c->mean_own : r->mean_own;
 }
 
-/* r's estimates are to wait at anchor a (a stack index): join a's list
- * unless they already wait at another open anchor.  1: joined (or there
- * already); 0: measure this execution instead. */
-static KM_NOINLINE int attach(struct km_region *r, int32_t a)
+static void checkpoint(int32_t a);
+
+/* The entry for region `id` in the table of frame f, or -1; *free: the
+ * first free one met looking for it (-1 if none). */
+static int wait_entry(const struct km_frame *f, int32_t id, int *free)
 {
-    if (r->pend_anchor == a)
-        return 1;
-    if (r->pend_anchor != KM_NO_ANCHOR)
-        return 0;
-    r->pend_next = st.stack[a].pend;
-    r->pend_anchor = a;
-    signal_fence();
-    st.stack[a].pend = r->id;
-    return 1;
+    *free = -1;
+    for (int k = 0; k < KM_NWAIT; k++) {
+        int s = (id + k) & (KM_NWAIT - 1);
+        if (!(f->used >> s & 1)) {
+            if (*free < 0)
+                *free = s;
+        } else if (f->wait[s].id == id) {
+            return s;
+        }
+    }
+    return -1;
 }
 
-/* Is this execution of r, about to open above frame `below`, estimated? */
+static void claim_wait(struct km_frame *f, int s, int32_t id)
+{
+    f->wait[s] = (struct km_wait){ .id = id };
+    signal_fence();
+    f->used |= 1u << s;
+}
+
+/* The entry of anchor a's table for region r, not where r's id puts it
+ * first: found, added, or added after a checkpoint emptied the table; -1
+ * only when the frames open above the anchor fill the table on their own
+ * (then this execution is measured). */
+static KM_NOINLINE int find_wait(struct km_region *r, int32_t a)
+{
+    struct km_frame *f = &st.stack[a];
+    int free;
+    int s = wait_entry(f, r->id, &free);
+    if (s >= 0)
+        return s;
+    if (free < 0) {
+        checkpoint(a);
+        s = wait_entry(f, r->id, &free);
+        if (s >= 0)
+            return s;
+        if (free < 0)
+            return -1;
+    }
+    claim_wait(f, free, r->id);
+    return free;
+}
+
+/* Is this execution of r, about to open above frame `below`, estimated?
+ * Its entry in its anchor's table, or -1: measured. */
 static KM_ALWAYS_INLINE int estimate_now(struct km_region *r, int32_t below)
 {
     if (r->skip == 0)
-        return 0;
+        return -1;
     r->skip--;
     int32_t a = st.stack[below].anchor;
-    return KM_LIKELY(r->pend_anchor == a) || attach(r, a);
+    const struct km_frame *f = &st.stack[a];
+    int s = r->id & (KM_NWAIT - 1);
+    if (KM_LIKELY((f->used >> s & 1) && f->wait[s].id == r->id))
+        return s;
+    return find_wait(r, a);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Settling estimates                                                        */
 
-/* Commit q's pending estimates, keeping the share `keep` of each; returns
- * the own time taken back when q is a callee (which its anchor's callee
- * time held). */
-static km_time commit(struct km_region *q, double keep)
+/* Commit the estimates w of region q, keeping the share `keep` of each;
+ * returns the own time taken back when q is a callee (which its anchor's
+ * callee time held). */
+static km_time commit(struct km_region *q, const struct km_wait *w,
+                      double keep)
 {
-    km_time own = q->pend_own, el = q->pend_el;
+    km_time own = w->own, el = w->el;
     km_time back_own = 0, back_el = 0;
     if (keep < 1) {
         /* own time taken back rounded up, so that what stays fits (no
@@ -546,10 +605,6 @@ static km_time commit(struct km_region *q, double keep)
     q->est_excl += own - back_own;
     q->elapsed += el - back_el;
     q->est_el += el - back_el;
-    q->pend_own = 0;
-    q->pend_el = 0;
-    q->pend_next = 0;
-    q->pend_anchor = KM_NO_ANCHOR;
     return q->callee ? back_own : 0;
 }
 
@@ -563,21 +618,20 @@ static double share_that_fits(km_time e, km_time cc, km_time ci)
     return measured >= e ? 0 : (double)(e - measured) / (double)ci;
 }
 
-/* Measured frame f closes with elapsed time e: settle the estimates that
- * wait for it.  *cc and *ci (the callee time inside, and its estimated
- * part) lose what was taken back. */
+/* Measured frame f (or the root) has measured e so far: settle the
+ * estimates that wait in it.  *cc and *ci (the callee time inside, and
+ * its estimated part) lose what was taken back. */
 static KM_NOINLINE void settle(const struct settle *c, struct km_frame *f,
                                km_time e, km_time *cc, km_time *ci)
 {
     double keep = share_that_fits(e, *cc, *ci);
     km_time taken = 0;
-    int32_t id = f->pend;
-    f->pend = 0;
-    while (id) {
-        struct km_region *q = region_of(c, id);
-        id = q->pend_next;
-        taken += commit(q, keep);
-    }
+    uint32_t used = f->used;
+    f->used = 0;
+    signal_fence();
+    for (int s = 0; used; s++, used >>= 1)
+        if (used & 1)
+            taken += commit(region_of(c, f->wait[s].id), &f->wait[s], keep);
     *cc -= taken;
     *ci -= taken;
 }
@@ -610,12 +664,17 @@ static KM_ALWAYS_INLINE void leave_estimated(struct km_frame *stk, int32_t i,
     struct km_region *r = f->r;
     km_time cc, ci;
     inside(stk, f, &cc, &ci);
-    km_time m = estimate(r, stk[i - 1].id);
-    r->pend_own += m;
+    km_time m = 0;
+    if (KM_LIKELY(f->slot >= 0)) {
+        m = estimate(r, stk[i - 1].id);
+        struct km_wait *w = &stk[f->anchor].wait[f->slot];
+        w->own += m;
+        if (r->top == i)
+            w->el += m + ci;
+    }
     if (r->top == i) {
         r->top = 0;
         r->elapsed += cc - ci;
-        r->pend_el += m + ci;
     }
     if (r->callee) {
         struct km_frame *o = &stk[stk[i - 1].own];
@@ -638,7 +697,7 @@ static KM_ALWAYS_INLINE void leave_measured(const struct settle *c,
     km_time cc, ci;
     inside(stk, f, &cc, &ci);
     km_time ci0 = ci;
-    if (KM_UNLIKELY(f->pend != 0))
+    if (KM_UNLIKELY(f->used != 0))
         settle(c, f, e, &cc, &ci);
     if (KM_UNLIKELY(e < cc)) {       /* more overhead taken out than spent */
         *c->ovh -= cc - e;
@@ -647,7 +706,6 @@ static KM_ALWAYS_INLINE void leave_measured(const struct settle *c,
     km_time own = e - cc;
     r->measured++;
     r->excl += own;
-    r->sum_own += own;
     if (r->top == i) {
         r->top = 0;
         r->elapsed += e;
@@ -664,8 +722,7 @@ static KM_ALWAYS_INLINE void leave_measured(const struct settle *c,
         if (o->r)
             o->r->absorbed += ci0;
     }
-    if (KM_UNLIKELY(live & (r->sampling | (r->measured <= 1) |
-                            (r->measured >= r->thresh))))
+    if (KM_UNLIKELY(live & (r->measured >= r->learn_at)))
         learn(r, stk[i - 1].id, own, e);
     if (KM_UNLIKELY(live & (r->hooks != 0)))
         leave_hooks(r, i, e, now);
@@ -682,10 +739,58 @@ static KM_ALWAYS_INLINE void leave(const struct settle *c, struct km_frame *stk,
 
 static const struct settle live_settle = { NULL, &st.ovh };
 
+/* The estimated frames still open above anchor a had entries in its
+ * table, which a checkpoint emptied: they get entries again (or, in the
+ * unlikely case that more regions than the table holds are open there at
+ * once, their estimate is dropped: slot -1). */
+static void rehome_open_frames(int32_t a)
+{
+    struct km_frame *t = &st.stack[a];
+    for (int32_t j = a + 1; j <= st.sp; j++) {
+        struct km_frame *f = &st.stack[j];
+        if (!f->r || f->start != KM_UNREAD || f->anchor != a)
+            continue;
+        int free;
+        int s = wait_entry(t, f->r->id, &free);
+        if (s < 0 && free >= 0)
+            claim_wait(t, s = free, f->r->id);
+        f->slot = s;
+    }
+}
+
+/* Anchor a's table is full: settle it now against the time the anchor
+ * has measured so far, as if it closed (the executions it holds all lie
+ * within that time), and carry on with an empty table. */
+static KM_NOINLINE void checkpoint(int32_t a)
+{
+    struct km_frame *f = &st.stack[a];
+    km_tick now = cold_now();
+    km_time e, cc, ci;
+    if (a == 0) {
+        e = KM_SUB(now - st.t0) - st.ovh;
+        cc = f->child;
+        ci = f->inv;
+    } else {
+        e = KM_SUB(now - f->start) - st.cost_inner - (st.ovh - f->ovh0);
+        inside(st.stack, f, &cc, &ci);
+    }
+    km_time ci0 = ci;
+    settle(&live_settle, f, e, &cc, &ci);
+    /* what stays is settled: the callee time that holds it loses what was
+     * taken back, and its estimated part is settled */
+    struct km_frame *holder = a == 0 || f->r->callee ? f : &st.stack[f->own];
+    holder->child -= ci0 - ci;
+    holder->inv -= ci0;
+    if (holder->r)
+        holder->r->absorbed += ci0;
+    rehome_open_frames(a);
+}
+
 /* Open frame i for region r (not yet published: st.sp is still i - 1);
- * estimated or measured as `est` says; its clock, if any, is read last. */
+ * estimated into entry `slot` of its anchor's table, or measured (slot
+ * -1); its clock, if any, is read last. */
 static KM_ALWAYS_INLINE struct km_frame *push(struct km_region *r, int32_t i,
-                                              int est)
+                                              int slot)
 {
     struct km_frame *f = &st.stack[i];
     const struct km_frame *below = &st.stack[i - 1];
@@ -703,12 +808,13 @@ static KM_ALWAYS_INLINE struct km_frame *push(struct km_region *r, int32_t i,
         f->child = st.stack[f->own].child;
         f->inv = st.stack[f->own].inv;
     }
-    if (est) {
+    if (slot >= 0) {
         f->anchor = below->anchor;
+        f->slot = slot;
         st.ovh += st.cost_estimated;
     } else {
         f->anchor = i;
-        f->pend = 0;
+        f->used = 0;
         st.ovh += st.cost_measured;
         f->ovh0 = st.ovh;
     }
@@ -756,9 +862,9 @@ static KM_NOINLINE void km_in_general(struct km_region *r, int32_t i)
 {
     if (r->count == 0)
         first_entry(r, i);
-    int est = estimate_now(r, i - 1);
-    struct km_frame *f = push(r, i, est);
-    km_tick now = est ? KM_UNREAD : km_clock_read(&st.clock);
+    int slot = estimate_now(r, i - 1);
+    struct km_frame *f = push(r, i, slot);
+    km_tick now = slot >= 0 ? KM_UNREAD : km_clock_read(&st.clock);
     f->start = now;                  /* last, so our work is not in it */
     if (r->hooks)
         enter_hooks(r, i, now);
@@ -769,12 +875,30 @@ static KM_NOINLINE void km_in_general(struct km_region *r, int32_t i)
 /* A measured entry (the clock costs more than the call). */
 static KM_NOINLINE void km_in_measured(struct km_region *r, int32_t i)
 {
-    struct km_frame *f = push(r, i, 0);
+    struct km_frame *f = push(r, i, -1);
     f->start = km_clock_tsc();       /* last */
     signal_fence();
     st.sp = i;
 }
 
+/* An estimated entry whose anchor's table has another region's entry
+ * where the region's id puts its own. */
+static KM_NOINLINE void km_in_find(struct km_region *r, int32_t i)
+{
+    int slot = estimate_now(r, i - 1);
+    if (slot < 0) {
+        km_in_measured(r, i);
+        return;
+    }
+    struct km_frame *f = push(r, i, slot);
+    f->start = KM_UNREAD;
+    signal_fence();
+    st.sp = i;
+}
+
+/* Every case but the estimated entry whose table entry is where its
+ * region's id puts it ends in a tail call, so that this one saves no
+ * register. */
 void km_in_f(const int32_t *h)
 {
     uint32_t k = (uint32_t)*h - 1;
@@ -788,11 +912,20 @@ void km_in_f(const int32_t *h)
         km_in_general(r, i);
         return;
     }
-    if (!estimate_now(r, i - 1)) {
+    if (r->skip == 0) {
         km_in_measured(r, i);
         return;
     }
-    struct km_frame *f = push(r, i, 1);
+    struct km_frame *a = &st.stack[st.stack[i - 1].anchor];
+    int slot = r->id & (KM_NWAIT - 1);
+    if (!(a->used >> slot & 1))      /* first here: the entry is free */
+        claim_wait(a, slot, r->id);
+    else if (KM_UNLIKELY(a->wait[slot].id != r->id)) {
+        km_in_find(r, i);
+        return;
+    }
+    r->skip--;
+    struct km_frame *f = push(r, i, slot);
     f->start = KM_UNREAD;
     signal_fence();
     st.sp = i;
@@ -875,8 +1008,7 @@ static void calibrate_costs(void)
         return;
     }
     *r = (struct km_region){ .id = 1, .callee = 1, .kind = KM_K_SUBROUTINE,
-                             .routine = 1, .thresh = UINT64_MAX,
-                             .pend_anchor = KM_NO_ANCHOR, .k = 1 };
+                             .routine = 1, .thresh = UINT64_MAX, .k = 1 };
     r->slow = st.clock.kind != KM_CLOCK_TSC;
     st.tab[0] = r;
     st.nreg = 1;
@@ -896,7 +1028,6 @@ static void calibrate_costs(void)
         if (r->excl - before < best_inner)
             best_inner = r->excl - before;
         r->skip = UINT32_MAX;        /* estimated, waiting at the root */
-        r->pend_anchor = 0;
         t0 = km_clock_read(&st.clock);
         for (int p = 0; p < PAIRS; p++) {
             km_in_f(&h);
@@ -906,7 +1037,6 @@ static void calibrate_costs(void)
         if (t1 - t0 < best_estimated)
             best_estimated = t1 - t0;
         r->skip = 0;
-        r->pend_anchor = KM_NO_ANCHOR;
     }
     st.cost_measured = KM_SUB(best_measured) / PAIRS;
     st.cost_estimated = KM_SUB(best_estimated) / PAIRS;
@@ -970,24 +1100,22 @@ static km_time redundant_so_far(const struct km_frame *stk, int32_t sp,
     return red;
 }
 
-/* Every frame is closed: the root settles what still waits (for it, or
- * for a frame a signal interrupted while it settled) against the total
- * time less libkm's overhead; what is left is the time outside. */
-static void settle_root(struct km_report *rep, struct km_frame *root,
-                        km_time *ovh)
+/* Every frame is closed: the root settles what still waits in it against
+ * the total time less libkm's overhead; what is left is the time
+ * outside. */
+static void settle_root(const struct settle *c, struct km_report *rep,
+                        struct km_frame *root)
 {
+    km_time *ovh = c->ovh;
     km_time e = rep->total - *ovh;
     km_time cc = root->child, ci = root->inv;
-    double keep = share_that_fits(e, cc, ci);
-    for (int32_t i = 0; i < rep->nreg; i++)
-        if (rep->reg[i].pend_anchor != KM_NO_ANCHOR)
-            cc -= commit(&rep->reg[i], keep);
+    rep->outside_est = ci > 0;
+    settle(c, root, e, &cc, &ci);
     if (cc > e) {
         *ovh -= cc - e;
         e = cc;
     }
     rep->outside = e - cc;
-    rep->outside_est = ci > 0;
 }
 
 /* A loop, I/O statement or user region never outlasts the region around
@@ -1156,7 +1284,7 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
     struct settle c = { rep->reg, &ovh };
     for (int32_t i = sp; i >= 1; i--)
         leave(&c, stk, i, now, 0);
-    settle_root(rep, &stk[0], &ovh);
+    settle_root(&c, rep, &stk[0]);
     rep->overhead = ovh;
     km_mem_free(stk);
     fit_locations(rep);

@@ -114,7 +114,6 @@ enum km_hook {
     KM_HOOK_STARTUP = 8      /* MPI_INIT or MPI_INIT_THREAD */
 };
 
-#define KM_NO_ANCHOR (-1)
 
 /* Estimates are kept per caller too: a routine called with large arrays
  * from one place and small ones from another costs differently in each.
@@ -140,8 +139,8 @@ struct km_ctx {
  * Until `thresh` executions have been measured every one is; then one in
  * about k (`skip` counts down the executions until the next sample) and
  * the others are estimated: they add `mean_own` as their own time.  The
- * estimates made inside a measured frame are pending (pend_*) until that
- * frame, their *anchor*, closes and settles them against what it measured.
+ * estimates made inside a measured frame wait in that frame, their
+ * *anchor*, until it settles them against what it measured (km_core.c).
  */
 struct km_region {
     uint64_t count;          /* executions (entries), always exact */
@@ -155,12 +154,7 @@ struct km_region {
     uint8_t slow;            /* entries take the general path: the first
                                 one, hooks, a clock read through a call */
     uint32_t skip;           /* executions to estimate before a sample */
-    int32_t pend_anchor;     /* stack index of the frame its pending
-                                estimates wait for, or KM_NO_ANCHOR */
-    int32_t pend_next;       /* next region (id) pending at that frame */
     km_time mean_own;        /* the estimate of one execution's own time */
-    km_time pend_own;        /* pending estimates: own time, */
-    km_time pend_el;         /* and what they add to elapsed */
     /* figures (subticks) */
     uint64_t measured;       /* executions whose time was read */
     km_time elapsed;         /* inclusive, outermost activations only */
@@ -173,7 +167,8 @@ struct km_region {
     uint64_t thresh;         /* sample once this many were measured */
     km_time first_own;       /* the first measured execution's own time,
                                 left out of the estimates */
-    km_time sum_own;         /* own time measured before sampling */
+    uint64_t learn_at;       /* measured exits after which the next one
+                                teaches it something (learn()) */
     km_time mean_frame;      /* estimate of one execution's elapsed time,
                                 which sets k */
     uint32_t k;              /* one execution in about k is measured */

@@ -658,8 +658,8 @@ static void test_settle(void)
     km_report_free(&rep);
 }
 
-/* A region whose estimates wait at one open measured frame, entered under
- * another, is measured instead. */
+/* A region estimated inside one measured frame and inside another within
+ * it: each frame settles the estimates made directly inside it. */
 static void test_two_anchors(void)
 {
     begin("two_anchors");
@@ -675,17 +675,92 @@ static void test_two_anchors(void)
     in_at(11, r);
     out_at(15, r);                    /* estimated, waits at MAIN */
     long long before = fake_reads;
-    in_at(20, g);
-    in_at(21, r);                     /* under G: measured */
-    out_at(22, r);
-    out_at(30, g);
-    CHECK_EQ(fake_reads - before, 4);
-    out_at(40, m);
-    struct km_report rep = report_at(40);
-    CHECK_EQ(R(&rep, r)->count, 4);
-    CHECK_EQ(R(&rep, r)->measured, 3);
-    CHECK_EQ(R(&rep, r)->elapsed, T(4 + 4 + 4 + 1));
-    CHECK_EQ(R(&rep, g)->excl, T(9));
+    for (int k = 0; k < 5; k++) {     /* nested measured frames, R in each */
+        in_at(20 + 10 * k, g);
+        in_at(21 + 10 * k, r);
+        out_at(22 + 10 * k, r);
+    }
+    for (int k = 4; k >= 0; k--)
+        out_at(100 - k, g);           /* G at depth 5: 56, holds 4 */
+    CHECK_EQ(fake_reads - before, 10);
+    out_at(110, m);
+    struct km_report rep = report_at(110);
+    CHECK_EQ(R(&rep, r)->count, 8);
+    CHECK_EQ(R(&rep, r)->measured, 2);
+    CHECK_EQ(R(&rep, r)->elapsed, T(4 + 4 + 6 * 4));
+    /* the outermost G: 80, holding 4 of R and the next G */
+    CHECK_EQ(R(&rep, g)->elapsed, T(80));
+    CHECK_EQ(R(&rep, g)->excl, T(80 - 5 * 4));
+    CHECK_EQ(R(&rep, m)->excl, T(110 - 80 - 12));
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
+/* Ten regions estimated in one measured frame, whose table holds eight:
+ * the frame settles what it holds against the time so far (one clock
+ * read) and goes on; the figures are those of settling at its end. */
+static void test_checkpoint(void)
+{
+    begin("checkpoint");
+    km_test_set_interval(1000000);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t r[10];
+    char text[64];
+    for (int k = 0; k < 10; k++) {
+        snprintf(text, sizeof text, "2 %d 2 0 R%d r.f", k + 1, k);
+        r[k] = reg_routine(text);
+    }
+    km_tick now = 0;
+    in_at(now, m);
+    for (int k = 0; k < 10; k++) {    /* two measured executions each: 3 */
+        for (int j = 0; j < 2; j++, now += 3) {
+            in_at(now, r[k]);
+            out_at(now + 3, r[k]);
+        }
+    }
+    long long before = fake_reads;
+    for (int k = 0; k < 10; k++, now += 3) {   /* estimated: 3 each */
+        in_at(now, r[k]);
+        out_at(now + 3, r[k]);
+    }
+    CHECK_EQ(fake_reads - before, 1);          /* the checkpoint */
+    out_at(now, m);
+    struct km_report rep = report_at(now);
+    for (int k = 0; k < 10; k++) {
+        CHECK_EQ(R(&rep, r[k])->elapsed, T(9));
+        CHECK_EQ(R(&rep, r[k])->est_el, T(3));
+    }
+    CHECK_EQ(R(&rep, m)->excl, 0);
+    check_identity(&rep);
+    km_report_free(&rep);
+
+    /* Estimates made in the frame that exceed its time so far are cut at
+     * the checkpoint: ten regions measured at 3, then each estimated at 3
+     * in the time of 1. */
+    begin("checkpoint_cut");
+    km_test_set_interval(1000000);
+    m = reg_routine("1 1 100000 0 MAIN m.f");
+    for (int k = 0; k < 10; k++) {
+        snprintf(text, sizeof text, "2 %d 2 0 R%d r.f", k + 1, k);
+        r[k] = reg_routine(text);
+    }
+    now = 0;
+    in_at(now, m);
+    for (int k = 0; k < 10; k++)
+        for (int j = 0; j < 2; j++, now += 3) {
+            in_at(now, r[k]);
+            out_at(now + 3, r[k]);
+        }
+    for (int k = 0; k < 10; k++, now += 1) {
+        in_at(now, r[k]);
+        out_at(now + 1, r[k]);
+    }
+    out_at(now, m);
+    rep = report_at(now);
+    km_time all = 0;
+    for (int k = 0; k < 10; k++)
+        all += R(&rep, r[k])->elapsed;
+    CHECK(all <= R(&rep, m)->elapsed);
     check_identity(&rep);
     km_report_free(&rep);
 }
@@ -1732,6 +1807,7 @@ int main(void)
     test_costly_start();
     test_settle();
     test_two_anchors();
+    test_checkpoint();
     test_fit_in_parent();
     test_overhead();
     test_sampling_rate();
