@@ -54,7 +54,7 @@ void kc_mpii_f(void);
 void kc_mpif_f(void);
 
 #define DEPTH 100000
-#define KEY 200
+#define KEY 256
 #define PARENT_NONE 0         /* not entered yet */
 #define PARENT_ROOT (-1)      /* entered outside every region */
 #define PARENT_MANY (-2)      /* entered inside different regions */
@@ -100,7 +100,7 @@ static const char *kind_label(int kind)
 static void make_key(int32_t id, int32_t routine, const char *text)
 {
     int kind = 0, line = 0;
-    char name[KEY] = "";
+    char name[200] = "";
     sscanf(text, "%d %d %*d %*d %199s", &kind, &line, name);
     if (KM_KIND_IS_ROUTINE(kind)) {
         for (char *c = name; *c; c++)
