@@ -56,7 +56,7 @@ static km_tick monotonic_read(void)
     return monotonic_ns();
 }
 
-static km_tick cpu_read(void)
+km_tick km_clock_cpu_read(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -161,6 +161,35 @@ void km_clock_calibrate(struct km_clock *c)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Waiting for a processor                                                   */
+
+/* /proc/thread-self/schedstat: "<on-cpu ns> <run-queue wait ns> <slices>";
+ * read without stdio (this may run in a signal handler). */
+int64_t km_clock_waited_ns(void)
+{
+    char buf[96];
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *p = buf;
+    while (*p >= '0' && *p <= '9')          /* time on a processor */
+        p++;
+    if (*p != ' ')
+        return -1;
+    p++;
+    int64_t v = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9' && digits < 18; p++, digits++)
+        v = v * 10 + (*p - '0');
+    return digits ? v : -1;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Choice                                                                    */
 
 /* Ticks per read: the best of a few batches, so that a preemption during
@@ -211,7 +240,7 @@ void km_clock_init(struct km_clock *c)
     memset(c, 0, sizeof *c);
     enum wish w = wished_clock();
     if (w == WISH_CPU) {
-        use_call(c, cpu_read, "CPU time (CLOCK_THREAD_CPUTIME_ID)");
+        use_call(c, km_clock_cpu_read, "CPU time (CLOCK_THREAD_CPUTIME_ID)");
     } else {
         use_call(c, monotonic_read, "CLOCK_MONOTONIC");
 #if KM_HAVE_TSC

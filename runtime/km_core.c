@@ -149,6 +149,7 @@ static struct {
     pid_t pid;               /* a child forked without exec writes nothing */
     int clock_injected;
     km_tick t0;
+    int64_t waited0;         /* km_clock_waited_ns() at t0, or -1 */
     char started[32];
     int nwrites;
     int final_done;          /* END / STOP / EXIT / exit / MPI_FINALIZE wrote */
@@ -269,6 +270,7 @@ static void init(void)
     if (!st.clock_injected)
         km_signal_install();
     st.initialized = 1;
+    st.waited0 = st.clock_injected ? -1 : km_clock_waited_ns();
     st.t0 = cold_now();              /* the root's start */
 }
 
@@ -1212,7 +1214,19 @@ static int redundant_estimated(const struct km_report *rep)
     return 0;
 }
 
-/* T, S, C, R, P of this rank (doc/KM_output.md, "Prediction"). */
+/* Seconds this rank waited for a processor since the run began (0 where
+ * unknown, and with the CPU clock, whose times hold no waiting). */
+static double seconds_waited(void)
+{
+    if (st.waited0 < 0 || st.clock.read == km_clock_cpu_read)
+        return 0;
+    int64_t now = km_clock_waited_ns();
+    return now > st.waited0 ? (double)(now - st.waited0) * 1e-9 : 0;
+}
+
+/* T, S, C, R, O, W, P of this rank (doc/KM_output.md, "Prediction"):
+ * W is the share of the rank's wait for a processor that falls in its
+ * parallel work, taken as the share of the total time that work is. */
 static void predict(struct km_report *rep)
 {
     double spt = st.clock.seconds_per_tick;
@@ -1224,11 +1238,15 @@ static void predict(struct km_report *rep)
     p->c = (double)rep->mpi * sub;
     rep->declared = (double)(rep->redundant - st.red_before) * sub;
     p->r = (double)(init_called - st.t0) * spt + rep->declared;
-    p->p = p->t - p->s - p->c - p->r;
-    p->estimated = (rep->mpi_est ? KM_PRED_C : 0) |
-                   (redundant_estimated(rep) ? KM_PRED_R : 0);
-    if (p->estimated)
-        p->estimated |= KM_PRED_P;
+    p->o = (double)rep->overhead * sub;
+    double work = p->t - p->s - p->c - p->r - p->o;
+    double waited = seconds_waited();
+    p->w = waited > 0 && work > 0 && p->t > 0 ? waited * work / p->t : 0;
+    p->p = work - p->w;
+    p->estimated = KM_PRED_O | KM_PRED_P |
+                   (rep->mpi_est ? KM_PRED_C : 0) |
+                   (redundant_estimated(rep) ? KM_PRED_R : 0) |
+                   (p->w > 0 ? KM_PRED_W : 0);
     p->none = rep->mpi_unmeasured ? KM_NOPRED_MPI_UNMEASURED : 0;
 }
 

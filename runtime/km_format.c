@@ -126,7 +126,7 @@ void km_format_prediction_heading(struct km_text *t)
 /* The column heading comes after the note, which rank 0 writes last. */
 static const char prediction_columns[] =
     "!   Rank        Total(s)     Start-up(s)          MPI(s)    "
-    "Redundant(s)     Parallel(s)\n";
+    "Redundant(s)     Overhead(s)      Waiting(s)     Parallel(s)\n";
 
 /* snprintf's length, or 0 when it failed or did not fit. */
 static size_t fitted(int n, size_t size)
@@ -144,8 +144,8 @@ size_t km_format_prediction_note(char *buf, size_t size, int none)
         : none & KM_NOPRED_MPI_UNMEASURED
             ? "! No prediction: MPI calls were not measured in some "
               "routines (see the ranks' warnings)"
-            : "! Times without MPI start-up (MPI_INIT); ~ marks figures "
-              "that contain estimates";
+            : "! Times without MPI start-up (MPI_INIT) and libkm; ~ marks "
+              "figures that contain estimates";
     return fitted(snprintf(buf, size, "%-*s\n%s", NOTE_WIDTH, why,
                            prediction_columns), size);
 }
@@ -153,13 +153,15 @@ size_t km_format_prediction_note(char *buf, size_t size, int none)
 size_t km_format_prediction_row(char *buf, size_t size, int rank,
                                 const struct km_prediction_row *row)
 {
-    char t[32], s[32], c[32], r[32], p[32];
+    char t[32], s[32], c[32], r[32], o[32], w[32], p[32];
     int e = row->estimated;
-    return fitted(snprintf(buf, size, "%8d %16s%16s%16s%16s%16s\n", rank,
-                           fig(t, sizeof t, row->t, 0),
+    return fitted(snprintf(buf, size, "%8d %16s%16s%16s%16s%16s%16s%16s\n",
+                           rank, fig(t, sizeof t, row->t, 0),
                            fig(s, sizeof s, row->s, 0),
                            fig(c, sizeof c, row->c, e & KM_PRED_C),
                            fig(r, sizeof r, row->r, e & KM_PRED_R),
+                           fig(o, sizeof o, row->o, e & KM_PRED_O),
+                           fig(w, sizeof w, row->w, e & KM_PRED_W),
                            fig(p, sizeof p, row->p, e & KM_PRED_P)),
                   size);
 }

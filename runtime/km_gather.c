@@ -88,7 +88,7 @@ struct collector {
     off_t rows_at;           /* offset of rank 0's Prediction row */
     size_t row_len;
     off_t at;                /* where the next section goes */
-    double min_r, sum_p, max_t;   /* max_t: of T - S */
+    double min_r, sum_p, max_t;   /* max_t: of T - S - O */
     int estimated, none;
 };
 
@@ -102,8 +102,8 @@ static void add_row(struct collector *c, int rank,
     km_file_pwrite(c->f, row, n, c->rows_at + (off_t)rank * (off_t)c->row_len);
     if (rank == 0 || p->r < c->min_r)
         c->min_r = p->r;
-    if (rank == 0 || p->t - p->s > c->max_t)
-        c->max_t = p->t - p->s;
+    if (rank == 0 || p->t - p->s - p->o > c->max_t)
+        c->max_t = p->t - p->s - p->o;
     c->sum_p += p->p;
     c->estimated |= p->estimated;
     c->none |= p->none;

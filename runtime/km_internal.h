@@ -75,6 +75,14 @@ void km_clock_init(struct km_clock *c);
 /* Refine seconds_per_tick from the whole run so far (the TSC only). */
 void km_clock_calibrate(struct km_clock *c);
 
+/* The CPU clock's reader (KM_CLOCK=cpu), so that callers can tell it. */
+km_tick km_clock_cpu_read(void);
+
+/* How long the calling thread has waited, ready to run, for a processor
+ * since it started (Linux's run-queue delay), in nanoseconds; -1 where
+ * the system does not say.  Safe in a signal handler. */
+int64_t km_clock_waited_ns(void);
+
 /* The time-stamp counter (KM_CLOCK_TSC only; 0 where there is none). */
 static inline km_tick km_clock_tsc(void)
 {
@@ -219,14 +227,16 @@ int km_region_same(const struct km_region *a, const struct km_region *b);
 
 /* ---- the Prediction: one rank's row ------------------------------------ */
 
-/* Seconds; P = T - S - C - R.  `estimated` bits: KM_PRED_* of the figures
- * that contain estimates; `none`: KM_NOPRED_* reasons this rank gives. */
+/* Seconds; P = T - S - C - R - O - W.  `estimated` bits: KM_PRED_* of
+ * the figures that contain estimates; `none`: KM_NOPRED_* reasons this
+ * rank gives. */
 struct km_prediction_row {
-    double t, s, c, r, p;
+    double t, s, c, r, o, w, p;
     int estimated;
     int none;
 };
-enum { KM_PRED_C = 1, KM_PRED_R = 2, KM_PRED_P = 4 };
+enum { KM_PRED_C = 1, KM_PRED_R = 2, KM_PRED_P = 4, KM_PRED_O = 8,
+       KM_PRED_W = 16 };
 enum { KM_NOPRED_MPI_UNMEASURED = 1, KM_NOPRED_LOST = 2 };
 
 /* ---- one rank's figures at one moment (km_core.c builds, km_format.c

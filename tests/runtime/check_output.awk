@@ -10,8 +10,8 @@
 # Est(%) within 0..100, and 0 exactly when a figure carries no '~'; the
 # Total row and the header figures the sums of their columns; total =
 # total net + MPI + MPI start-up + uninstrumented + outside + overhead; the
-# Prediction recomputed from its rows, T(p), S(p) and C(p) equal to rank
-# p's total, start-up and MPI times.
+# Prediction recomputed from its rows, T(p), S(p), C(p) and O(p) equal to
+# rank p's total, start-up, MPI times and libkm overhead.
 # Prints one line per problem; exit status 1 if any.
 
 function bad(msg) {
@@ -69,6 +69,7 @@ function end_section() {
     sec_total_text[rank] = total_text
     sec_mpi[rank] = fig["MPI time"]
     sec_startup[rank] = fig["MPI start-up time"]
+    sec_overhead[rank] = fig["libkm overhead"]
     if (blk && nloc != blk_n)
         bad("rank " rank ": block of " blk_name " has " nloc " rows, heading says " blk_n)
     blk = 0
@@ -112,15 +113,18 @@ pred && /! Predicted one-PE time T_1pe$/ { p_t1 = $1; next }
 pred && /! Predicted speedup$/ { p_su = $1; next }
 pred && /! Predicted parallel efficiency$/ { p_ef = $1; next }
 pred {
-    if (NF != 6 || $1 != npred) { bad("Prediction row " npred); next }
+    # rank, T, S, C, R, O, W, P
+    if (NF != 8 || $1 != npred) { bad("Prediction row " npred); next }
     pt_text[npred] = $2
     pt[npred] = time_of($2, "T"); ps[npred] = time_of($3, "S")
     pc[npred] = time_of($4, "C"); pr[npred] = time_of($5, "R")
-    pp[npred] = num($6)
-    if (!is_time($6)) bad("P is not a time")
-    if (!near(pp[npred], pt[npred] - ps[npred] - pc[npred] - pr[npred], pt[npred]))
-        bad("P != T - S - C - R")
-    pest += marked($4) + marked($5) + marked($6)
+    po[npred] = time_of($6, "O"); pw[npred] = time_of($7, "W")
+    pp[npred] = num($8)
+    if (!is_time($8)) bad("P is not a time")
+    if (!near(pp[npred], pt[npred] - ps[npred] - pc[npred] - pr[npred] - po[npred] - pw[npred], pt[npred]))
+        bad("P != T - S - C - R - O - W")
+    if (pw[npred] > 0 && !marked($7)) bad("W is not marked as an estimate")
+    pest += marked($4) + marked($5) + marked($6) + marked($7) + marked($8)
     npred++
     next
 }
@@ -221,12 +225,13 @@ END {
     if (only && nsec != 1) bad("rank-only file with " nsec " sections")
     if (npred) {
         if (npred != nranks) bad(npred " Prediction rows for " nranks " ranks")
-        minr = pr[0]; maxt = pt[0] - ps[0]; maxt_scale = pt[0] + ps[0]
+        minr = pr[0]; maxt = pt[0] - ps[0] - po[0]
+        maxt_scale = pt[0] + ps[0] + po[0]
         sump = 0; scale = 0
         for (p = 0; p < npred; p++) {
             if (pr[p] < minr) minr = pr[p]
-            if (pt[p] - ps[p] > maxt) {
-                maxt = pt[p] - ps[p]; maxt_scale = pt[p] + ps[p]
+            if (pt[p] - ps[p] - po[p] > maxt) {
+                maxt = pt[p] - ps[p] - po[p]; maxt_scale = pt[p] + ps[p] + po[p]
             }
             sump += pp[p]
             scale += abs(pp[p]) + abs(pr[p])
@@ -236,6 +241,8 @@ END {
                 bad("C(" p ") != MPI time of rank " p)
             if (!near(ps[p], sec_startup[p], sec_total[p]))
                 bad("S(" p ") != MPI start-up time of rank " p)
+            if (!near(po[p], sec_overhead[p], sec_total[p]))
+                bad("O(" p ") != libkm overhead of rank " p)
             if (!le(pr[p], pt[p])) bad("R(" p ") > T(" p ")")
         }
         if (p_none) {

@@ -69,7 +69,7 @@ for np in 1 2 4 16; do
             "$(location $f $r WORK MPI 47 4)"
         red=$(awk -v r=$r '/^! ===== Prediction/ { p = 1; next }
                            /^! ===== Rank/ { p = 0 }
-                           p && !/^!/ && NF == 6 && $1 == r { print $5 }' $f)
+                           p && !/^!/ && NF == 8 && $1 == r { print $5 }' $f)
         user=$(location $f $r PMAIN USER 12 4)
         awk -v red="$red" -v u="$user" 'BEGIN { exit !(red >= u * (1 - 1e-6)) }' ||
             fail "rank $r: redundant time $red < the declared region's $user"
