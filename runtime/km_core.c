@@ -1224,9 +1224,7 @@ static double seconds_waited(void)
     return now > st.waited0 ? (double)(now - st.waited0) * 1e-9 : 0;
 }
 
-/* T, S, C, R, O, W, P of this rank (doc/KM_output.md, "Prediction"):
- * W is the share of the rank's wait for a processor that falls in its
- * parallel work, taken as the share of the total time that work is. */
+/* T, S, C, R, O, P, W of this rank (doc/KM_output.md, "Prediction"). */
 static void predict(struct km_report *rep)
 {
     double spt = st.clock.seconds_per_tick;
@@ -1239,20 +1237,18 @@ static void predict(struct km_report *rep)
     rep->declared = (double)(rep->redundant - st.red_before) * sub;
     p->r = (double)(init_called - st.t0) * spt + rep->declared;
     p->o = (double)rep->overhead * sub;
-    double work = p->t - p->s - p->c - p->r - p->o;
-    double waited = seconds_waited();
-    p->w = waited > 0 && work > 0 && p->t > 0 ? waited * work / p->t : 0;
-    p->p = work - p->w;
+    p->p = p->t - p->s - p->c - p->r - p->o;
+    p->w = rep->waited;
     p->estimated = KM_PRED_O | KM_PRED_P |
                    (rep->mpi_est ? KM_PRED_C : 0) |
-                   (redundant_estimated(rep) ? KM_PRED_R : 0) |
-                   (p->w > 0 ? KM_PRED_W : 0);
+                   (redundant_estimated(rep) ? KM_PRED_R : 0);
     p->none = rep->mpi_unmeasured ? KM_NOPRED_MPI_UNMEASURED : 0;
 }
 
 static void fill_scalars(struct km_report *rep, const char *event,
                          km_tick now)
 {
+    double waited = seconds_waited();
     memset(rep, 0, sizeof *rep);
     rep->total = KM_SUB(now - st.t0);
     rep->clock_reads = clock_reads();
@@ -1270,6 +1266,7 @@ static void fill_scalars(struct km_report *rep, const char *event,
     rep->bad_in = st.bad_in;
     rep->lost = st.lost;
     rep->bad_reg = st.bad_reg;
+    rep->waited = waited;
 }
 
 /* The figures as if every open frame were left at `now`, without touching

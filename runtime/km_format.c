@@ -126,7 +126,7 @@ void km_format_prediction_heading(struct km_text *t)
 /* The column heading comes after the note, which rank 0 writes last. */
 static const char prediction_columns[] =
     "!   Rank        Total(s)     Start-up(s)          MPI(s)    "
-    "Redundant(s)     Overhead(s)      Waiting(s)     Parallel(s)\n";
+    "Redundant(s)     Overhead(s)     Parallel(s)       Waited(s)\n";
 
 /* snprintf's length, or 0 when it failed or did not fit. */
 static size_t fitted(int n, size_t size)
@@ -136,24 +136,31 @@ static size_t fitted(int n, size_t size)
 
 #define NOTE_WIDTH 100
 
-size_t km_format_prediction_note(char *buf, size_t size, int none)
+size_t km_format_prediction_note(char *buf, size_t size, int none,
+                                 double waited)
 {
-    const char *why =
-        none & KM_NOPRED_LOST
-            ? "! No prediction: a rank's results were lost"
-        : none & KM_NOPRED_MPI_UNMEASURED
-            ? "! No prediction: MPI calls were not measured in some "
-              "routines (see the ranks' warnings)"
-            : "! Times without MPI start-up (MPI_INIT) and libkm; ~ marks "
-              "figures that contain estimates";
-    return fitted(snprintf(buf, size, "%-*s\n%s", NOTE_WIDTH, why,
+    char line[NOTE_WIDTH + 1];
+    if (none & KM_NOPRED_LOST)
+        snprintf(line, sizeof line, "! No prediction: a rank's results "
+                 "were lost");
+    else if (none & KM_NOPRED_MPI_UNMEASURED)
+        snprintf(line, sizeof line, "! No prediction: MPI calls were not "
+                 "measured in some routines (see the ranks' warnings)");
+    else if (waited >= KM_WAITED_NOTE)
+        snprintf(line, sizeof line, "! Ranks waited for a processor up to "
+                 "%.0f%% of their time: T_1pe counts that as work",
+                 100 * (waited < 1 ? waited : 1));
+    else
+        snprintf(line, sizeof line, "! Times without MPI start-up (MPI_INIT) "
+                 "and libkm; ~ marks figures that contain estimates");
+    return fitted(snprintf(buf, size, "%-*s\n%s", NOTE_WIDTH, line,
                            prediction_columns), size);
 }
 
 size_t km_format_prediction_row(char *buf, size_t size, int rank,
                                 const struct km_prediction_row *row)
 {
-    char t[32], s[32], c[32], r[32], o[32], w[32], p[32];
+    char t[32], s[32], c[32], r[32], o[32], p[32], w[32];
     int e = row->estimated;
     return fitted(snprintf(buf, size, "%8d %16s%16s%16s%16s%16s%16s%16s\n",
                            rank, fig(t, sizeof t, row->t, 0),
@@ -161,8 +168,8 @@ size_t km_format_prediction_row(char *buf, size_t size, int rank,
                            fig(c, sizeof c, row->c, e & KM_PRED_C),
                            fig(r, sizeof r, row->r, e & KM_PRED_R),
                            fig(o, sizeof o, row->o, e & KM_PRED_O),
-                           fig(w, sizeof w, row->w, e & KM_PRED_W),
-                           fig(p, sizeof p, row->p, e & KM_PRED_P)),
+                           fig(p, sizeof p, row->p, e & KM_PRED_P),
+                           fig(w, sizeof w, row->w, 0)),
                   size);
 }
 
@@ -375,6 +382,12 @@ static void format_warnings(struct km_text *t, const struct km_report *rep)
         km_text_printf(t, "! Warning: MPI calls were not measured in %d "
                        "routines (first: %s); no prediction\n",
                        (int)rep->mpi_unmeasured, rep->mpi_unmeasured_first);
+    double total = secs(rep, rep->total);
+    if (total > 0 && rep->waited >= KM_WAITED_NOTE * total)
+        km_text_printf(t, "! Warning: this rank waited for a processor %.0f%% "
+                       "of its time (more ranks than processors?): its "
+                       "times hold that waiting (KM_CLOCK=cpu leaves it "
+                       "out)\n", 100 * rep->waited / total);
 }
 
 void km_format_section(struct km_text *t, const struct km_report *rep)

@@ -89,6 +89,7 @@ struct collector {
     size_t row_len;
     off_t at;                /* where the next section goes */
     double min_r, sum_p, max_t;   /* max_t: of T - S - O */
+    double waited;                /* largest share W / T */
     int estimated, none;
 };
 
@@ -105,6 +106,8 @@ static void add_row(struct collector *c, int rank,
     if (rank == 0 || p->t - p->s - p->o > c->max_t)
         c->max_t = p->t - p->s - p->o;
     c->sum_p += p->p;
+    if (p->t > 0 && p->w / p->t > c->waited)
+        c->waited = p->w / p->t;
     c->estimated |= p->estimated;
     c->none |= p->none;
 }
@@ -151,7 +154,7 @@ static int collect(const struct km_mpi_ops *ops, struct km_out_file *f,
     km_format_header(&head, rep, -1);
     km_format_prediction_heading(&head);
     km_format_end(&end);
-    c.note_len = km_format_prediction_note(sample, sizeof sample, 0);
+    c.note_len = km_format_prediction_note(sample, sizeof sample, 0, 0);
     c.row_len = km_format_prediction_row(sample, sizeof sample, 0, &zero);
     size_t figs_len = km_format_prediction_figures(sample, sizeof sample, 0,
                                                    0, 0, 0, 0);
@@ -185,7 +188,7 @@ static int collect(const struct km_mpi_ops *ops, struct km_out_file *f,
         km_file_fail(f, "the predicted figures do not fit their width");
     km_file_pwrite(f, sample, n,
                    c.rows_at + (off_t)rep->nranks * (off_t)c.row_len);
-    n = km_format_prediction_note(sample, sizeof sample, c.none);
+    n = km_format_prediction_note(sample, sizeof sample, c.none, c.waited);
     if (n != c.note_len)
         km_file_fail(f, "the Prediction's note does not fit its width");
     km_file_pwrite(f, sample, n, c.note_at);

@@ -227,16 +227,18 @@ int km_region_same(const struct km_region *a, const struct km_region *b);
 
 /* ---- the Prediction: one rank's row ------------------------------------ */
 
-/* Seconds; P = T - S - C - R - O - W.  `estimated` bits: KM_PRED_* of
- * the figures that contain estimates; `none`: KM_NOPRED_* reasons this
- * rank gives. */
+/* Seconds; P = T - S - C - R - O; W, the time the rank waited for a
+ * processor, is said apart.  `estimated` bits: KM_PRED_* of the figures
+ * that contain estimates; `none`: KM_NOPRED_* reasons this rank gives. */
 struct km_prediction_row {
-    double t, s, c, r, o, w, p;
+    double t, s, c, r, o, p, w;
     int estimated;
     int none;
 };
-enum { KM_PRED_C = 1, KM_PRED_R = 2, KM_PRED_P = 4, KM_PRED_O = 8,
-       KM_PRED_W = 16 };
+enum { KM_PRED_C = 1, KM_PRED_R = 2, KM_PRED_P = 4, KM_PRED_O = 8 };
+/* A rank that waited for a processor this share of its time or more is
+ * said to have: its elapsed times hold that waiting. */
+#define KM_WAITED_NOTE 0.05
 enum { KM_NOPRED_MPI_UNMEASURED = 1, KM_NOPRED_LOST = 2 };
 
 /* ---- one rank's figures at one moment (km_core.c builds, km_format.c
@@ -276,6 +278,7 @@ struct km_report {
     uint64_t bad_in;         /* KM_IN / KM_OUT of an unregistered handle */
     uint64_t lost;           /* entries beyond the frame stack's depth */
     uint64_t bad_reg;        /* registrations with unreadable text */
+    double waited;           /* seconds the thread waited for a processor */
     int32_t mpi_unmeasured;  /* routines run with MPI calls not measured */
     const char *mpi_unmeasured_first;
     /* prediction figures, seconds (0 until KM_MPII or KM_MPIF) */
@@ -384,8 +387,10 @@ size_t km_format_prediction_figures(char *buf, size_t size, double t1pe,
                                     double speedup, double efficiency,
                                     int estimated, int none);
 /* The comment line under the heading, fixed width whatever it says: why
- * there is no prediction (`none`), or how to read it. */
-size_t km_format_prediction_note(char *buf, size_t size, int none);
+ * there is no prediction (`none`), or how to read it; `waited`: the
+ * largest share of its time a rank waited for a processor. */
+size_t km_format_prediction_note(char *buf, size_t size, int none,
+                                 double waited);
 void km_format_section(struct km_text *t, const struct km_report *rep);
 void km_format_lost_section(struct km_text *t, int rank);
 void km_format_end(struct km_text *t);      /* "! ===== End =====" */

@@ -108,23 +108,24 @@ FNR == 7 {
 /^! ===== Prediction =====$/ { pred = 1; next }
 pred && /^! ===== Rank / { pred = 0 }
 pred && /^! No prediction: / { p_none = 1; next }
+pred && /^! Ranks waited for a processor / { p_waited = 1; next }
 pred && /^!/ { next }
 pred && /! Predicted one-PE time T_1pe$/ { p_t1 = $1; next }
 pred && /! Predicted speedup$/ { p_su = $1; next }
 pred && /! Predicted parallel efficiency$/ { p_ef = $1; next }
 pred {
-    # rank, T, S, C, R, O, W, P
+    # rank, T, S, C, R, O, P, W
     if (NF != 8 || $1 != npred) { bad("Prediction row " npred); next }
     pt_text[npred] = $2
     pt[npred] = time_of($2, "T"); ps[npred] = time_of($3, "S")
     pc[npred] = time_of($4, "C"); pr[npred] = time_of($5, "R")
-    po[npred] = time_of($6, "O"); pw[npred] = time_of($7, "W")
-    pp[npred] = num($8)
-    if (!is_time($8)) bad("P is not a time")
-    if (!near(pp[npred], pt[npred] - ps[npred] - pc[npred] - pr[npred] - po[npred] - pw[npred], pt[npred]))
-        bad("P != T - S - C - R - O - W")
-    if (pw[npred] > 0 && !marked($7)) bad("W is not marked as an estimate")
-    pest += marked($4) + marked($5) + marked($6) + marked($7) + marked($8)
+    po[npred] = time_of($6, "O"); pp[npred] = num($7)
+    pw[npred] = time_of($8, "W")
+    if (!is_time($7)) bad("P is not a time")
+    if (!near(pp[npred], pt[npred] - ps[npred] - pc[npred] - pr[npred] - po[npred], pt[npred]))
+        bad("P != T - S - C - R - O")
+    if (!le(pw[npred], pt[npred])) bad("W > T")
+    pest += marked($4) + marked($5) + marked($6) + marked($7)
     npred++
     next
 }

@@ -158,7 +158,7 @@ for r in 0 1; do
     f=stop2/KM_output.000.$r
     check $f
     the_end $f
-    expect "$f: Ranks" "$(grep "^! Ranks " $f)" "! Ranks      : 2, this file holds rank $r only (MPI not finalized)"
+    expect "$f: Ranks" "$(grep "^! Ranks      :" $f)" "! Ranks      : 2, this file holds rank $r only (MPI not finalized)"
 done
 files "$work/tmp" KM_output.000
 finish

@@ -46,7 +46,7 @@ for np in 1 2 4 16; do
         [ -f KM_trace ] || [ -f KM_trace.0 ] && fail "$np ranks: a trace without being asked"
     fi
     expect "$np ranks: Written at" "$(sed -n 4p $f)" "! Written at : MPI_FINALIZE"
-    expect "$np ranks: Ranks" "$(grep "^! Ranks " $f)" "! Ranks      : $np"
+    expect "$np ranks: Ranks" "$(grep "^! Ranks      :" $f)" "! Ranks      : $np"
     expect "$np ranks: section order" \
         "$(grep '^! ===== ' $f | tr '\n' ' ')" \
         "! ===== Prediction ===== $(r=0; while [ $r -lt $np ]; do printf '! ===== Rank %d ===== ' $r; r=$((r + 1)); done)! ===== End ===== "

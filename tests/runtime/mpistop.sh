@@ -23,8 +23,8 @@ for f in KM_output.000.0 KM_output.000.1; do
     check $f
     expect "$f: Written at" "$(sed -n 4p $f)" "! Written at : STOP"
     grep -q Prediction $f && fail "$f: a Prediction section from one rank"
-    r=$(grep "^! Ranks " $f | sed -n 's/^! Ranks      : 2, this file holds rank \([01]\) only (MPI not finalized)$/\1/p')
-    [ -n "$r" ] || fail "$f: Ranks line '$(grep "^! Ranks " $f)'"
+    r=$(grep "^! Ranks      :" $f | sed -n 's/^! Ranks      : 2, this file holds rank \([01]\) only (MPI not finalized)$/\1/p')
+    [ -n "$r" ] || fail "$f: Ranks line '$(grep "^! Ranks      :" $f)'"
     expect "$f: Processors and Rank" "$(grep '! Processors and Rank' $f | awk '{print $1, $2}')" "0002 $r"
     expect "$f: PSTOP count" "$(routine $f "$r" PSTOP 5)" 1
     ranks="$ranks$r"

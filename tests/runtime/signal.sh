@@ -87,7 +87,7 @@ if grep -q 'define KM_HAVE_MPI 1' "$top_builddir/config.h" 2>/dev/null &&
         f=KM_output.000.$r
         check $f
         expect "MPI rank $r: Written at" "$(sed -n 4p $f)" "! Written at : signal 15"
-        expect "MPI rank $r: Ranks" "$(grep "^! Ranks " $f)" \
+        expect "MPI rank $r: Ranks" "$(grep "^! Ranks      :" $f)" \
             "! Ranks      : 2, this file holds rank $r only (MPI not finalized)"
         expect "MPI rank $r: MPMAIN count" "$(routine $f $r MPMAIN 5)" 1
     done

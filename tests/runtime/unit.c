@@ -1328,7 +1328,7 @@ static void test_file_nowhere(void)
 
 /* Rank 0's view of up to FAKE_MAX ranks: rank p (p > 0) answers a token
  * with its head (section length; T = 10p, S = p, C = 2p, R = 3p,
- * O = W = 0.5p, P = 2p)
+ * O = 0.5p, P = 3.5p, W = 0.01p)
  * and then its section, "! ===== Rank p =====\nfake section of rank p\n". */
 enum { FAKE_MAX = 16, FAKE_WINDOW = 4 };
 static int fake_rank, fake_size, fake_finalized;
@@ -1373,11 +1373,10 @@ static int f_recv(void *buf, size_t n, int src)
     fake_section(text, sizeof text, src);
     uint64_t len = strlen(text);
     if (fake_step[src] == 1) {
-        /* T = 10p, S = p, C = 2p, R = 3p, O = 0.5p, W = 0.5p, P = 2p */
+        /* T = 10p, S = p, C = 2p, R = 3p, O = 0.5p, P = 3.5p, W = 0.01p */
         struct { uint64_t len; struct km_prediction_row row; } head =
             { len, { 10.0 * src, src, 2.0 * src, 3.0 * src, 0.5 * src,
-                     0.5 * src, 2.0 * src, KM_PRED_O | KM_PRED_W | KM_PRED_P,
-                     0 } };
+                     3.5 * src, 0.01 * src, KM_PRED_O | KM_PRED_P, 0 } };
         CHECK_EQ(n, sizeof head);
         memcpy(buf, &head, sizeof head);
     } else {
@@ -1398,16 +1397,15 @@ static const struct km_mpi_ops fake_ops = {
 };
 
 /* A Prediction row as libkm prints it (O and P marked: libkm's overhead
- * is an estimate; W 0, as the fake clock waits for nothing). */
+ * is an estimate). */
 static void want_row(char *buf, size_t size, int rank, double t, double s,
-                     double c, double r, double o, double w, double p)
+                     double c, double r, double o, double p, double w)
 {
-    char ro[32], rw[32], rp[32];
+    char ro[32], rp[32];
     snprintf(ro, sizeof ro, "~%.7e", o);
-    snprintf(rw, sizeof rw, "%s%.7e", w > 0 ? "~" : "", w);
     snprintf(rp, sizeof rp, "~%.7e", p);
-    snprintf(buf, size, "\n%8d %16.7e%16.7e%16.7e%16.7e%16s%16s%16s\n", rank,
-             t, s, c, r, ro, rw, rp);
+    snprintf(buf, size, "\n%8d %16.7e%16.7e%16.7e%16.7e%16s%16s%16.7e\n",
+             rank, t, s, c, r, ro, rp, w);
 }
 
 /* T, S, C, R, P of one rank, the gathered file, nothing written after it. */
@@ -1452,16 +1450,16 @@ static void test_mpi_finalize(void)
     t = slurp("KM_output.000");         /* replaced the rank-only file */
     CHECK(system("test `ls -A | wc -l` -eq 1") == 0);
     CHECK_IN(t, "\n2               ! Output counts by KM_writ\n");
-    CHECK_IN(t, "! Written at : MPI_FINALIZE\n! Clock      : test clock, 0.00e+00 s per read\n! Overhead   : 0.00e+00 s per measured entry and exit, 0.00e+00 s per estimated one, 0.00e+00 s inside a measured region; taken out of every time\n! Ranks      : 2\n!\n! ===== Prediction =====\n! Times without MPI start-up (MPI_INIT) and libkm; ~ marks figures that contain estimates           \n!   Rank        Total(s)     Start-up(s)          MPI(s)    Redundant(s)     Overhead(s)      Waiting(s)     Parallel(s)\n");
+    CHECK_IN(t, "! Written at : MPI_FINALIZE\n! Clock      : test clock, 0.00e+00 s per read\n! Overhead   : 0.00e+00 s per measured entry and exit, 0.00e+00 s per estimated one, 0.00e+00 s inside a measured region; taken out of every time\n! Ranks      : 2\n!\n! ===== Prediction =====\n! Times without MPI start-up (MPI_INIT) and libkm; ~ marks figures that contain estimates           \n!   Rank        Total(s)     Start-up(s)          MPI(s)    Redundant(s)     Overhead(s)     Parallel(s)       Waited(s)\n");
     char want[512];
-    want_row(want, sizeof want, 0, 1000e-9, 40e-9, 30e-9, 110e-9, 0, 0,
-             820e-9);
+    want_row(want, sizeof want, 0, 1000e-9, 40e-9, 30e-9, 110e-9, 0, 820e-9,
+             0);
     CHECK_IN(t, want);
-    want_row(want, sizeof want, 1, 10, 1, 2, 3, 0.5, 0.5, 2);
+    want_row(want, sizeof want, 1, 10, 1, 2, 3, 0.5, 3.5, 0.01);
     CHECK_IN(t, want);
-    /* T_1pe = min R + sum P = 1.1e-7 + 8.2e-7 + 2; max T - S - O = 8.5;
+    /* T_1pe = min R + sum P = 1.1e-7 + 8.2e-7 + 3.5; max T - S - O = 8.5;
      * marked: it rests on libkm's overhead, an estimate */
-    double t1 = 110e-9 + 820e-9 + 2;
+    double t1 = 110e-9 + 820e-9 + 3.5;
     snprintf(want, sizeof want, "\n~%-15.7e! Predicted one-PE time T_1pe\n"
              "~%-15.7e! Predicted speedup\n~%-15.7e! Predicted parallel "
              "efficiency\n! ===== Rank 0 =====\n0002 0 ", t1, t1 / 8.5,
@@ -1539,17 +1537,17 @@ static void test_gather_many(void)
     CHECK(at != NULL);
     for (int p = 0; p < 7 && at; p++) {
         if (p == 0)
-            want_row(want, sizeof want, 0, 100e-9, 0, 0, 10e-9, 0, 0, 90e-9);
+            want_row(want, sizeof want, 0, 100e-9, 0, 0, 10e-9, 0, 90e-9, 0);
         else
             want_row(want, sizeof want, p, 10.0 * p, p, 2.0 * p, 3.0 * p,
-                     0.5 * p, 0.5 * p, 2.0 * p);
+                     0.5 * p, 3.5 * p, 0.01 * p);
         const char *row = strstr(at, want);
         CHECK(row != NULL);
         at = row ? row + 1 : NULL;
     }
-    /* T_1pe = min R + sum P = 1e-8 + (9e-8 + 2 * 21); max T - S - O =
+    /* T_1pe = min R + sum P = 1e-8 + (9e-8 + 3.5 * 21); max T - S - O =
      * 8.5 * 6 = 51 */
-    double t1 = 10e-9 + 90e-9 + 42.0;
+    double t1 = 10e-9 + 90e-9 + 73.5;
     snprintf(want, sizeof want, "\n~%-15.7e! Predicted one-PE time T_1pe\n"
              "~%-15.7e! Predicted speedup\n~%-15.7e! Predicted parallel "
              "efficiency\n! ===== Rank 0 =====\n", t1, t1 / 51, t1 / 51 / 7);
