@@ -564,7 +564,7 @@ function predictionTable() {
   var P = D.pred;
   if (!P) return '<h2>Prediction</h2><p class="note">None in this file (a serial program, or results written ' +
                  'before MPI_FINALIZE).</p>';
-  var rows = KM.array(P.rows), w = 6, e = function (k) { return (P.est >> k & 1) === 1; };
+  var rows = KM.array(P.rows), w = 8, e = function (k) { return (P.est >> k & 1) === 1; };
   var h = '<h2>Prediction</h2>';
   if (P.note) h += '<p class="note" id="prednote">' + KM.esc(P.note) + '</p>';
   if (!P.available) h += '<table id="pred"><tr><th class="l">T_1pe, speedup, efficiency</th><td>n/a</td></tr></table>';
@@ -573,14 +573,16 @@ function predictionTable() {
       '</th><td>' + KM.mark(KM.sec(P.fig[0]), e(0)) + '</td></tr><tr><th class="l">speedup</th><td>' +
       KM.mark(KM.num(P.fig[1]), e(1)) + '</td></tr><tr><th class="l">efficiency</th><td>' +
       KM.mark(KM.pct(P.fig[2]), e(2)) + '</td></tr></table>';
-  var cols = ['Total(s)', 'Start-up(s)', 'MPI(s)', 'Redundant(s)', 'Parallel(s)'];
+  /* the columns of a row, as in the file; a column the file lacks is NaN */
+  var cols = ['Total(s)', 'Start-up(s)', 'MPI(s)', 'Redundant(s)', 'Overhead(s)', 'Waiting(s)', 'Parallel(s)'];
+  var has = function (k) { return (k !== 1 || P.withoutStartup) && (k < 4 || k > 5 || P.withoutOverhead); };
   h += '<table id="predrows"><tr><th>rank</th>';
-  cols.forEach(function (c, k) { if (k !== 1 || P.withoutStartup) h += '<th>' + c + '</th>'; });
+  cols.forEach(function (c, k) { if (has(k)) h += '<th>' + c + '</th>'; });
   h += '</tr>';
   for (var r = 0; r < rows.length / w && r < 64; r++) {
     h += '<tr><td>' + rows[w * r] + '</td>';
-    for (var k = 0; k < 5; k++)
-      if (k !== 1 || P.withoutStartup) h += '<td>' + KM.mark(KM.num(rows[w * r + 1 + k]), P.rowEst[r] >> k & 1) + '</td>';
+    for (var k = 0; k < cols.length; k++)
+      if (has(k)) h += '<td>' + KM.mark(KM.num(rows[w * r + 1 + k]), P.rowEst[r] >> k & 1) + '</td>';
     h += '</tr>';
   }
   return h + '</table>';
