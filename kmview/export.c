@@ -91,6 +91,7 @@ static void csv_run_prediction(FILE *f, const struct kv_run *run)
         snprintf(k, sizeof k, "%s_estimated", kv_pred_fig_key[k2]);
         csv_pair_num(f, k, pr->est >> k2 & 1);
     }
+    csv_pair_num(f, "prediction_without_overhead", pr->without_overhead);
 }
 
 static void csv_run(FILE *f, const void *ctx)
@@ -181,28 +182,62 @@ static void csv_rank_figures(FILE *f, const void *ctx)
     }
 }
 
+/* A prediction column as exported: the value or its `_estimated` flag.
+ * Schema 1's columns come first, then those schema 2 added, in the order
+ * they were added: a column never moves. */
+struct pred_column {
+    int col;                 /* enum kv_pred_col */
+    bool est;
+};
+
+static const struct pred_column csv_pred_columns[] = {
+    { KV_PR_TOTAL, 0 }, { KV_PR_MPI, 0 }, { KV_PR_REDUNDANT, 0 },
+    { KV_PR_PARALLEL, 0 }, { KV_PR_STARTUP, 0 },
+    { KV_PR_TOTAL, 1 }, { KV_PR_STARTUP, 1 }, { KV_PR_MPI, 1 },
+    { KV_PR_REDUNDANT, 1 }, { KV_PR_PARALLEL, 1 },
+    { KV_PR_OVERHEAD, 0 }, { KV_PR_WAITING, 0 },
+    { KV_PR_OVERHEAD, 1 }, { KV_PR_WAITING, 1 },
+};
+
+static const struct pred_column json_pred_columns[] = {
+    { KV_PR_TOTAL, 0 }, { KV_PR_STARTUP, 0 }, { KV_PR_MPI, 0 },
+    { KV_PR_REDUNDANT, 0 }, { KV_PR_PARALLEL, 0 },
+    { KV_PR_TOTAL, 1 }, { KV_PR_STARTUP, 1 }, { KV_PR_MPI, 1 },
+    { KV_PR_REDUNDANT, 1 }, { KV_PR_PARALLEL, 1 },
+    { KV_PR_OVERHEAD, 0 }, { KV_PR_WAITING, 0 },
+    { KV_PR_OVERHEAD, 1 }, { KV_PR_WAITING, 1 },
+};
+_Static_assert(sizeof json_pred_columns == sizeof csv_pred_columns,
+               "CSV and JSON export the same prediction columns");
+
+#define NPREDCOLUMNS (sizeof csv_pred_columns / sizeof *csv_pred_columns)
+
+static const char *pred_column_name(char k[64], const struct pred_column *c)
+{
+    snprintf(k, 64, "%s%s", kv_pred_key[c->col], c->est ? "_estimated" : "");
+    return k;
+}
+
 static void csv_prediction(FILE *f, const void *ctx)
 {
     const struct kv_stats *st = ctx;
     const struct kv_prediction *pr = &st->run->pred;
-    /* version 1's columns first, as schema 1 had them */
-    static const int order[] = { KV_PR_TOTAL, KV_PR_MPI, KV_PR_REDUNDANT,
-                                 KV_PR_PARALLEL, KV_PR_STARTUP };
+    char k[64];
     fputs("rank", f);
-    for (int k = 0; k < KV_NPRCOLS; k++)
-        fprintf(f, ",%s", kv_pred_key[order[k]]);
-    for (int k = 0; k < KV_NPRCOLS; k++)
-        fprintf(f, ",%s_estimated", kv_pred_key[k]);
+    for (size_t c = 0; c < NPREDCOLUMNS; c++)
+        fprintf(f, ",%s", pred_column_name(k, &csv_pred_columns[c]));
     fputc('\n', f);
     for (size_t i = 0; i < pr->nrows; i++) {
         const struct kv_prediction_row *r = &pr->rows[i];
         fprintf(f, "%d", r->rank);
-        for (int k = 0; k < KV_NPRCOLS; k++) {
+        for (size_t c = 0; c < NPREDCOLUMNS; c++) {
+            const struct pred_column *pc = &csv_pred_columns[c];
             fputc(',', f);
-            kv_csv_num(f, r->v[order[k]]);
+            if (pc->est)
+                fprintf(f, "%u", r->est >> pc->col & 1);
+            else
+                kv_csv_num(f, r->v[pc->col]);
         }
-        for (int k = 0; k < KV_NPRCOLS; k++)
-            fprintf(f, ",%u", r->est >> k & 1);
         fputc('\n', f);
     }
 }
@@ -498,11 +533,14 @@ static void json_prediction_row(FILE *f, const struct kv_prediction_row *r)
 {
     char k[64];
     fprintf(f, "{\"rank\":%d,", r->rank);
-    for (int c = 0; c < KV_NPRCOLS; c++)
-        json_num_member(f, kv_pred_key[c], r->v[c], true);
-    for (int c = 0; c < KV_NPRCOLS; c++) {
-        snprintf(k, sizeof k, "%s_estimated", kv_pred_key[c]);
-        json_bool_member(f, k, r->est >> c & 1, c + 1 < KV_NPRCOLS);
+    for (size_t c = 0; c < NPREDCOLUMNS; c++) {
+        const struct pred_column *pc = &json_pred_columns[c];
+        bool more = c + 1 < NPREDCOLUMNS;
+        pred_column_name(k, pc);
+        if (pc->est)
+            json_bool_member(f, k, r->est >> pc->col & 1, more);
+        else
+            json_num_member(f, k, r->v[pc->col], more);
     }
     fputc('}', f);
 }
@@ -531,7 +569,9 @@ static void json_prediction(FILE *f, const struct kv_stats *st)
         fputs(i ? ",\n" : "\n", f);
         json_prediction_row(f, &pr->rows[i]);
     }
-    fputs("]},\n", f);
+    fputs("],", f);
+    json_bool_member(f, "without_overhead", pr->without_overhead, false);
+    fputs("},\n", f);
 }
 
 static void json_routines(FILE *f, const struct kv_stats *st)

@@ -224,6 +224,8 @@ static void data_figures(FILE *f, const struct kv_stats *st)
     free(v);
 }
 
+/* The Prediction: per row its rank and its columns in the order of enum
+ * kv_pred_col (NaN where the file has none), and the rows' est masks. */
 static void data_prediction(FILE *f, const struct kv_stats *st)
 {
     const struct kv_prediction *pr = &st->run->pred;
@@ -238,9 +240,10 @@ static void data_prediction(FILE *f, const struct kv_stats *st)
         v[w * i] = pr->rows[i].rank;
         memcpy(v + w * i + 1, pr->rows[i].v, sizeof pr->rows[i].v);
     }
-    fprintf(f, "{\"available\":%s,\"est\":%u,\"withoutStartup\":%s,",
-            pr->available ? "true" : "false", pr->est,
-            st->run->format_version >= 2 ? "true" : "false");
+    fprintf(f, "{\"available\":%s,\"est\":%u,\"withoutStartup\":%s,"
+            "\"withoutOverhead\":%s,", pr->available ? "true" : "false",
+            pr->est, st->run->format_version >= 2 ? "true" : "false",
+            pr->without_overhead ? "true" : "false");
     json_member_str(f, "note", pr->note);
     json_member_str(f, "reason", pr->reason);
     fputs("\"fig\":[", f);

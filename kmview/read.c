@@ -17,7 +17,9 @@
  * estimate with a leading '~' (kept as a flag beside every figure), adds
  * an Est(%) column to routine and location rows and to the Total row,
  * renames and adds header figures, and gives the Prediction section a
- * comment line, a start-up column and "n/a" figures.
+ * comment line, start-up, overhead and waiting columns and "n/a" figures
+ * (rows of earlier development versions, without overhead and waiting,
+ * are read too).
  *
  * Streams the file line by line: a file of thousands of ranks is never held
  * whole in memory.  Reads through bounds (read.h): a line of at most
@@ -450,6 +452,35 @@ static void prediction_comment(struct reader *rd)
         pr->reason = km_xstrdup(skip_blanks(pr->note + sizeof no - 1));
 }
 
+/* The fields of a Prediction row: version 1's rank, T, C, R, P (5);
+ * version 2's rank, T, S, C, R, O, W, P (8), or rank, T, S, C, R, P (6)
+ * as its earlier development versions wrote them.  The columns a row has
+ * are in the order of enum kv_pred_col. */
+static bool row_has(int fields, int col)
+{
+    if (col == KV_PR_OVERHEAD || col == KV_PR_WAITING)
+        return fields == 8;
+    return col != KV_PR_STARTUP || fields >= 6;
+}
+
+static const char *row_fields(int fields)
+{
+    return fields == 5 ? "rank, total, MPI, redundant, parallel"
+         : fields == 6 ? "rank, total, start-up, MPI, redundant, parallel"
+         : "rank, total, start-up, MPI, redundant, overhead, waiting, parallel";
+}
+
+/* How many fields this row must hold: every row as many as the first. */
+static int row_width(const struct reader *rd, int got)
+{
+    const struct kv_prediction *pr = &rd->run->pred;
+    if (rd->version < 2)
+        return 5;
+    if (pr->nrows > 0)
+        return pr->without_overhead ? 8 : 6;
+    return got == 6 ? 6 : 8;
+}
+
 static int prediction_line(struct reader *rd)
 {
     const char *bang = strchr(rd->line, '!');
@@ -457,21 +488,21 @@ static int prediction_line(struct reader *rd)
         return prediction_figure(rd, bang);
     struct fields fs;
     split(rd->line, NULL, &fs);
-    int want = rd->version >= 2 ? 6 : 5;
+    int want = row_width(rd, fs.n);
     if (fs.n != want)
         return fail_at(rd, fs.n > want ? fs.s[want] : skip_blanks(rd->line),
-                       "a prediction row holds %d fields (rank, total, %sMPI, "
-                       "redundant, parallel), not %d", want,
-                       want == 6 ? "start-up, " : "", fs.n);
+                       "a prediction row holds %d fields (%s), not %d", want,
+                       row_fields(want), fs.n);
     struct kv_prediction *pr = &rd->run->pred;
     if (pr->have[KV_PF_T1PE] || pr->have[KV_PF_SPEEDUP] ||
         pr->have[KV_PF_EFFICIENCY])
         return fail_at(rd, fs.s[0], "a prediction row after the predicted "
                        "figures");
-    struct kv_prediction_row row = { .v = { [KV_PR_STARTUP] = NAN } };
+    struct kv_prediction_row row = { 0 };
     static const char *const what[] = {
         [KV_PR_TOTAL] = "total time", [KV_PR_STARTUP] = "start-up time",
         [KV_PR_MPI] = "MPI time", [KV_PR_REDUNDANT] = "redundant time",
+        [KV_PR_OVERHEAD] = "overhead", [KV_PR_WAITING] = "waiting time",
         [KV_PR_PARALLEL] = "parallel time",
     };
     if (parse_int(rd, fs.s[0], fs.len[0], &row.rank, "rank"))
@@ -482,14 +513,16 @@ static int prediction_line(struct reader *rd)
     int field = 1;
     for (int k = 0; k < KV_NPRCOLS; k++) {
         bool est;
-        if (k == KV_PR_STARTUP && want == 5)
-            continue;                            /* version 1 has none */
+        row.v[k] = NAN;
+        if (!row_has(want, k))
+            continue;                            /* the file has none */
         if (parse_time(rd, fs.s[field], fs.len[field], &row.v[k], &est,
                        what[k]))
             return -1;
         row.est |= (unsigned)est << k;
         field++;
     }
+    pr->without_overhead = want == 8;
     KM_GROW(pr->rows, pr->caprows, pr->nrows + 1);
     pr->rows[pr->nrows++] = row;
     return 0;

@@ -11,7 +11,9 @@
    marked '~' (and its hover says how much of it is estimated, where the
    file says), the estimated part of an elapsed-time bar is drawn in a
    lighter shade, and MPI start-up (MPI_INIT) has a colour of its own,
-   apart from communication.  Never fetches anything. */
+   apart from communication.  The prediction shows every rank's row (with
+   libkm's overhead and the time the rank waited for a processor, when the
+   file gives them) and says what it leaves out.  Never fetches anything. */
 (function () {
 'use strict';
 var D = KM.data();
@@ -210,14 +212,20 @@ function figKpi(label, k, title) {
   return kpi(label, KM.mark(KM.pct(figOf(k, 'mean') / figOf(F_TOTAL, 'mean')), e),
              (title || '') + (e ? (title ? '; ' : '') + EST_TITLE : ''));
 }
+/* What the prediction leaves out: MPI start-up (format 2), and libkm's
+   overhead and the time ranks waited for a processor (when the rows have
+   them; the speedup divides by the longest T - S - O). */
+var LEFT_OUT = D.pred && D.pred.withoutOverhead ? ' (no start-up, overhead, waiting)' :
+               D.pred && D.pred.withoutStartup ? ' (no start-up)' : '';
+var SPEEDUP = D.pred && D.pred.withoutOverhead ? 'T_1pe / max over ranks of (T − S − O)' : '';
 function predKpis() {
   var P = D.pred, f = P.fig, e = function (k) { return (P.est >> k & 1) === 1; };
+  var title = function (k, what) { return [what, e(k) ? EST_TITLE : ''].filter(Boolean).join('; '); };
   if (!P.available)
     return kpi('prediction', 'n/a', P.reason || 'the file gives no prediction');
-  return kpi('predicted one-PE time T_1pe' + (P.withoutStartup ? ' (no start-up)' : ''),
-             KM.mark(KM.sec(f[0]), e(0)), e(0) ? EST_TITLE : '') +
-    kpi('predicted speedup', KM.mark(KM.num(f[1]), e(1)), e(1) ? EST_TITLE : '') +
-    kpi('predicted efficiency', KM.mark(KM.pct(f[2]), e(2)), e(2) ? EST_TITLE : '');
+  return kpi('predicted one-PE time T_1pe' + LEFT_OUT, KM.mark(KM.sec(f[0]), e(0)), title(0)) +
+    kpi('predicted speedup', KM.mark(KM.num(f[1]), e(1)), title(1, SPEEDUP)) +
+    kpi('predicted efficiency', KM.mark(KM.pct(f[2]), e(2)), title(2));
 }
 /* MPI start-up apart from MPI: a short run spends much of its time in
    MPI_INIT, and that says nothing about its communication. */
@@ -564,23 +572,30 @@ function predictionTable() {
   var P = D.pred;
   if (!P) return '<h2>Prediction</h2><p class="note">None in this file (a serial program, or results written ' +
                  'before MPI_FINALIZE).</p>';
-  var rows = KM.array(P.rows), w = 6, e = function (k) { return (P.est >> k & 1) === 1; };
+  /* the columns of a row, as in the file; a column the file lacks is NaN */
+  var cols = ['Total(s)', 'Start-up(s)', 'MPI(s)', 'Redundant(s)', 'Overhead(s)', 'Waiting(s)', 'Parallel(s)'];
+  var has = function (k) { return (k !== 1 || P.withoutStartup) && (k < 4 || k > 5 || P.withoutOverhead); };
+  var rows = KM.array(P.rows), w = 1 + cols.length, e = function (k) { return (P.est >> k & 1) === 1; };
   var h = '<h2>Prediction</h2>';
   if (P.note) h += '<p class="note" id="prednote">' + KM.esc(P.note) + '</p>';
+  if (P.withoutOverhead)
+    h += '<p class="note" id="predexplain">P = T − S − C − R − O − W, each rank\'s parallel work, leaves out MPI ' +
+         'start-up S, libkm\'s overhead O and the time W the rank waited for a processor; T_1pe = min R + sum P, ' +
+         'and the speedup is T_1pe / max over ranks of (T − S − O).</p>';
   if (!P.available) h += '<table id="pred"><tr><th class="l">T_1pe, speedup, efficiency</th><td>n/a</td></tr></table>';
   else
-    h += '<table id="pred"><tr><th class="l">T_1pe' + (P.withoutStartup ? ' (without MPI start-up)' : '') +
-      '</th><td>' + KM.mark(KM.sec(P.fig[0]), e(0)) + '</td></tr><tr><th class="l">speedup</th><td>' +
-      KM.mark(KM.num(P.fig[1]), e(1)) + '</td></tr><tr><th class="l">efficiency</th><td>' +
+    h += '<table id="pred"><tr><th class="l">T_1pe' + (P.withoutOverhead ? ' (without MPI start-up, libkm\'s ' +
+      'overhead and waiting)' : P.withoutStartup ? ' (without MPI start-up)' : '') + '</th><td>' +
+      KM.mark(KM.sec(P.fig[0]), e(0)) + '</td></tr><tr><th class="l">speedup' + (SPEEDUP ? ' (' + SPEEDUP + ')' : '') +
+      '</th><td>' + KM.mark(KM.num(P.fig[1]), e(1)) + '</td></tr><tr><th class="l">efficiency</th><td>' +
       KM.mark(KM.pct(P.fig[2]), e(2)) + '</td></tr></table>';
-  var cols = ['Total(s)', 'Start-up(s)', 'MPI(s)', 'Redundant(s)', 'Parallel(s)'];
   h += '<table id="predrows"><tr><th>rank</th>';
-  cols.forEach(function (c, k) { if (k !== 1 || P.withoutStartup) h += '<th>' + c + '</th>'; });
+  cols.forEach(function (c, k) { if (has(k)) h += '<th>' + c + '</th>'; });
   h += '</tr>';
   for (var r = 0; r < rows.length / w && r < 64; r++) {
     h += '<tr><td>' + rows[w * r] + '</td>';
-    for (var k = 0; k < 5; k++)
-      if (k !== 1 || P.withoutStartup) h += '<td>' + KM.mark(KM.num(rows[w * r + 1 + k]), P.rowEst[r] >> k & 1) + '</td>';
+    for (var k = 0; k < cols.length; k++)
+      if (has(k)) h += '<td>' + KM.mark(KM.num(rows[w * r + 1 + k]), P.rowEst[r] >> k & 1) + '</td>';
     h += '</tr>';
   }
   return h + '</table>';

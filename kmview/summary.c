@@ -7,8 +7,10 @@
  * Every number comes from stats.c; this file only lays them out, 4
  * significant digits for people (CSV and JSON carry full precision), with
  * a '~' before every one that contains an estimate and a legend saying so.
- * MPI start-up is shown apart from MPI communication.  Must never compute a
- * figure of its own beyond a difference shown as such.
+ * MPI start-up is shown apart from MPI communication, and the prediction
+ * says what it leaves out (MPI start-up; libkm's overhead and the time
+ * ranks waited for a processor, when the file gives them).  Must never
+ * compute a figure of its own beyond a difference shown as such.
  */
 #include "kmview/summary.h"
 
@@ -143,12 +145,18 @@ static void time_shares(FILE *f, const struct kv_stats *st)
 }
 
 static const char *const pred_heading[KV_NPRCOLS] = {
-    "Total(s)", "Start-up(s)", "MPI(s)", "Redundant(s)", "Parallel(s)",
+    [KV_PR_TOTAL] = "Total(s)", [KV_PR_STARTUP] = "Start-up(s)",
+    [KV_PR_MPI] = "MPI(s)", [KV_PR_REDUNDANT] = "Redundant(s)",
+    [KV_PR_OVERHEAD] = "Overhead(s)", [KV_PR_WAITING] = "Waiting(s)",
+    [KV_PR_PARALLEL] = "Parallel(s)",
 };
 
-/* The columns a run's prediction rows have (version 1: no start-up). */
+/* The columns a run's prediction rows have (version 1: no start-up; no
+ * overhead and waiting but in version 2's rows of 8 fields). */
 static bool pred_column(const struct kv_run *run, int k)
 {
+    if (k == KV_PR_OVERHEAD || k == KV_PR_WAITING)
+        return run->pred.without_overhead;
     return k != KV_PR_STARTUP || run->format_version >= 2;
 }
 
@@ -231,22 +239,30 @@ static void prediction(FILE *f, const struct kv_stats *st)
                 "results written before MPI_FINALIZE)\n");
         return;
     }
-    bool v2 = run->format_version >= 2;
+    bool v2 = run->format_version >= 2, libkm = pr->without_overhead;
     fprintf(f, "\nPrediction from one run of %zu ranks%s\n", pr->nrows,
-            v2 ? " (times without MPI start-up)"
-               : " (format 1: T_1pe holds MPI start-up)");
+            libkm ? " (times without MPI start-up and libkm)"
+            : v2  ? " (times without MPI start-up)"
+                  : " (format 1: T_1pe holds MPI start-up)");
     if (!pr->available)
         no_prediction(f, run);
     else {
-        fprintf(f, "  %-40s %12s s\n", v2 ? "T_1pe (one-PE time, no start-up)"
-                                          : "T_1pe (one-PE time)",
+        fprintf(f, "  %-40s %12s s\n",
+                libkm ? "T_1pe (one-PE time: min R + sum P)"
+                : v2  ? "T_1pe (one-PE time, no start-up)"
+                      : "T_1pe (one-PE time)",
                 kv_human_mark(b, pr->fig[KV_PF_T1PE], pr->est & 1));
-        fprintf(f, "  %-40s %12s\n", "Speedup",
+        fprintf(f, "  %-40s %12s\n",
+                libkm ? "Speedup (T_1pe / max (T - S - O))" : "Speedup",
                 kv_human_mark(b, pr->fig[KV_PF_SPEEDUP], pr->est >> 1 & 1));
         snprintf(b, sizeof b, "%s", pr->est >> 2 & 1 ? "~" : "");
         kv_percent(b + strlen(b), pr->fig[KV_PF_EFFICIENCY]);
         fprintf(f, "  %-40s %12s\n", "Efficiency", b);
     }
+    if (libkm)
+        fprintf(f, "  (P = T - S - C - R - O - W leaves out MPI start-up S, "
+                "libkm's overhead O and\n  the time W the rank waited for a "
+                "processor; the speedup leaves out S and O)\n");
     if (pr->nrows <= 16)
         prediction_rows(f, run);
     else

@@ -14,6 +14,12 @@
  *                         time holding MPI_INIT); the default is version 2,
  *                         with estimated figures marked ~ and Est(%)
  *       --no-prediction   the Prediction section says n/a, and why
+ *       --old-prediction  version 2's Prediction rows as its earlier
+ *                         development versions wrote them: T, S, C, R, P,
+ *                         without libkm's overhead O and the waiting W
+ *   Version 2's Prediction rows are T, S, C, R, O, W, P: O is the rank's
+ *   libkm overhead (marked as that figure is), W a known time waited for
+ *   a processor (0 on every third rank, marked ~ when not 0).
  *   With --locations 3 or more, SUB0001's third location is CALL
  *   MPI_INIT(IERR): the rank's MPI start-up (in version 1 also counted in
  *   SUB0001's and the header's MPI time, which kmview takes out).
@@ -95,7 +101,7 @@ enum { E_EL = 1, E_NET = 2, E_MPI = 8, E_IO = 16 };
 
 struct gen {
     int n, nr, nl, lost, version;
-    bool extras, uniform, no_prediction;
+    bool extras, uniform, no_prediction, old_prediction;
     int out_rank, out_routine;
     double out_factor;
     /* [p * nr + r] */
@@ -111,7 +117,7 @@ struct gen {
     double *lel, *lpct;
     uint64_t *lcnt;
     bool *lplus, *lest;
-    double *outside, *unmeasured, *redundant, *read_cost, *startup;
+    double *outside, *unmeasured, *redundant, *read_cost, *startup, *waiting;
     uint64_t *reads;
     int *id_of;              /* routine -> kmview's id (1-based) */
     int *routine_of_id;
@@ -250,6 +256,7 @@ static void make_run(struct gen *g)
     g->redundant = xcalloc((size_t)g->n, sizeof(double));
     g->read_cost = xcalloc((size_t)g->n, sizeof(double));
     g->startup = xcalloc((size_t)g->n, sizeof(double));
+    g->waiting = xcalloc((size_t)g->n, sizeof(double));
     g->reads = xcalloc((size_t)g->n, sizeof(uint64_t));
     double *base = xcalloc(4 * (size_t)g->nr, sizeof(double));
     for (int r = 0; r < g->nr; r++) {
@@ -272,6 +279,8 @@ static void make_run(struct gen *g)
         g->redundant[p] = printed(0.2 * uniform());
         g->read_cost[p] = printed(2e-8 * (1 + uniform()));
         g->reads[p] = (uint64_t)(uniform() * 1e6);
+        /* no random number: the profiles of the other tests stay */
+        g->waiting[p] = p % 3 ? printed(0.0125 * (1 + p % 4)) : 0;
     }
     free(base);
     /* kmview numbers routines in order of first appearance: rank 0's
@@ -295,7 +304,8 @@ static void free_run(struct gen *g)
     void *arrays[] = { g->present, g->el, g->net, g->mpi, g->mpi_file, g->io,
                        g->pct, g->est, g->cnt, g->plus, g->lel, g->lpct,
                        g->lcnt, g->lplus, g->lest, g->outside, g->unmeasured,
-                       g->redundant, g->read_cost, g->startup, g->reads,
+                       g->redundant, g->read_cost, g->startup, g->waiting,
+                       g->reads,
                        g->id_of, g->routine_of_id };
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
@@ -402,47 +412,94 @@ static const char no_prediction_note[] =
     "No prediction: MPI calls were not measured in some routines (see the "
     "ranks' warnings)";
 
-/* The prediction row of rank p: T, S, C, R, P and their marks. */
-static void prediction_row(const struct gen *g, int p, double v[5], bool e[5])
+/* The columns of a Prediction row, as version 2 writes them. */
+enum { PR_T, PR_S, PR_C, PR_R, PR_O, PR_W, PR_P, NPR };
+
+/* Does this run's Prediction row have column k (version 1: T, C, R, P)? */
+static bool pred_has(const struct gen *g, int k)
+{
+    if (k == PR_S)
+        return g->version >= 2;
+    if (k == PR_O || k == PR_W)
+        return g->version >= 2 && !g->old_prediction;
+    return true;
+}
+
+/* The prediction row of rank p (NaN where the run has no such column)
+ * and its marks. */
+static void prediction_row(const struct gen *g, int p, double v[NPR],
+                           bool e[NPR])
 {
     struct rank_sums s = sums(g, p);
     bool v2 = g->version >= 2;
-    v[0] = s.total;
-    v[1] = v2 ? g->startup[p] : NAN;
-    v[2] = printed(v2 ? s.mpi : s.mpi_file);
-    v[3] = g->redundant[p];
-    v[4] = printed(s.total - (v2 ? v[1] : 0) - v[2] - v[3]);
-    for (int k = 0; k < 5; k++)
-        e[k] = v2 && (k == 2 || k == 4) && mpi_est(&s);
+    v[PR_T] = s.total;
+    v[PR_S] = g->startup[p];
+    v[PR_C] = printed(v2 ? s.mpi : s.mpi_file);
+    v[PR_R] = g->redundant[p];
+    v[PR_O] = s.overhead;
+    v[PR_W] = g->waiting[p];
+    memset(e, 0, NPR * sizeof *e);
+    e[PR_C] = v2 && mpi_est(&s);
+    e[PR_O] = v2 && s.plus;                      /* as the header figure */
+    e[PR_W] = v[PR_W] > 0;
+    for (int k = 0; k < NPR; k++) {
+        if (pred_has(g, k))
+            continue;
+        v[k] = NAN;
+        e[k] = false;
+    }
+    /* P = T - S - C - R - O - W, as far as the row has them */
+    double par = v[PR_T] - v[PR_C] - v[PR_R];
+    if (pred_has(g, PR_S))
+        par -= v[PR_S];
+    if (pred_has(g, PR_O))
+        par -= v[PR_O] + v[PR_W];
+    v[PR_P] = printed(par);
+    e[PR_P] = e[PR_C] || e[PR_O] || e[PR_W];
 }
 
 static void write_prediction(FILE *f, const struct gen *g, double pred[3],
                              bool *pred_est)
 {
-    double min_r = 0, sum_p = 0, max_t = 0, v[5];
-    bool e[5], est = false;
-    char b[5][32];
+    static const char *const heading[NPR] = {
+        "Total(s)", "Start-up(s)", "MPI(s)", "Redundant(s)", "Overhead(s)",
+        "Waiting(s)", "Parallel(s)",
+    };
+    double min_r = 0, sum_p = 0, max_t = 0, v[NPR];
+    bool e[NPR], est = false;
+    char b[32];
     fprintf(f, "! ===== Prediction =====\n");
     if (g->version >= 2)
-        fprintf(f, "! %-86s\n", g->no_prediction ? no_prediction_note
-                : "Times without MPI start-up (MPI_INIT); ~ marks figures "
-                  "that contain estimates");
-    fprintf(f, "!   Rank        Total(s)%s          MPI(s)    Redundant(s)"
-            "     Parallel(s)\n", g->version >= 2 ? "     Start-up(s)" : "");
+        fprintf(f, "! %-98s\n", g->no_prediction ? no_prediction_note
+                : g->old_prediction ? "Times without MPI start-up (MPI_INIT); "
+                  "~ marks figures that contain estimates"
+                : "Times without MPI start-up (MPI_INIT) and libkm; ~ marks "
+                  "figures that contain estimates");
+    fprintf(f, "!   Rank");
+    for (int k = 0; k < NPR; k++)
+        if (pred_has(g, k))
+            fprintf(f, "%16s", heading[k]);
+    fputc('\n', f);
     for (int p = 0; p < g->n; p++) {
         prediction_row(g, p, v, e);
         fprintf(f, "%8d", p);
-        for (int k = 0; k < 5; k++)
-            if (k != 1 || g->version >= 2)
-                fprintf(f, " %15s", tm(b[k], v[k], e[k]));
+        for (int k = 0; k < NPR; k++)
+            if (pred_has(g, k))
+                fprintf(f, " %15s", tm(b, v[k], e[k]));
         fputc('\n', f);
-        if (p == 0 || v[3] < min_r)
-            min_r = v[3];
-        double t = v[0] - (g->version >= 2 ? v[1] : 0);
+        if (p == 0 || v[PR_R] < min_r)
+            min_r = v[PR_R];
+        /* the speedup divides by max (T - S - O), as far as the row has
+         * them (version 1: max T) */
+        double t = v[PR_T];
+        if (pred_has(g, PR_S))
+            t -= v[PR_S];
+        if (pred_has(g, PR_O))
+            t -= v[PR_O];
         if (t > max_t)
             max_t = t;
-        sum_p += v[4];
-        est |= e[4];
+        sum_p += v[PR_P];
+        est |= e[PR_P] || e[PR_O];
     }
     pred[0] = printed(min_r + sum_p);
     pred[1] = printed(pred[0] / max_t);
@@ -455,8 +512,8 @@ static void write_prediction(FILE *f, const struct gen *g, double pred[3],
         if (g->no_prediction)
             pred[k] = NAN;
         fprintf(f, "%-15s ! %s\n", g->no_prediction ? "n/a"
-                : g->version >= 2 ? tm(b[0], pred[k], est)
-                : (snprintf(b[0], 32, "%.7e", pred[k]), b[0]), what[k]);
+                : g->version >= 2 ? tm(b, pred[k], est)
+                : (snprintf(b, 32, "%.7e", pred[k]), b), what[k]);
     }
 }
 
@@ -814,6 +871,8 @@ static void expect_prediction_figures(FILE *e, const struct gen *g,
                 !g->no_prediction);
     expect_bool(e, "run.csv:prediction_without_startup:value",
                 "prediction.without_startup", g->version >= 2);
+    expect_bool(e, "run.csv:prediction_without_overhead:value",
+                "prediction.without_overhead", pred_has(g, PR_O));
     if (g->no_prediction)
         expect_str(e, "run.csv:prediction_reason:value", "prediction.reason",
                    no_prediction_note + strlen("No prediction: "));
@@ -1060,14 +1119,15 @@ static void expect_cells(FILE *e, const struct gen *g)
 
 static void expect_prediction(FILE *e, const struct gen *g)
 {
-    static const char *const col[] = { "total", "startup", "mpi", "redundant",
-                                       "parallel" };
+    static const char *const col[NPR] = { "total", "startup", "mpi",
+                                          "redundant", "overhead", "waiting",
+                                          "parallel" };
     char c[128], j[128];
-    double v[5];
-    bool est[5];
+    double v[NPR];
+    bool est[NPR];
     for (int p = 0; p < g->n; p++) {
         prediction_row(g, p, v, est);
-        for (int k = 0; k < 5; k++) {
+        for (int k = 0; k < NPR; k++) {
             snprintf(c, sizeof c, "prediction.csv:%d:%s", p, col[k]);
             snprintf(j, sizeof j, "prediction.ranks[%d].%s", p, col[k]);
             expect_num(e, c, j, v[k]);
@@ -1112,6 +1172,7 @@ static int profile(int argc, char **argv)
         else if (!strcmp(a, "--uniform")) g.uniform = true;
         else if (!strcmp(a, "--v1")) g.version = 1;
         else if (!strcmp(a, "--no-prediction")) g.no_prediction = true;
+        else if (!strcmp(a, "--old-prediction")) g.old_prediction = true;
         else if (!strcmp(a, "--outlier") &&
                  sscanf(v, "%d:%d:%lf", &g.out_rank, &g.out_routine,
                         &g.out_factor) == 3) i++;
@@ -1120,8 +1181,9 @@ static int profile(int argc, char **argv)
     }
     if (g.n < 1 || g.nr < 1 || g.nl < 0 || g.nl > 6)
         return fputs("kmgen: bad sizes (locations at most 6)\n", stderr), 2;
-    if (g.no_prediction && g.version < 2)
-        return fputs("kmgen: --no-prediction needs version 2\n", stderr), 2;
+    if ((g.no_prediction || g.old_prediction) && g.version < 2)
+        return fputs("kmgen: --no-prediction and --old-prediction need "
+                     "version 2\n", stderr), 2;
     make_run(&g);
     /* EXPECT "-": no expectations (a run made only to be big) */
     FILE *f = fopen(argv[2], "w");

@@ -2,21 +2,31 @@
 # every figure is chosen by hand.  Every rank gets the same figures.
 #   version V                   1 (the default) or 2
 #   ranks N
-#   total T mpi M io I [startup S [estimated E]]
-#                               header figures (seconds); S, E: version 2
+#   total T mpi M io I [startup S] [estimated E] [overhead O] [waiting W]
+#                               header figures (seconds); S, E, O, W:
+#                               version 2 (O: libkm overhead; W: the
+#                               Prediction's time waited for a processor)
 #   routine NAME ELAPSED NET COUNT MPI IO [EST%]
 #   loc ROUTINE KIND LINE ELAPSED COUNT [EST%] STATEMENT...
 # EST% only in version 2 (required there).  A time may carry version 2's
 # '~' (contains an estimate), a count version 1's '+'.  Version 1's MPI
 # time holds its start-up (give it so); version 2's figures add up:
-# time in uninstrumented routines = T - net - M - S.  The prediction
-# takes R = 0, so T_1pe = N * (T - S - M), as libkm would.
+# time in uninstrumented routines = T - net - M - S - O.  The prediction
+# takes R = 0, so P = T - S - M - O - W, T_1pe = N * P and the speedup
+# T_1pe / (T - S - O), as libkm would (version 1: P = T - M, T_1pe / T).
+# P and the predicted figures are marked ~ when M, O or W is.
 function tm(x) { return (x ~ /^~/ ? "~" : "") sprintf("%.7e", x ~ /^~/ ? substr(x, 2) : x) }
 function val(x) { return x ~ /^~/ ? substr(x, 2) + 0 : x + 0 }
 BEGIN { version = 1 }
 $1 == "version" { version = $2 }
 $1 == "ranks" { n = $2 }
-$1 == "total" { total = $2; mpi = $4; io = $6; startup = $8 + 0; est = $10 + 0 }
+$1 == "total" {
+    for (i = 1; i < NF; i += 2) fig[$i] = $(i + 1)
+    total = fig["total"]; mpi = fig["mpi"]; io = fig["io"]; startup = fig["startup"] + 0
+    est = fig["estimated"] + 0; overhead = fig["overhead"] ""; waiting = fig["waiting"] ""
+    if (overhead == "") overhead = 0
+    if (waiting == "") waiting = 0
+}
 $1 == "routine" {
     nr++; name[nr] = $2; el[nr] = $3; net[nr] = $4; cnt[nr] = $5; rm[nr] = $6; rio[nr] = $7
     rest[nr] = $8; no[$2] = nr; sumnet += val($4); sumcnt += $5 + 0
@@ -31,8 +41,10 @@ $1 == "loc" {
 }
 END {
     v2 = version >= 2
-    m = val(mpi); par = total - (v2 ? startup : 0) - m
-    pm = mpi ~ /^~/ ? "~" : ""
+    m = val(mpi); o = v2 ? val(overhead) : 0; w = v2 ? val(waiting) : 0
+    par = total - (v2 ? startup : 0) - m - o - w
+    busy = total - (v2 ? startup : 0) - o
+    pm = mpi ~ /^~/ || (v2 && (overhead ~ /^~/ || waiting ~ /^~/)) ? "~" : ""
     print "! kmtool KM_output " version
     print "! Program    : ./demo"
     print "! Started    : 2026-11-22 10:00:00"
@@ -42,15 +54,16 @@ END {
     print "! Ranks      : " n
     print "!"
     print "! ===== Prediction ====="
-    if (v2) print "! Times without MPI start-up (MPI_INIT); ~ marks figures that contain estimates"
+    if (v2) printf "! %-98s\n", "Times without MPI start-up (MPI_INIT) and libkm; ~ marks figures that contain estimates"
     for (p = 0; p < n; p++)
         if (v2)
-            printf "%8d %15s %15s %15s %15s %15s\n", p, tm(total), tm(startup), tm(mpi), tm(0), pm tm(par)
+            printf "%8d %15s %15s %15s %15s %15s %15s %15s\n", p, tm(total), tm(startup), tm(mpi), tm(0),
+                   tm(overhead), tm(waiting), pm tm(par)
         else
             printf "%8d %15.7e %15.7e %15.7e %15.7e\n", p, total, m, 0, par
     printf "%-15s ! Predicted one-PE time T_1pe\n", pm tm(n * par)
-    printf "%-15s ! Predicted speedup\n", pm tm(n * par / (total - (v2 ? startup : 0)))
-    printf "%-15s ! Predicted parallel efficiency\n", pm tm(par / (total - (v2 ? startup : 0)))
+    printf "%-15s ! Predicted speedup\n", pm tm(n * par / busy)
+    printf "%-15s ! Predicted parallel efficiency\n", pm tm(par / busy)
     for (p = 0; p < n; p++) {
         print "! ===== Rank " p " ====="
         printf "%04d %-10d ! Processors and Rank\n", n, p
@@ -58,14 +71,15 @@ END {
         printf "%-15d ! Counts of routines\n", sumcnt
         printf "%-15d ! Counts of time get function\n", 2 * sumcnt
         printf "%-15.7e ! Time get function cost(1 call)\n", 2e-8
-        printf "%-15.7e ! %s\n", v2 ? 0 : 4e-8 * sumcnt, v2 ? "libkm overhead" : "Time get function cost (Total)"
+        if (v2) printf "%-15s ! libkm overhead\n", tm(overhead)
+        else printf "%-15.7e ! Time get function cost (Total)\n", 4e-8 * sumcnt
         printf "%-15d ! Output counts by KM_writ\n", 1
         printf "%-15s ! MPI time\n", tm(mpi)
         if (v2) printf "%-15s ! MPI start-up time\n", tm(startup)
         printf "%-15s ! I/O time\n", tm(io)
         printf "%-15.7e ! Time outside routines\n", 0
         if (v2) {
-            printf "%-15.7e ! Time in uninstrumented routines\n", total - sumnet - m - startup
+            printf "%-15.7e ! Time in uninstrumented routines\n", total - sumnet - m - startup - o
             printf "%-15s ! Estimated time\n", (est > 0 ? "~" : "") tm(est)
         } else
             printf "%-15.7e ! Time in unmeasured callees\n", total - sumnet

@@ -106,9 +106,9 @@ function header() {
      'header: MPI start-up on its own ' + su);
   ok(k['I/O'] === mark('io_time') + pctOf('io_share'), 'header: I/O share ' + k['I/O']);
   ok(k.estimated === '~' + pctOf('estimated_share'), 'header: the estimated share ' + k.estimated);
-  var t1 = k['predicted one-PE time T_1pe (no start-up)'];
+  var t1 = k['predicted one-PE time T_1pe (no start-up, overhead, waiting)'];
   ok(near(parseFloat(t1.replace(/^~/, '')), num('run.csv:t_1pe:value')) && t1.charAt(0) === mark('t_1pe').charAt(0),
-     'header: T_1pe without start-up ' + t1);
+     'header: T_1pe without start-up, libkm\'s overhead and waiting ' + t1);
   ok(near(parseFloat(k['predicted speedup'].replace(/^~/, '')), num('run.csv:speedup:value')),
      'header: speedup ' + k['predicted speedup']);
   ok(k['predicted efficiency'] === mark('efficiency') + pctOf('efficiency'),
@@ -267,9 +267,37 @@ function figures() {
   var cells = $$('#figtable tr')[1].querySelectorAll('td');
   ok(near(parseFloat(cells[1].textContent), num('rank_figures.csv:0:total_time')), 'figures: rank 0 total time');
   ok($('#pred') !== null && /Start-up/.test($('#predrows').textContent), 'figures: the prediction, with start-up');
+  predictionRows();
   var shares = $('#shares').textContent;
   ok(/MPI communication \(after start-up\)/.test(shares) && /MPI start-up \(MPI_INIT\)/.test(shares),
      'figures: MPI and MPI start-up apart in where the time goes');
+}
+
+/* Every rank's Prediction row: its columns, values and marks exactly, the
+   overhead and waiting among them; and what the prediction leaves out. */
+function predictionRows() {
+  var cols = ['total', 'startup', 'mpi', 'redundant', 'overhead', 'waiting', 'parallel'];
+  var head = $$('#predrows tr')[0].textContent, good = true, n = 0;
+  ok(head === 'rankTotal(s)Start-up(s)MPI(s)Redundant(s)Overhead(s)Waiting(s)Parallel(s)',
+     'figures: the prediction\'s columns, overhead and waiting before parallel (' + head + ')');
+  $$('#predrows tr').slice(1).forEach(function (tr, p) {
+    var got = Array.prototype.map.call(tr.children, function (td) { return td.textContent; });
+    var want = [String(p)].concat(cols.map(function (c) {
+      var key = 'prediction.csv:' + p + ':' + c;
+      return (E[key + '_estimated'] === '1' ? '~' : '') + KM.num(num(key));
+    }));
+    good = good && got.join(' ') === want.join(' ');
+    if (!good && n++ === 0) out.push('# rank ' + p + ': ' + got.join(' ') + ', expected ' + want.join(' '));
+  });
+  var waited = 0;
+  for (var p = 0; E['prediction.csv:' + p + ':waiting'] !== undefined; p++)
+    waited += E['prediction.csv:' + p + ':waiting_estimated'] === '1';
+  ok(good && $$('#predrows tr').length === T.ranks + 1 && waited > 0,
+     'figures: every rank\'s prediction row, overhead and waiting with their marks (' + waited + ' ranks waited)');
+  var why = $('#predexplain') ? $('#predexplain').textContent : '';
+  ok(/leaves out MPI start-up S, libkm's overhead O and the time W the rank waited for a processor/.test(why) &&
+     /max over ranks of \(T − S − O\)/.test(why) && /T − S − O/.test($('#pred').textContent),
+     'figures: the prediction says what it leaves out (' + why.slice(0, 60) + '...)');
 }
 
 /* Going back and forth is asynchronous: wait for the page's popstate

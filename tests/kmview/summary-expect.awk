@@ -3,6 +3,8 @@
 #   figure KEY MIN MEAN MAX MAXRANK
 #   share LABEL SECONDS PERCENT
 #   pred T_1pe|Speedup|Efficiency VALUE   (or "pred n/a")
+#   predrow RANK VALUE...       a Prediction row, the columns the file has
+#   predspread COLUMN MIN MEAN MAX   instead of the rows, past 16 ranks
 #   routine NAME NET SHARE MIN MAX MAX/MEAN RANK ELAPSED COUNTS MPI IO EST
 # in kmview's formats (4 significant digits, one decimal for percentages,
 # '~' before a figure that contains an estimate), routines in order of
@@ -17,6 +19,33 @@ function cnt(x) { return x == int(x) ? sprintf("%.0f", x) : sprintf("%.7g", x) }
 function share(label, key, sk) {
     print "share", label, m(v["run.csv:" key ":value"], v["run.csv:" key "_estimated:value"]),
           pct(v["run.csv:" sk ":value"])
+}
+# The Prediction's rows, or past 16 ranks each column's spread over ranks
+# (marked when any rank's figure is): the columns the file has.
+function prediction_rows(   ncol, col, nrow, k, p, x, line, lo, hi, sum, e) {
+    ncol = split("total startup mpi redundant overhead waiting parallel", col, " ")
+    for (nrow = 0; ("prediction.csv:" nrow ":total") in v; nrow++)
+        ;
+    for (p = 0; p < nrow && nrow <= 16; p++) {
+        line = "predrow " p
+        for (k = 1; k <= ncol; k++)
+            if (v["prediction.csv:0:" col[k]] != "")
+                line = line " " m(v["prediction.csv:" p ":" col[k]], v["prediction.csv:" p ":" col[k] "_estimated"])
+        print line
+    }
+    for (k = 1; k <= ncol && nrow > 16; k++) {
+        if (v["prediction.csv:0:" col[k]] == "")
+            continue
+        sum = 0; e = 0
+        for (p = 0; p < nrow; p++) {
+            x = v["prediction.csv:" p ":" col[k]] + 0
+            if (p == 0 || x < lo) lo = x
+            if (p == 0 || x > hi) hi = x
+            sum += x
+            e += v["prediction.csv:" p ":" col[k] "_estimated"] == 1
+        }
+        print "predspread", col[k], m(lo, e > 0), m(sum / nrow, e > 0), m(hi, e > 0)
+    }
 }
 function fshare(label, key,   x) {
     x = v["figures.csv:" key ":mean"]
@@ -59,6 +88,7 @@ END {
         print "pred Efficiency", (v["run.csv:efficiency_estimated:value"] == 1 ? "~" : "") \
               pct(v["run.csv:efficiency:value"])
     }
+    prediction_rows()
     # routines by mean net time, ties by id (insertion sort: few of them)
     n = 0
     for (id = 1; ("routines.csv:" id ":name") in v; id++) {

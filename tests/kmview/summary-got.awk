@@ -25,6 +25,15 @@ sec == "share" {
 sec == "pred" && $1 == "n/a:" { print "pred n/a" }
 sec == "pred" && $1 == "T_1pe" { print "pred T_1pe", $(NF - 1) }
 sec == "pred" && ($1 == "Speedup" || $1 == "Efficiency") { print "pred", $1, $NF }
+sec == "pred" && $1 ~ /^[0-9]+$/ {
+    line = "predrow"
+    for (i = 1; i <= NF; i++) line = line " " $i
+    print line
+}
+sec == "pred" && NF == 4 && $1 ~ /^(Total|Start-up|MPI|Redundant|Overhead|Waiting|Parallel)$/ {
+    key = tolower($1); sub(/-/, "", key)
+    print "predspread", key, $2, $3, $4
+}
 sec == "routine" && $1 ~ /^[0-9]+$/ {
     print "routine", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
 }
