@@ -195,8 +195,8 @@ static const struct pred_column csv_pred_columns[] = {
     { KV_PR_PARALLEL, 0 }, { KV_PR_STARTUP, 0 },
     { KV_PR_TOTAL, 1 }, { KV_PR_STARTUP, 1 }, { KV_PR_MPI, 1 },
     { KV_PR_REDUNDANT, 1 }, { KV_PR_PARALLEL, 1 },
-    { KV_PR_OVERHEAD, 0 }, { KV_PR_WAITING, 0 },
-    { KV_PR_OVERHEAD, 1 }, { KV_PR_WAITING, 1 },
+    { KV_PR_OVERHEAD, 0 }, { KV_PR_WAITED, 0 },
+    { KV_PR_OVERHEAD, 1 }, { KV_PR_WAITED, 1 },
 };
 
 static const struct pred_column json_pred_columns[] = {
@@ -204,8 +204,8 @@ static const struct pred_column json_pred_columns[] = {
     { KV_PR_REDUNDANT, 0 }, { KV_PR_PARALLEL, 0 },
     { KV_PR_TOTAL, 1 }, { KV_PR_STARTUP, 1 }, { KV_PR_MPI, 1 },
     { KV_PR_REDUNDANT, 1 }, { KV_PR_PARALLEL, 1 },
-    { KV_PR_OVERHEAD, 0 }, { KV_PR_WAITING, 0 },
-    { KV_PR_OVERHEAD, 1 }, { KV_PR_WAITING, 1 },
+    { KV_PR_OVERHEAD, 0 }, { KV_PR_WAITED, 0 },
+    { KV_PR_OVERHEAD, 1 }, { KV_PR_WAITED, 1 },
 };
 _Static_assert(sizeof json_pred_columns == sizeof csv_pred_columns,
                "CSV and JSON export the same prediction columns");

@@ -43,7 +43,7 @@ const struct kv_figure_info kv_figures[KV_NFIGS] = {
 const char *const kv_pred_key[KV_NPRCOLS] = {
     [KV_PR_TOTAL] = "total", [KV_PR_STARTUP] = "startup", [KV_PR_MPI] = "mpi",
     [KV_PR_REDUNDANT] = "redundant", [KV_PR_OVERHEAD] = "overhead",
-    [KV_PR_WAITING] = "waiting", [KV_PR_PARALLEL] = "parallel",
+    [KV_PR_PARALLEL] = "parallel", [KV_PR_WAITED] = "waited",
 };
 
 const char *const kv_pred_fig_key[KV_NPRFIGS] = {

@@ -120,15 +120,16 @@ struct kv_rank {
 };
 
 /* The columns of a Prediction row, in the file's order: T(p), S(p), C(p),
- * R(p), O(p) (libkm's overhead), W(p) (waiting for a processor), P(p). */
+ * R(p), O(p) (libkm's overhead), P(p), W(p) (how long the rank waited for
+ * a processor, said apart). */
 enum kv_pred_col { KV_PR_TOTAL, KV_PR_STARTUP, KV_PR_MPI, KV_PR_REDUNDANT,
-                   KV_PR_OVERHEAD, KV_PR_WAITING, KV_PR_PARALLEL, KV_NPRCOLS };
+                   KV_PR_OVERHEAD, KV_PR_PARALLEL, KV_PR_WAITED, KV_NPRCOLS };
 extern const char *const kv_pred_key[KV_NPRCOLS];   /* "total", ... */
 
 struct kv_prediction_row {
     int rank;
     double v[KV_NPRCOLS];    /* NaN where the file has no such column:
-                                start-up in version 1, overhead and waiting
+                                start-up in version 1, overhead and waited
                                 in version 1 and in rows of 6 fields */
     unsigned est;            /* bit 1 << column: had a leading ~ */
 };
@@ -147,7 +148,7 @@ struct kv_prediction {
     bool available;          /* no figure read n/a */
     /* the rows have O(p) and W(p) (version 2 but for earlier development
      * versions' rows of 6 fields): P(p) and so T_1pe leave libkm's
-     * overhead and waiting out, and the speedup divides by max (T - S - O) */
+     * overhead out, and the speedup divides by max (T - S - O) */
     bool without_overhead;
     char *note;              /* the section's first comment line (version 2) */
     char *reason;            /* why there is no prediction (the note after

@@ -17,8 +17,8 @@
  * estimate with a leading '~' (kept as a flag beside every figure), adds
  * an Est(%) column to routine and location rows and to the Total row,
  * renames and adds header figures, and gives the Prediction section a
- * comment line, start-up, overhead and waiting columns and "n/a" figures
- * (rows of earlier development versions, without overhead and waiting,
+ * comment line, start-up, overhead and waited columns and "n/a" figures
+ * (rows of earlier development versions, without overhead and waited,
  * are read too).
  *
  * Streams the file line by line: a file of thousands of ranks is never held
@@ -453,12 +453,12 @@ static void prediction_comment(struct reader *rd)
 }
 
 /* The fields of a Prediction row: version 1's rank, T, C, R, P (5);
- * version 2's rank, T, S, C, R, O, W, P (8), or rank, T, S, C, R, P (6)
+ * version 2's rank, T, S, C, R, O, P, W (8), or rank, T, S, C, R, P (6)
  * as its earlier development versions wrote them.  The columns a row has
  * are in the order of enum kv_pred_col. */
 static bool row_has(int fields, int col)
 {
-    if (col == KV_PR_OVERHEAD || col == KV_PR_WAITING)
+    if (col == KV_PR_OVERHEAD || col == KV_PR_WAITED)
         return fields == 8;
     return col != KV_PR_STARTUP || fields >= 6;
 }
@@ -467,7 +467,7 @@ static const char *row_fields(int fields)
 {
     return fields == 5 ? "rank, total, MPI, redundant, parallel"
          : fields == 6 ? "rank, total, start-up, MPI, redundant, parallel"
-         : "rank, total, start-up, MPI, redundant, overhead, waiting, parallel";
+         : "rank, total, start-up, MPI, redundant, overhead, parallel, waited";
 }
 
 /* How many fields this row must hold: every row as many as the first. */
@@ -502,8 +502,8 @@ static int prediction_line(struct reader *rd)
     static const char *const what[] = {
         [KV_PR_TOTAL] = "total time", [KV_PR_STARTUP] = "start-up time",
         [KV_PR_MPI] = "MPI time", [KV_PR_REDUNDANT] = "redundant time",
-        [KV_PR_OVERHEAD] = "overhead", [KV_PR_WAITING] = "waiting time",
-        [KV_PR_PARALLEL] = "parallel time",
+        [KV_PR_OVERHEAD] = "overhead", [KV_PR_PARALLEL] = "parallel time",
+        [KV_PR_WAITED] = "time waited",
     };
     if (parse_int(rd, fs.s[0], fs.len[0], &row.rank, "rank"))
         return -1;

@@ -213,9 +213,9 @@ function figKpi(label, k, title) {
              (title || '') + (e ? (title ? '; ' : '') + EST_TITLE : ''));
 }
 /* What the prediction leaves out: MPI start-up (format 2), and libkm's
-   overhead and the time ranks waited for a processor (when the rows have
-   them; the speedup divides by the longest T - S - O). */
-var LEFT_OUT = D.pred && D.pred.withoutOverhead ? ' (no start-up, overhead, waiting)' :
+   overhead (when the rows have it; the speedup divides by the longest
+   T - S - O). */
+var LEFT_OUT = D.pred && D.pred.withoutOverhead ? ' (no start-up, no libkm overhead)' :
                D.pred && D.pred.withoutStartup ? ' (no start-up)' : '';
 var SPEEDUP = D.pred && D.pred.withoutOverhead ? 'T_1pe / max over ranks of (T − S − O)' : '';
 function predKpis() {
@@ -573,19 +573,20 @@ function predictionTable() {
   if (!P) return '<h2>Prediction</h2><p class="note">None in this file (a serial program, or results written ' +
                  'before MPI_FINALIZE).</p>';
   /* the columns of a row, as in the file; a column the file lacks is NaN */
-  var cols = ['Total(s)', 'Start-up(s)', 'MPI(s)', 'Redundant(s)', 'Overhead(s)', 'Waiting(s)', 'Parallel(s)'];
-  var has = function (k) { return (k !== 1 || P.withoutStartup) && (k < 4 || k > 5 || P.withoutOverhead); };
+  var cols = ['Total(s)', 'Start-up(s)', 'MPI(s)', 'Redundant(s)', 'Overhead(s)', 'Parallel(s)', 'Waited(s)'];
+  var has = function (k) { return (k !== 1 || P.withoutStartup) && (k !== 4 && k !== 6 || P.withoutOverhead); };
   var rows = KM.array(P.rows), w = 1 + cols.length, e = function (k) { return (P.est >> k & 1) === 1; };
   var h = '<h2>Prediction</h2>';
   if (P.note) h += '<p class="note" id="prednote">' + KM.esc(P.note) + '</p>';
   if (P.withoutOverhead)
-    h += '<p class="note" id="predexplain">P = T − S − C − R − O − W, each rank\'s parallel work, leaves out MPI ' +
-         'start-up S, libkm\'s overhead O and the time W the rank waited for a processor; T_1pe = min R + sum P, ' +
-         'and the speedup is T_1pe / max over ranks of (T − S − O).</p>';
+    h += '<p class="note" id="predexplain">P = T − S − C − R − O, each rank\'s parallel work, leaves out MPI ' +
+         'start-up S and libkm\'s overhead O; T_1pe = min R + sum P, and the speedup is T_1pe / max over ranks ' +
+         'of (T − S − O). W is how long the rank waited for a processor: P holds it, so that with more ranks ' +
+         'than processors T_1pe is too high.</p>';
   if (!P.available) h += '<table id="pred"><tr><th class="l">T_1pe, speedup, efficiency</th><td>n/a</td></tr></table>';
   else
     h += '<table id="pred"><tr><th class="l">T_1pe' + (P.withoutOverhead ? ' (without MPI start-up, libkm\'s ' +
-      'overhead and waiting)' : P.withoutStartup ? ' (without MPI start-up)' : '') + '</th><td>' +
+      'overhead)' : P.withoutStartup ? ' (without MPI start-up)' : '') + '</th><td>' +
       KM.mark(KM.sec(P.fig[0]), e(0)) + '</td></tr><tr><th class="l">speedup' + (SPEEDUP ? ' (' + SPEEDUP + ')' : '') +
       '</th><td>' + KM.mark(KM.num(P.fig[1]), e(1)) + '</td></tr><tr><th class="l">efficiency</th><td>' +
       KM.mark(KM.pct(P.fig[2]), e(2)) + '</td></tr></table>';

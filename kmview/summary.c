@@ -147,15 +147,15 @@ static void time_shares(FILE *f, const struct kv_stats *st)
 static const char *const pred_heading[KV_NPRCOLS] = {
     [KV_PR_TOTAL] = "Total(s)", [KV_PR_STARTUP] = "Start-up(s)",
     [KV_PR_MPI] = "MPI(s)", [KV_PR_REDUNDANT] = "Redundant(s)",
-    [KV_PR_OVERHEAD] = "Overhead(s)", [KV_PR_WAITING] = "Waiting(s)",
-    [KV_PR_PARALLEL] = "Parallel(s)",
+    [KV_PR_OVERHEAD] = "Overhead(s)", [KV_PR_PARALLEL] = "Parallel(s)",
+    [KV_PR_WAITED] = "Waited(s)",
 };
 
 /* The columns a run's prediction rows have (version 1: no start-up; no
- * overhead and waiting but in version 2's rows of 8 fields). */
+ * overhead and waited but in version 2's rows of 8 fields). */
 static bool pred_column(const struct kv_run *run, int k)
 {
-    if (k == KV_PR_OVERHEAD || k == KV_PR_WAITING)
+    if (k == KV_PR_OVERHEAD || k == KV_PR_WAITED)
         return run->pred.without_overhead;
     return k != KV_PR_STARTUP || run->format_version >= 2;
 }
@@ -260,9 +260,11 @@ static void prediction(FILE *f, const struct kv_stats *st)
         fprintf(f, "  %-40s %12s\n", "Efficiency", b);
     }
     if (libkm)
-        fprintf(f, "  (P = T - S - C - R - O - W leaves out MPI start-up S, "
-                "libkm's overhead O and\n  the time W the rank waited for a "
-                "processor; the speedup leaves out S and O)\n");
+        fprintf(f, "  (P = T - S - C - R - O leaves out MPI start-up S and "
+                "libkm's overhead O, and so\n  does the speedup; W, how long "
+                "the rank waited for a processor, is in P)\n");
+    if (pr->note && strncmp(pr->note, "Ranks waited", 12) == 0)
+        fprintf(f, "  %s\n", pr->note);
     if (pr->nrows <= 16)
         prediction_rows(f, run);
     else

@@ -16,10 +16,10 @@
  *       --no-prediction   the Prediction section says n/a, and why
  *       --old-prediction  version 2's Prediction rows as its earlier
  *                         development versions wrote them: T, S, C, R, P,
- *                         without libkm's overhead O and the waiting W
- *   Version 2's Prediction rows are T, S, C, R, O, W, P: O is the rank's
- *   libkm overhead (marked as that figure is), W a known time waited for
- *   a processor (0 on every third rank, marked ~ when not 0).
+ *                         without libkm's overhead O and the time waited W
+ *   Version 2's Prediction rows are T, S, C, R, O, P, W: O is the rank's
+ *   libkm overhead (marked as that figure is), P = T - S - C - R - O, W a
+ *   known time waited for a processor (0 on every third rank).
  *   With --locations 3 or more, SUB0001's third location is CALL
  *   MPI_INIT(IERR): the rank's MPI start-up (in version 1 also counted in
  *   SUB0001's and the header's MPI time, which kmview takes out).
@@ -117,7 +117,7 @@ struct gen {
     double *lel, *lpct;
     uint64_t *lcnt;
     bool *lplus, *lest;
-    double *outside, *unmeasured, *redundant, *read_cost, *startup, *waiting;
+    double *outside, *unmeasured, *redundant, *read_cost, *startup, *waited;
     uint64_t *reads;
     int *id_of;              /* routine -> kmview's id (1-based) */
     int *routine_of_id;
@@ -256,7 +256,7 @@ static void make_run(struct gen *g)
     g->redundant = xcalloc((size_t)g->n, sizeof(double));
     g->read_cost = xcalloc((size_t)g->n, sizeof(double));
     g->startup = xcalloc((size_t)g->n, sizeof(double));
-    g->waiting = xcalloc((size_t)g->n, sizeof(double));
+    g->waited = xcalloc((size_t)g->n, sizeof(double));
     g->reads = xcalloc((size_t)g->n, sizeof(uint64_t));
     double *base = xcalloc(4 * (size_t)g->nr, sizeof(double));
     for (int r = 0; r < g->nr; r++) {
@@ -280,7 +280,7 @@ static void make_run(struct gen *g)
         g->read_cost[p] = printed(2e-8 * (1 + uniform()));
         g->reads[p] = (uint64_t)(uniform() * 1e6);
         /* no random number: the profiles of the other tests stay */
-        g->waiting[p] = p % 3 ? printed(0.0125 * (1 + p % 4)) : 0;
+        g->waited[p] = p % 3 ? printed(0.0125 * (1 + p % 4)) : 0;
     }
     free(base);
     /* kmview numbers routines in order of first appearance: rank 0's
@@ -304,7 +304,7 @@ static void free_run(struct gen *g)
     void *arrays[] = { g->present, g->el, g->net, g->mpi, g->mpi_file, g->io,
                        g->pct, g->est, g->cnt, g->plus, g->lel, g->lpct,
                        g->lcnt, g->lplus, g->lest, g->outside, g->unmeasured,
-                       g->redundant, g->read_cost, g->startup, g->waiting,
+                       g->redundant, g->read_cost, g->startup, g->waited,
                        g->reads,
                        g->id_of, g->routine_of_id };
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
@@ -413,7 +413,7 @@ static const char no_prediction_note[] =
     "ranks' warnings)";
 
 /* The columns of a Prediction row, as version 2 writes them. */
-enum { PR_T, PR_S, PR_C, PR_R, PR_O, PR_W, PR_P, NPR };
+enum { PR_T, PR_S, PR_C, PR_R, PR_O, PR_P, PR_W, NPR };
 
 /* Does this run's Prediction row have column k (version 1: T, C, R, P)? */
 static bool pred_has(const struct gen *g, int k)
@@ -437,11 +437,11 @@ static void prediction_row(const struct gen *g, int p, double v[NPR],
     v[PR_C] = printed(v2 ? s.mpi : s.mpi_file);
     v[PR_R] = g->redundant[p];
     v[PR_O] = s.overhead;
-    v[PR_W] = g->waiting[p];
+    v[PR_W] = g->waited[p];
     memset(e, 0, NPR * sizeof *e);
     e[PR_C] = v2 && mpi_est(&s);
     e[PR_O] = v2 && s.plus;                      /* as the header figure */
-    e[PR_W] = v[PR_W] > 0;
+    e[PR_W] = 0;                                  /* measured, not guessed */
     for (int k = 0; k < NPR; k++) {
         if (pred_has(g, k))
             continue;
@@ -453,9 +453,9 @@ static void prediction_row(const struct gen *g, int p, double v[NPR],
     if (pred_has(g, PR_S))
         par -= v[PR_S];
     if (pred_has(g, PR_O))
-        par -= v[PR_O] + v[PR_W];
+        par -= v[PR_O];
     v[PR_P] = printed(par);
-    e[PR_P] = e[PR_C] || e[PR_O] || e[PR_W];
+    e[PR_P] = e[PR_C] || e[PR_O];
 }
 
 static void write_prediction(FILE *f, const struct gen *g, double pred[3],
@@ -463,7 +463,7 @@ static void write_prediction(FILE *f, const struct gen *g, double pred[3],
 {
     static const char *const heading[NPR] = {
         "Total(s)", "Start-up(s)", "MPI(s)", "Redundant(s)", "Overhead(s)",
-        "Waiting(s)", "Parallel(s)",
+        "Waited(s)", "Parallel(s)",
     };
     double min_r = 0, sum_p = 0, max_t = 0, v[NPR];
     bool e[NPR], est = false;
@@ -1120,8 +1120,8 @@ static void expect_cells(FILE *e, const struct gen *g)
 static void expect_prediction(FILE *e, const struct gen *g)
 {
     static const char *const col[NPR] = { "total", "startup", "mpi",
-                                          "redundant", "overhead", "waiting",
-                                          "parallel" };
+                                          "redundant", "overhead", "parallel",
+                                          "waited" };
     char c[128], j[128];
     double v[NPR];
     bool est[NPR];

@@ -2,7 +2,7 @@
 # every figure is chosen by hand.  Every rank gets the same figures.
 #   version V                   1 (the default) or 2
 #   ranks N
-#   total T mpi M io I [startup S] [estimated E] [overhead O] [waiting W]
+#   total T mpi M io I [startup S] [estimated E] [overhead O] [waited W]
 #                               header figures (seconds); S, E, O, W:
 #                               version 2 (O: libkm overhead; W: the
 #                               Prediction's time waited for a processor)
@@ -23,9 +23,9 @@ $1 == "ranks" { n = $2 }
 $1 == "total" {
     for (i = 1; i < NF; i += 2) fig[$i] = $(i + 1)
     total = fig["total"]; mpi = fig["mpi"]; io = fig["io"]; startup = fig["startup"] + 0
-    est = fig["estimated"] + 0; overhead = fig["overhead"] ""; waiting = fig["waiting"] ""
+    est = fig["estimated"] + 0; overhead = fig["overhead"] ""; waited = fig["waited"] ""
     if (overhead == "") overhead = 0
-    if (waiting == "") waiting = 0
+    if (waited == "") waited = 0
 }
 $1 == "routine" {
     nr++; name[nr] = $2; el[nr] = $3; net[nr] = $4; cnt[nr] = $5; rm[nr] = $6; rio[nr] = $7
@@ -41,10 +41,10 @@ $1 == "loc" {
 }
 END {
     v2 = version >= 2
-    m = val(mpi); o = v2 ? val(overhead) : 0; w = v2 ? val(waiting) : 0
-    par = total - (v2 ? startup : 0) - m - o - w
+    m = val(mpi); o = v2 ? val(overhead) : 0; w = v2 ? val(waited) : 0
+    par = total - (v2 ? startup : 0) - m - o
     busy = total - (v2 ? startup : 0) - o
-    pm = mpi ~ /^~/ || (v2 && (overhead ~ /^~/ || waiting ~ /^~/)) ? "~" : ""
+    pm = mpi ~ /^~/ || (v2 && overhead ~ /^~/) ? "~" : ""
     print "! kmtool KM_output " version
     print "! Program    : ./demo"
     print "! Started    : 2026-11-22 10:00:00"
@@ -58,7 +58,7 @@ END {
     for (p = 0; p < n; p++)
         if (v2)
             printf "%8d %15s %15s %15s %15s %15s %15s %15s\n", p, tm(total), tm(startup), tm(mpi), tm(0),
-                   tm(overhead), tm(waiting), pm tm(par)
+                   tm(overhead), pm tm(par), tm(waited)
         else
             printf "%8d %15.7e %15.7e %15.7e %15.7e\n", p, total, m, 0, par
     printf "%-15s ! Predicted one-PE time T_1pe\n", pm tm(n * par)

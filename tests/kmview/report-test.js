@@ -106,9 +106,9 @@ function header() {
      'header: MPI start-up on its own ' + su);
   ok(k['I/O'] === mark('io_time') + pctOf('io_share'), 'header: I/O share ' + k['I/O']);
   ok(k.estimated === '~' + pctOf('estimated_share'), 'header: the estimated share ' + k.estimated);
-  var t1 = k['predicted one-PE time T_1pe (no start-up, overhead, waiting)'];
+  var t1 = k['predicted one-PE time T_1pe (no start-up, no libkm overhead)'];
   ok(near(parseFloat(t1.replace(/^~/, '')), num('run.csv:t_1pe:value')) && t1.charAt(0) === mark('t_1pe').charAt(0),
-     'header: T_1pe without start-up, libkm\'s overhead and waiting ' + t1);
+     'header: T_1pe without start-up and libkm\'s overhead ' + t1);
   ok(near(parseFloat(k['predicted speedup'].replace(/^~/, '')), num('run.csv:speedup:value')),
      'header: speedup ' + k['predicted speedup']);
   ok(k['predicted efficiency'] === mark('efficiency') + pctOf('efficiency'),
@@ -274,12 +274,13 @@ function figures() {
 }
 
 /* Every rank's Prediction row: its columns, values and marks exactly, the
-   overhead and waiting among them; and what the prediction leaves out. */
+   overhead and the time waited among them; and what the prediction leaves
+   out. */
 function predictionRows() {
-  var cols = ['total', 'startup', 'mpi', 'redundant', 'overhead', 'waiting', 'parallel'];
+  var cols = ['total', 'startup', 'mpi', 'redundant', 'overhead', 'parallel', 'waited'];
   var head = $$('#predrows tr')[0].textContent, good = true, n = 0;
-  ok(head === 'rankTotal(s)Start-up(s)MPI(s)Redundant(s)Overhead(s)Waiting(s)Parallel(s)',
-     'figures: the prediction\'s columns, overhead and waiting before parallel (' + head + ')');
+  ok(head === 'rankTotal(s)Start-up(s)MPI(s)Redundant(s)Overhead(s)Parallel(s)Waited(s)',
+     'figures: the prediction\'s columns, overhead before parallel, waited last (' + head + ')');
   $$('#predrows tr').slice(1).forEach(function (tr, p) {
     var got = Array.prototype.map.call(tr.children, function (td) { return td.textContent; });
     var want = [String(p)].concat(cols.map(function (c) {
@@ -290,12 +291,12 @@ function predictionRows() {
     if (!good && n++ === 0) out.push('# rank ' + p + ': ' + got.join(' ') + ', expected ' + want.join(' '));
   });
   var waited = 0;
-  for (var p = 0; E['prediction.csv:' + p + ':waiting'] !== undefined; p++)
-    waited += E['prediction.csv:' + p + ':waiting_estimated'] === '1';
+  for (var p = 0; E['prediction.csv:' + p + ':waited'] !== undefined; p++)
+    waited += num('prediction.csv:' + p + ':waited') > 0;
   ok(good && $$('#predrows tr').length === T.ranks + 1 && waited > 0,
-     'figures: every rank\'s prediction row, overhead and waiting with their marks (' + waited + ' ranks waited)');
+     'figures: every rank\'s prediction row, overhead and time waited with their marks (' + waited + ' ranks waited)');
   var why = $('#predexplain') ? $('#predexplain').textContent : '';
-  ok(/leaves out MPI start-up S, libkm's overhead O and the time W the rank waited for a processor/.test(why) &&
+  ok(/leaves out MPI start-up S and libkm's overhead O/.test(why) && /W is how long the rank waited for a processor/.test(why) &&
      /max over ranks of \(T − S − O\)/.test(why) && /T − S − O/.test($('#pred').textContent),
      'figures: the prediction says what it leaves out (' + why.slice(0, 60) + '...)');
 }

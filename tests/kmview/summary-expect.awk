@@ -23,7 +23,7 @@ function share(label, key, sk) {
 # The Prediction's rows, or past 16 ranks each column's spread over ranks
 # (marked when any rank's figure is): the columns the file has.
 function prediction_rows(   ncol, col, nrow, k, p, x, line, lo, hi, sum, e) {
-    ncol = split("total startup mpi redundant overhead waiting parallel", col, " ")
+    ncol = split("total startup mpi redundant overhead parallel waited", col, " ")
     for (nrow = 0; ("prediction.csv:" nrow ":total") in v; nrow++)
         ;
     for (p = 0; p < nrow && nrow <= 16; p++) {

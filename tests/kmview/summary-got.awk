@@ -30,7 +30,7 @@ sec == "pred" && $1 ~ /^[0-9]+$/ {
     for (i = 1; i <= NF; i++) line = line " " $i
     print line
 }
-sec == "pred" && NF == 4 && $1 ~ /^(Total|Start-up|MPI|Redundant|Overhead|Waiting|Parallel)$/ {
+sec == "pred" && NF == 4 && $1 ~ /^(Total|Start-up|MPI|Redundant|Overhead|Waited|Parallel)$/ {
     key = tolower($1); sub(/-/, "", key)
     print "predspread", key, $2, $3, $4
 }
