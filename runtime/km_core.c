@@ -90,12 +90,15 @@ struct km_wait {
 struct km_frame {
     struct km_region *r;     /* NULL for the root and the sentinel */
     km_tick start;           /* clock at entry, or KM_UNREAD (estimated) */
-    km_time child;           /* callee frames: callee time directly inside;
+    km_time child;           /* callee frames: callee time directly inside,
+                                and an estimated one's own estimate;
                                 transparent: the owner's child at entry */
-    km_time ovh0;            /* measured frames: st.ovh after the entry
-                                (between child and inv, which compilers
-                                would otherwise move as one 16-byte
-                                value, stalling on the 8-byte stores) */
+    km_time ovh0;            /* measured frames: st.ovh after the entry;
+                                estimated ones: their own estimate (this
+                                field between child and inv, which
+                                compilers would otherwise move as one
+                                16-byte value, stalling on the 8-byte
+                                stores) */
     km_time inv;             /* the part of child that is estimated and
                                 not settled yet (same rule) */
     int32_t id;              /* r->id, KM_ID_ROOT or KM_ID_FULL */
@@ -106,11 +109,14 @@ struct km_frame {
                                 anchor's table */
     uint32_t used;           /* measured frames and the root: the entries
                                 of the table in use, a bit each */
-    int32_t pad;             /* 256 bytes: an index is a shift */
+    int32_t pad;
     struct km_wait wait[KM_NWAIT];   /* measured frames and the root; a
                                 region's entry is at its id modulo
                                 KM_NWAIT, or the next free one */
 };
+
+_Static_assert(sizeof(struct km_frame) == 256,
+               "a frame is 256 bytes: its index is a shift");
 
 enum mpi_state { MPI_NONE, MPI_ACTIVE, MPI_DONE };
 
@@ -164,7 +170,8 @@ static struct {
     km_tick t_startup;       /* when MPI_INIT was entered, or 0 */
     km_tick t_mpii;          /* when MPI_INIT returned */
     km_time red_before;      /* declared redundant time before that */
-    struct km_frame stack[KM_STACK_DEPTH];
+    _Alignas(64) struct km_frame stack[KM_STACK_DEPTH];   /* a frame
+                                starts a cache line */
 } st;
 
 static int atexit_registered;
@@ -419,14 +426,14 @@ static uint64_t next_random(void)
 }
 
 /* One in about k executions is measured: as many as keep what sampling
- * adds (a measured execution's cost beyond an estimated one's) within 1%
- * of the region's time or st.budget, whichever is more. */
+ * adds (a measured execution's cost beyond an estimated one's) within
+ * 0.5% of the region's time or st.budget, whichever is more. */
 static uint32_t interval(const struct km_region *r)
 {
     if (st.fixed_k)
         return st.fixed_k;
     km_time extra = st.cost_measured - st.cost_estimated;
-    km_time allow = r->mean_frame / 100;
+    km_time allow = r->mean_frame / 200;
     if (allow < st.budget)
         allow = st.budget;
     if (extra <= 0)
@@ -579,13 +586,12 @@ static KM_ALWAYS_INLINE int estimate_now(struct km_region *r, int32_t below)
 /* ------------------------------------------------------------------------ */
 /* Settling estimates                                                        */
 
-/* Commit the estimates w of region q, keeping the share `keep` of each;
- * returns the own time taken back when q is a callee (which its anchor's
- * callee time held). */
-static km_time commit(struct km_region *q, const struct km_wait *w,
+/* Commit the estimates of region q, own time `own` making `el` of its
+ * elapsed time, keeping the share `keep` of each; returns the own time
+ * taken back when q is a callee (which its anchor's callee time held). */
+static km_time commit(struct km_region *q, km_time own, km_time el,
                       double keep)
 {
-    km_time own = w->own, el = w->el;
     km_time back_own = 0, back_el = 0;
     if (keep < 1) {
         /* own time taken back rounded up, so that what stays fits (no
@@ -633,7 +639,8 @@ static KM_NOINLINE void settle(const struct settle *c, struct km_frame *f,
     signal_fence();
     for (int s = 0; used; s++, used >>= 1)
         if (used & 1)
-            taken += commit(region_of(c, f->wait[s].id), &f->wait[s], keep);
+            taken += commit(region_of(c, f->wait[s].id), f->wait[s].own,
+                            f->wait[s].el, keep);
     *cc -= taken;
     *ci -= taken;
 }
@@ -657,34 +664,43 @@ static KM_ALWAYS_INLINE void inside(const struct km_frame *stk,
 }
 
 /* Close estimated frame i of stk (already off the stack): its own time is
- * the region's estimate, which waits at its anchor; its elapsed time adds
- * what the frames inside reported. */
+ * the region's estimate (taken at its entry, f->ovh0), which waits at its
+ * anchor; its elapsed time adds what the frames inside reported.  A
+ * callee frame's child and inv started at the estimate. */
 static KM_ALWAYS_INLINE void leave_estimated(struct km_frame *stk, int32_t i,
                                              int live)
 {
     struct km_frame *f = &stk[i];
     struct km_region *r = f->r;
-    km_time cc, ci;
-    inside(stk, f, &cc, &ci);
-    km_time m = 0;
+    km_time m = f->ovh0;
+    km_time e, ei;                   /* elapsed, and its estimated part */
+    if (r->callee) {
+        e = f->child;
+        ei = f->inv;
+    } else {
+        const struct km_frame *o = &stk[f->own];
+        e = m + o->child - f->child;
+        ei = m + o->inv - f->inv;
+    }
+    int outermost = r->top == i;
     if (KM_LIKELY(f->slot >= 0)) {
-        m = estimate(r, stk[i - 1].id);
         struct km_wait *w = &stk[f->anchor].wait[f->slot];
         w->own += m;
-        if (r->top == i)
-            w->el += m + ci;
+        if (outermost)
+            w->el += ei;
     }
-    if (r->top == i) {
+    if (outermost) {
         r->top = 0;
-        r->elapsed += cc - ci;
+        if (e != ei)                 /* measured regions inside */
+            r->elapsed += e - ei;
     }
     if (r->callee) {
         struct km_frame *o = &stk[stk[i - 1].own];
-        o->child += m + cc;
-        o->inv += m + ci;
+        o->child += e;
+        o->inv += ei;
     }
     if (KM_UNLIKELY(live & (r->hooks != 0)))
-        leave_hooks(r, i, m + cc, KM_UNREAD);
+        leave_hooks(r, i, e, KM_UNREAD);
 }
 
 /* Close measured frame i of stk at clock `now`: settle the estimates
@@ -713,7 +729,8 @@ static KM_ALWAYS_INLINE void leave_measured(const struct settle *c,
         r->elapsed += e;
     }
     if (r->callee) {
-        r->absorbed += ci0;
+        if (ci0)
+            r->absorbed += ci0;
         stk[stk[i - 1].own].child += e;
     } else if (ci0 != 0) {
         /* the owner's callee time lost what was taken back; what stays is
@@ -757,6 +774,13 @@ static void rehome_open_frames(int32_t a)
         if (s < 0 && free >= 0)
             claim_wait(t, s = free, f->r->id);
         f->slot = s;
+        if (s < 0) {                 /* its estimate goes nowhere */
+            if (f->r->callee) {
+                f->child -= f->ovh0;
+                f->inv -= f->ovh0;
+            }
+            f->ovh0 = 0;
+        }
     }
 }
 
@@ -801,10 +825,11 @@ static KM_ALWAYS_INLINE struct km_frame *push(struct km_region *r, int32_t i,
         r->top = i;
     f->r = r;
     f->id = r->id;
+    km_time m = slot >= 0 ? estimate(r, below->id) : 0;
     if (r->callee) {
         f->own = i;
-        f->child = 0;
-        f->inv = 0;
+        f->child = m;                /* its own estimate counts in */
+        f->inv = m;
     } else {
         f->own = below->own;
         f->child = st.stack[f->own].child;
@@ -813,6 +838,7 @@ static KM_ALWAYS_INLINE struct km_frame *push(struct km_region *r, int32_t i,
     if (slot >= 0) {
         f->anchor = below->anchor;
         f->slot = slot;
+        f->ovh0 = m;
         st.ovh += st.cost_estimated;
     } else {
         f->anchor = i;
@@ -1004,7 +1030,7 @@ void km_out_f(const int32_t *h)
 static void calibrate_costs(void)
 {
     enum { PAIRS = 256, BATCHES = 8 };
-    struct km_region *r = calloc(1, sizeof *r);
+    struct km_region *r = km_region_alloc();
     if (!r || grow_tables()) {
         free(r);
         return;
@@ -1047,7 +1073,7 @@ static void calibrate_costs(void)
         st.cost_inner = st.cost_measured;
     st.nreg = 0;
     st.tab[0] = NULL;
-    free(r);
+    km_region_free(r);
     st.ovh = 0;
     st.nentered = 0;
     reset_root();
@@ -1079,9 +1105,11 @@ static km_time frame_elapsed(const struct km_frame *stk,
 {
     if (f->start != KM_UNREAD)
         return KM_SUB(now - f->start);
+    if (f->r->callee)
+        return f->child;
     km_time cc, ci;
     inside(stk, f, &cc, &ci);
-    return estimate(f->r, stk[f - stk - 1].id) + cc;
+    return f->ovh0 + cc;
 }
 
 /* Declared redundant time so far, net of the MPI calls inside it, as if

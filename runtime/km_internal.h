@@ -151,6 +151,8 @@ struct km_ctx {
  * *anchor*, until it settles them against what it measured (km_core.c).
  */
 struct km_region {
+    /* cache line 0: what every entry and exit touches (regions are
+     * allocated on a line boundary) */
     uint64_t count;          /* executions (entries), always exact */
     int32_t top;             /* stack index of its outermost open frame, 0
                                 if none (recursion: only that frame's time
@@ -163,24 +165,24 @@ struct km_region {
                                 one, hooks, a clock read through a call */
     uint32_t skip;           /* executions to estimate before a sample */
     km_time mean_own;        /* the estimate of one execution's own time */
-    /* figures (subticks) */
-    uint64_t measured;       /* executions whose time was read */
     km_time elapsed;         /* inclusive, outermost activations only */
-    km_time excl;            /* own time, all activations */
+    km_time excl;            /* own time, all activations (subticks) */
+    uint64_t measured;       /* executions whose time was read */
+    uint64_t learn_at;       /* measured exits after which the next one
+                                teaches it something (learn()) */
+    /* cache line 1: estimates per caller */
+    struct km_ctx ctx[KM_NCTX];
+    /* the rest of the figures and the sampling state (subticks) */
     km_time est_el;          /* the estimated part of elapsed */
     km_time est_excl;        /* the estimated part of excl */
     km_time absorbed;        /* estimated callee time that was inside its
                                 measured frames (before settling) */
-    /* sampling */
     uint64_t thresh;         /* sample once this many were measured */
     km_time first_own;       /* the first measured execution's own time,
                                 left out of the estimates */
-    uint64_t learn_at;       /* measured exits after which the next one
-                                teaches it something (learn()) */
     km_time mean_frame;      /* estimate of one execution's elapsed time,
                                 which sets k */
     uint32_t k;              /* one execution in about k is measured */
-    struct km_ctx ctx[KM_NCTX];   /* estimates per caller */
     /* identity (cold) */
     int32_t order;           /* routines: 1-based order of first entry */
     int32_t routine;         /* id of the routine it belongs to (itself) */
@@ -213,6 +215,9 @@ struct km_region_options {
     int trace_override;           /* KM_TRACE_FILE_NUMBER: 0 off, 1 on */
 };
 
+/* A zeroed region, on a cache-line boundary (free with km_region_free);
+ * NULL when memory runs out. */
+struct km_region *km_region_alloc(void);
 /* A new region (malloc'd) from a registration text; `routine` is the id of
  * the routine a location belongs to (ignored for a routine).  NULL with
  * *why set when the text cannot be read or memory runs out. */

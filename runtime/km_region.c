@@ -76,6 +76,16 @@ static char *dup_range(const char *s, size_t n)
     return d;
 }
 
+struct km_region *km_region_alloc(void)
+{
+    /* a multiple of the line, as aligned_alloc wants */
+    size_t size = (sizeof(struct km_region) + 63) / 64 * 64;
+    struct km_region *r = aligned_alloc(64, size);
+    if (r)
+        memset(r, 0, size);
+    return r;
+}
+
 void km_region_free(struct km_region *r)
 {
     if (!r)
@@ -163,7 +173,7 @@ struct km_region *km_region_new(const char *text, int32_t routine,
         *why = "its routine is not registered";
         return NULL;
     }
-    struct km_region *r = calloc(1, sizeof *r);
+    struct km_region *r = km_region_alloc();
     *why = "out of memory";
     if (!r)
         return NULL;
