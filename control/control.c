@@ -89,11 +89,29 @@ void km_settings_free(struct km_settings *s)
     memset(s, 0, sizeof *s);
 }
 
+/* The procedure's own name in a measured name: FOO in M::FOO, HOST/FOO
+ * and M::HOST/FOO. */
+static const char *own_name(const char *name)
+{
+    const char *own = name;
+    for (const char *p = name; *p; p++)
+        if (*p == '/' || (p[0] == ':' && p[1] == ':'))
+            own = *p == '/' ? p + 1 : p + 2;
+    return own;
+}
+
+/* A list names a procedure by its measured name (M::FOO, HOST/FOO), or by
+ * its own name alone, which then stands for every procedure of that name. */
 static bool in_list(char **list, int n, const char *name)
 {
-    for (int i = 0; i < n; i++)
+    const char *own = own_name(name);
+    for (int i = 0; i < n; i++) {
         if (strcmp(list[i], name) == 0)
             return true;
+        if (own != name && strcmp(list[i], own) == 0 &&
+            own_name(list[i]) == list[i])
+            return true;
+    }
     return false;
 }
 
@@ -160,6 +178,13 @@ static int skip_blanks(const struct reader *r, int i)
     return i;
 }
 
+/* A character of a routine name: MODULE::NAME and HOST/NAME included. */
+static bool name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '$' || c == ':' ||
+           c == '/';
+}
+
 /* Parse a comma-separated list of names at i into (*list, *n). */
 static void parse_names(struct reader *r, int i, char ***list, int *n)
 {
@@ -168,10 +193,9 @@ static void parse_names(struct reader *r, int i, char ***list, int *n)
         if (i >= r->len)
             return;
         int start = i;
-        char name[64];
+        char name[256];
         int k = 0;
-        while (i < r->len && (isalnum((unsigned char)r->text[i]) ||
-                              r->text[i] == '_' || r->text[i] == '$')) {
+        while (i < r->len && name_char(r->text[i])) {
             if (k < (int)sizeof name - 1)
                 name[k++] = (char)toupper((unsigned char)r->text[i]);
             i++;

@@ -23,18 +23,28 @@ static const char *const kind_names[KS_COUNT_] = {
     [KS_IF_LOGICAL] = "if-logical", [KS_IF_ARITH] = "if-arithmetic",
     [KS_IF_BLOCK] = "if-then", [KS_ELSEIF] = "else-if", [KS_ELSE] = "else",
     [KS_ENDIF] = "end-if", [KS_DO] = "do", [KS_DO_WHILE] = "do-while",
-    [KS_ENDDO] = "end-do", [KS_CONTINUE] = "continue", [KS_EXIT] = "exit",
+    [KS_DO_CONCURRENT] = "do-concurrent", [KS_ENDDO] = "end-do", [KS_CONTINUE] = "continue", [KS_EXIT] = "exit",
     [KS_CYCLE] = "cycle", [KS_RETURN] = "return", [KS_STOP] = "stop",
     [KS_PAUSE] = "pause", [KS_READ] = "read", [KS_WRITE] = "write",
     [KS_PRINT] = "print", [KS_OPEN] = "open", [KS_CLOSE] = "close",
     [KS_INQUIRE] = "inquire", [KS_REWIND] = "rewind",
     [KS_BACKSPACE] = "backspace", [KS_ENDFILE] = "endfile",
+    [KS_FLUSH] = "flush", [KS_WAIT] = "wait",
+    [KS_SELECT] = "select", [KS_CASE] = "case", [KS_ENDSELECT] = "end-select",
+    [KS_WHERE] = "where", [KS_ELSEWHERE] = "elsewhere",
+    [KS_ENDWHERE] = "end-where", [KS_WHERE_STMT] = "where-statement",
+    [KS_FORALL] = "forall", [KS_ENDFORALL] = "end-forall",
+    [KS_FORALL_STMT] = "forall-statement", [KS_BLOCK] = "block",
+    [KS_ENDBLOCK] = "end-block", [KS_ASSOCIATE] = "associate",
+    [KS_ENDASSOCIATE] = "end-associate", [KS_CRITICAL] = "critical",
+    [KS_ENDCRITICAL] = "end-critical", [KS_SYNC] = "image-control",
     [KS_ALLOCATE] = "allocate",
     [KS_FORMAT] = "format", [KS_ENTRY] = "entry", [KS_DATA] = "data",
     [KS_INCLUDE] = "include", [KS_PROGRAM] = "program",
     [KS_SUBROUTINE] = "subroutine", [KS_FUNCTION] = "function",
     [KS_BLOCKDATA] = "block-data", [KS_END] = "end",
-    [KS_CONTAINS] = "contains", [KS_TYPE] = "type",
+    [KS_CONTAINS] = "contains", [KS_MODULE] = "module",
+    [KS_SUBMODULE] = "submodule", [KS_TYPE] = "type",
     [KS_IMPLICIT] = "implicit", [KS_DIMENSION] = "dimension",
     [KS_COMMON] = "common", [KS_EQUIVALENCE] = "equivalence",
     [KS_PARAMETER] = "parameter", [KS_EXTERNAL] = "external",
@@ -44,8 +54,28 @@ static const char *const kind_names[KS_COUNT_] = {
     [KS_PROCEDURE] = "procedure", [KS_INTERFACE] = "interface",
     [KS_ENDINTERFACE] = "end-interface",
     [KS_MODULE_PROCEDURE] = "module-procedure",
+    [KS_TYPEDEF] = "type-definition", [KS_ENDTYPE] = "end-type",
+    [KS_SPEC] = "specification",
     [KS_STMT_FUNCTION] = "statement-function",
 };
+
+bool km_opens_construct(int kind)
+{
+    return kind == KS_SELECT || kind == KS_WHERE || kind == KS_FORALL ||
+           kind == KS_BLOCK || kind == KS_ASSOCIATE || kind == KS_CRITICAL;
+}
+
+bool km_branches_construct(int kind)
+{
+    return kind == KS_CASE || kind == KS_ELSEWHERE;
+}
+
+bool km_closes_construct(int kind)
+{
+    return kind == KS_ENDSELECT || kind == KS_ENDWHERE ||
+           kind == KS_ENDFORALL || kind == KS_ENDBLOCK ||
+           kind == KS_ENDASSOCIATE || kind == KS_ENDCRITICAL;
+}
 
 const char *km_skind_name(int kind)
 {
@@ -316,6 +346,20 @@ static int classify_with_equals(struct cls *k, int i, int eq)
         if (p > 0 && p < eq && name_start(k->m[p]))
             return classify_if(k, i);
     }
+    static const struct {
+        const char *kw;
+        int kind;
+    } masked[] = {{"WHERE", KS_WHERE_STMT}, {"FORALL", KS_FORALL_STMT}};
+    for (size_t w = 0; w < 2; w++) {
+        int n = (int)strlen(masked[w].kw);
+        if (at(k, i, masked[w].kw) && i + n < k->n && k->m[i + n] == '(') {
+            int p = close_paren(k, i + n);
+            if (p > 0 && p < eq && name_start(k->m[p])) {
+                add_span(k, i, masked[w].kw);
+                return masked[w].kind;
+            }
+        }
+    }
     return KS_ASSIGNMENT;
 }
 
@@ -348,17 +392,110 @@ static const struct {
     {"NULLIFY", KS_ALLOCATE}, {"USE", KS_USE},
     {"MODULEPROCEDURE", KS_MODULE_PROCEDURE}, {"PROCEDURE", KS_PROCEDURE},
     {"INTERFACE", KS_INTERFACE},
+    /* Fortran 2003-2008 */
+    {"FLUSH", KS_FLUSH}, {"WAIT", KS_WAIT},
+    {"PROTECTED", KS_ATTRIBUTE}, {"VALUE", KS_ATTRIBUTE},
+    {"ASYNCHRONOUS", KS_ATTRIBUTE}, {"CONTIGUOUS", KS_ATTRIBUTE},
+    {"PUBLIC", KS_SPEC}, {"PRIVATE", KS_SPEC}, {"BIND", KS_SPEC},
+    {"IMPORT", KS_SPEC}, {"GENERIC", KS_SPEC}, {"FINAL", KS_SPEC},
+    {"SEQUENCE", KS_SPEC}, {"ENUMERATOR", KS_SPEC}, {"ENUM", KS_SPEC},
+    {"CODIMENSION", KS_SPEC},
+    {"SYNCALL", KS_SYNC}, {"SYNCIMAGES", KS_SYNC}, {"SYNCMEMORY", KS_SYNC},
+    {"LOCK", KS_SYNC}, {"UNLOCK", KS_SYNC},
 };
+
+/* After a type specification at i (INTEGER*4, REAL(KIND=8), TYPE(T),
+ * CLASS(*), DOUBLE PRECISION ...), its keyword spanned; i if none. */
+static int skip_type_spec(struct cls *k, int i)
+{
+    const char *t = type_keyword(k, i);
+    if (t) {
+        add_span(k, i, t);
+        int j = skip_len(k, i + (int)strlen(t));
+        if (j == i + (int)strlen(t) && j < k->n && k->m[j] == '(') {
+            int p = close_paren(k, j);
+            return p < 0 ? j : p;
+        }
+        return j;
+    }
+    if (at(k, i, "TYPE(") || at(k, i, "CLASS(")) {
+        int j = add_span(k, i, k->m[i] == 'T' ? "TYPE" : "CLASS");
+        int p = close_paren(k, j);
+        return p < 0 ? i : p;
+    }
+    return i;
+}
+
+/* A prefix word of a SUBROUTINE or FUNCTION statement at i, or NULL. */
+static const char *prefix_word(const struct cls *k, int i)
+{
+    static const char *const words[] = {
+        "RECURSIVE", "NON_RECURSIVE", "PURE", "IMPURE", "ELEMENTAL",
+        "MODULE",
+    };
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+        if (at(k, i, words[w]))
+            return words[w];
+    return NULL;
+}
+
+/* RESULT(...) and BIND(...) after a unit's name and dummy arguments. */
+static void span_suffixes(struct cls *k, int j)
+{
+    j = skip_name(k, j);
+    if (j < k->n && k->m[j] == '(')
+        j = close_paren(k, j);
+    while (j > 0 && j < k->n) {
+        if (at(k, j, "RESULT("))
+            j = close_paren(k, add_span(k, j, "RESULT"));
+        else if (at(k, j, "BIND("))
+            j = close_paren(k, add_span(k, j, "BIND"));
+        else
+            return;
+    }
+}
+
+/* A SUBROUTINE or FUNCTION statement with prefixes (RECURSIVE, PURE,
+ * ELEMENTAL, IMPURE, NON_RECURSIVE, MODULE, a type): its kind, or
+ * KS_NONE with nothing spanned.  A type alone makes a FUNCTION statement
+ * only where a unit may start: elsewhere INTEGER FUNCTIONX(N) declares an
+ * array. */
+static int classify_prefixed(struct cls *k, int i, bool unit_start)
+{
+    int nspan = k->nspan;
+    int j = i;
+    bool words = false, typed = false;
+    for (;;) {
+        const char *w = prefix_word(k, j);
+        if (w) {
+            j = add_span(k, j, w);
+            words = true;
+            continue;
+        }
+        int e = typed ? j : skip_type_spec(k, j);
+        if (e == j)
+            break;
+        typed = true;
+        j = e;
+    }
+    if ((words || (typed && unit_start)) && at(k, j, "FUNCTION")) {
+        span_suffixes(k, add_span(k, j, "FUNCTION"));
+        return KS_FUNCTION;
+    }
+    if (words && !typed && at(k, j, "SUBROUTINE")) {
+        span_suffixes(k, add_span(k, j, "SUBROUTINE"));
+        return KS_SUBROUTINE;
+    }
+    k->nspan = nspan;
+    return KS_NONE;
+}
 
 static int classify_type(struct cls *k, int i, bool unit_start)
 {
-    const char *t = type_keyword(k, i);
-    add_span(k, i, t);
-    int j = skip_len(k, i + (int)strlen(t));
-    if (unit_start && at(k, j, "FUNCTION")) {
-        add_span(k, j, "FUNCTION");
-        return KS_FUNCTION;
-    }
+    int kind = classify_prefixed(k, i, unit_start);
+    if (kind != KS_NONE)
+        return kind;
+    skip_type_spec(k, i);
     return KS_TYPE;
 }
 
@@ -388,23 +525,27 @@ static int classify_implicit(struct cls *k, int i)
     }
 }
 
-/* END, END IF, END DO, END SUBROUTINE name, ...: the kind, or KS_NONE. */
+/* END, END IF, END DO, END SUBROUTINE name, END SELECT ...: the kind, or
+ * KS_NONE. */
 static int classify_end(struct cls *k, int i)
 {
     static const char *const units[] = {
-        "PROGRAM", "SUBROUTINE", "FUNCTION", "BLOCKDATA",
+        "PROGRAM", "SUBROUTINE", "FUNCTION", "BLOCKDATA", "MODULE",
+        "SUBMODULE", "PROCEDURE",
+    };
+    static const struct {
+        const char *kw;
+        int kind;
+    } constructs[] = {
+        {"ENDIF", KS_ENDIF}, {"ENDDO", KS_ENDDO},
+        {"ENDSELECT", KS_ENDSELECT}, {"ENDWHERE", KS_ENDWHERE},
+        {"ENDFORALL", KS_ENDFORALL}, {"ENDASSOCIATE", KS_ENDASSOCIATE},
+        {"ENDCRITICAL", KS_ENDCRITICAL}, {"ENDTYPE", KS_ENDTYPE},
+        {"ENDENUM", KS_SPEC},
     };
     if (rest_is(k, i, "END")) {
         add_span(k, i, "END");
         return KS_END;
-    }
-    if (at(k, i, "ENDIF") && skip_name(k, i + 5) == k->n) {
-        add_span(k, i, "ENDIF");
-        return KS_ENDIF;
-    }
-    if (at(k, i, "ENDDO") && skip_name(k, i + 5) == k->n) {
-        add_span(k, i, "ENDDO");
-        return KS_ENDDO;
     }
     if (at(k, i, "ENDINTERFACE")) {
         add_span(k, i, "ENDINTERFACE");
@@ -417,6 +558,17 @@ static int classify_end(struct cls *k, int i)
             add_span(k, i, "END");
             add_span(k, j, units[u]);
             return KS_END;
+        }
+    }
+    if (at(k, i, "ENDBLOCK") && skip_name(k, i + 8) == k->n) {
+        add_span(k, i, "ENDBLOCK");
+        return KS_ENDBLOCK;
+    }
+    for (size_t c = 0; c < sizeof constructs / sizeof constructs[0]; c++) {
+        const char *kw = constructs[c].kw;
+        if (at(k, i, kw) && skip_name(k, i + (int)strlen(kw)) == k->n) {
+            add_span(k, i, kw);
+            return constructs[c].kind;
         }
     }
     return KS_NONE;
@@ -432,10 +584,156 @@ static int classify_do(struct cls *k, int i)
         add_span(k, j, "WHILE");
         return KS_DO_WHILE;
     }
+    if (j == i + 2 && at(k, j, "CONCURRENT(")) {
+        add_span(k, i, "DO");
+        add_span(k, j, "CONCURRENT");
+        return KS_DO_CONCURRENT;
+    }
     if (j == k->n) {
         add_span(k, i, "DO");
         return KS_DO;          /* DO with no control: loops until EXIT */
     }
+    return KS_NONE;
+}
+
+/* Keyword `kw` at i, then a parenthesis group, then (if `name_after`) an
+ * optional construct name, and nothing else: kind, else KS_NONE. */
+static int keyword_paren(struct cls *k, int i, const char *kw, int kind,
+                         bool name_after)
+{
+    int p = close_paren(k, i + (int)strlen(kw));
+    if (p < 0)
+        return fail(k, i, "unbalanced parenthesis"), KS_NONE;
+    if (p != k->n && !(name_after && skip_name(k, p) == k->n))
+        return KS_NONE;
+    add_span(k, i, kw);
+    return kind;
+}
+
+/* Keyword `kw` at i, then an optional construct name to the end. */
+static int keyword_named(struct cls *k, int i, const char *kw, int kind)
+{
+    if (!at(k, i, kw) || skip_name(k, i + (int)strlen(kw)) != k->n)
+        return KS_NONE;
+    add_span(k, i, kw);
+    return kind;
+}
+
+/* The statements of SELECT CASE / TYPE / RANK constructs. */
+static int classify_select(struct cls *k, int i)
+{
+    static const char *const what[] = {"CASE(", "TYPE(", "RANK("};
+    if (at(k, i, "SELECT")) {
+        for (size_t w = 0; w < 3; w++)
+            if (at(k, i + 6, what[w])) {
+                add_span(k, i, "SELECT");
+                add_span(k, i + 6, w == 0 ? "CASE" : w == 1 ? "TYPE" : "RANK");
+                return KS_SELECT;
+            }
+        return KS_NONE;
+    }
+    static const char *const guards[] = {"CASE(", "TYPEIS(", "CLASSIS(",
+                                         "RANK("};
+    for (size_t g = 0; g < 4; g++)
+        if (at(k, i, guards[g])) {
+            int n = (int)strlen(guards[g]) - 1;
+            char kw[16];
+            memcpy(kw, guards[g], (size_t)n);
+            kw[n] = '\0';
+            int p = close_paren(k, i + n);
+            if (p < 0 || skip_name(k, p) != k->n)
+                return KS_NONE;
+            add_span(k, i, kw);
+            return KS_CASE;
+        }
+    static const char *const defaults[] = {"CASEDEFAULT", "CLASSDEFAULT",
+                                           "RANKDEFAULT"};
+    for (size_t d = 0; d < 3; d++) {
+        int kind = keyword_named(k, i, defaults[d], KS_CASE);
+        if (kind)
+            return kind;
+    }
+    return KS_NONE;
+}
+
+/* TYPE name, TYPE :: name, TYPE, EXTENDS(T) :: name: a type definition. */
+static int classify_typedef(struct cls *k, int i)
+{
+    int j = i + 4;
+    if (at(k, j, ",") || at(k, j, "::") ||
+        (j < k->n && name_start(k->m[j]) && skip_name(k, j) == k->n)) {
+        add_span(k, i, "TYPE");
+        return KS_TYPEDEF;
+    }
+    return KS_NONE;
+}
+
+/* The Fortran 90-2008 constructs and statements that begin with a
+ * keyword; KS_NONE if none. */
+static int classify_f90_keyword(struct cls *k, int i, bool unit_start)
+{
+    int kind = KS_NONE;
+    if ((at(k, i, "SELECT") || at(k, i, "CASE") || at(k, i, "TYPEIS(") ||
+         at(k, i, "CLASS") || at(k, i, "RANK")) &&
+        (kind = classify_select(k, i)) != KS_NONE)
+        return kind;
+    if (at(k, i, "ELSEWHERE")) {
+        int j = i + 9;
+        if (j < k->n && k->m[j] == '(') {
+            j = close_paren(k, j);
+            if (j < 0)
+                return fail(k, i, "unbalanced parenthesis"), KS_NONE;
+        }
+        if (skip_name(k, j) == k->n) {
+            add_span(k, i, "ELSEWHERE");
+            return KS_ELSEWHERE;
+        }
+    }
+    if (at(k, i, "WHERE(") &&
+        (kind = keyword_paren(k, i, "WHERE", KS_WHERE, false)) != KS_NONE)
+        return kind;
+    if (at(k, i, "FORALL(") &&
+        (kind = keyword_paren(k, i, "FORALL", KS_FORALL, false)) != KS_NONE)
+        return kind;
+    if (at(k, i, "ASSOCIATE(") &&
+        (kind = keyword_paren(k, i, "ASSOCIATE", KS_ASSOCIATE, false)))
+        return kind;
+    if (rest_is(k, i, "BLOCK")) {
+        add_span(k, i, "BLOCK");
+        return KS_BLOCK;
+    }
+    if (rest_is(k, i, "CRITICAL")) {
+        add_span(k, i, "CRITICAL");
+        return KS_CRITICAL;
+    }
+    if (at(k, i, "ERRORSTOP")) {
+        add_span(k, i, "ERRORSTOP");
+        return KS_STOP;
+    }
+    if (at(k, i, "SUBMODULE(")) {
+        add_span(k, i, "SUBMODULE");
+        return KS_SUBMODULE;
+    }
+    if (at(k, i, "ABSTRACTINTERFACE")) {
+        add_span(k, i, "ABSTRACT");
+        add_span(k, i + 8, "INTERFACE");
+        return KS_INTERFACE;
+    }
+    if (at(k, i, "MODULE") && !at(k, i, "MODULEPROCEDURE")) {
+        if ((kind = classify_prefixed(k, i, unit_start)) != KS_NONE)
+            return kind;
+        if (skip_name(k, i + 6) == k->n && i + 6 < k->n) {
+            add_span(k, i, "MODULE");
+            return KS_MODULE;
+        }
+    }
+    if (prefix_word(k, i) &&
+        (kind = classify_prefixed(k, i, unit_start)) != KS_NONE)
+        return kind;
+    if (at(k, i, "TYPE(") || at(k, i, "CLASS("))
+        return classify_type(k, i, unit_start);
+    if (at(k, i, "TYPE") && (kind = classify_typedef(k, i)) != KS_NONE)
+        return kind;
     return KS_NONE;
 }
 
@@ -444,6 +742,8 @@ static int classify_keyword(struct cls *k, int i, bool unit_start)
     int kind;
     if (at(k, i, "IF("))
         return classify_if(k, i);
+    if ((kind = classify_f90_keyword(k, i, unit_start)) != KS_NONE)
+        return kind;
     if (at(k, i, "ELSEIF(")) {
         int p = close_paren(k, i + 6);
         if (p < 0)
@@ -454,7 +754,8 @@ static int classify_keyword(struct cls *k, int i, bool unit_start)
         add_span(k, p, "THEN");
         return KS_ELSEIF;
     }
-    if (at(k, i, "ELSE") && skip_name(k, i + 4) == k->n) {
+    if (at(k, i, "ELSE") && !at(k, i, "ELSEWHERE") &&
+        skip_name(k, i + 4) == k->n) {
         add_span(k, i, "ELSE");
         return KS_ELSE;
     }
@@ -492,19 +793,12 @@ static int classify_keyword(struct cls *k, int i, bool unit_start)
     }
     if (at(k, i, "IMPLICIT"))
         return classify_implicit(k, i);
-    if (at(k, i, "RECURSIVE")) {
-        int j = add_span(k, i, "RECURSIVE");
-        if (type_keyword(k, j))
-            return classify_type(k, j, true);
-        if (at(k, j, "SUBROUTINE") || at(k, j, "FUNCTION")) {
-            bool sub = at(k, j, "SUBROUTINE");
-            add_span(k, j, sub ? "SUBROUTINE" : "FUNCTION");
-            return sub ? KS_SUBROUTINE : KS_FUNCTION;
-        }
-    }
     for (size_t s = 0; s < sizeof simple / sizeof simple[0]; s++)
         if (simple[s].kw[0] == k->m[i] && at(k, i, simple[s].kw)) {
-            add_span(k, i, simple[s].kw);
+            int j = add_span(k, i, simple[s].kw);
+            if (simple[s].kind == KS_SUBROUTINE ||
+                simple[s].kind == KS_FUNCTION)
+                span_suffixes(k, j);
             return simple[s].kind;
         }
     return fail(k, i, "unrecognised statement"), KS_NONE;
@@ -518,12 +812,54 @@ static bool double_colon(const struct cls *k, int i, int end)
     return c >= 0 && c + 1 < end && k->m[c + 1] == ':';
 }
 
+/* USE M, A => B: the `=>` of a rename, not a pointer assignment. */
+static bool use_rename(const struct cls *k, int i, int eq)
+{
+    if (!at(k, i, "USE") || eq + 1 >= k->n || k->m[eq + 1] != '>')
+        return false;
+    int comma = find0(k, i, ',');
+    return comma >= 0 && comma < eq;
+}
+
 static int classify_at(struct cls *k, int i, bool unit_start)
 {
     int eq = find0(k, i, '=');
-    if (eq >= 0 && !double_colon(k, i, eq))
+    if (eq >= 0 && !double_colon(k, i, eq) && !use_rename(k, i, eq))
         return classify_with_equals(k, i, eq);
     return classify_keyword(k, i, unit_start);
+}
+
+/* `NAME:` before DO, IF ... THEN, SELECT ... and the other constructs:
+ * the length of the name, or 0. */
+static int construct_name(const struct cls *k)
+{
+    int j = skip_name(k, 0);
+    if (j == 0 || j + 1 >= k->n || k->m[j] != ':' || k->m[j + 1] == ':')
+        return 0;
+    return j;
+}
+
+static bool may_be_named(int kind)
+{
+    return kind == KS_DO || kind == KS_DO_WHILE ||
+           kind == KS_DO_CONCURRENT || kind == KS_IF_BLOCK ||
+           km_opens_construct(kind);
+}
+
+/* A statement, with the construct name it may begin with. */
+static int classify_statement(struct cls *k, bool unit_start, int *cname)
+{
+    *cname = construct_name(k);
+    if (*cname == 0)
+        return classify_at(k, 0, unit_start);
+    int kind = classify_at(k, *cname + 1, false);
+    if (kind != KS_NONE && !may_be_named(kind)) {
+        k->nspan = 0;
+        return fail(k, 0, "a construct name can only begin DO, IF ... THEN, "
+                    "SELECT, WHERE, FORALL, BLOCK, ASSOCIATE or CRITICAL"),
+               KS_NONE;
+    }
+    return kind;
 }
 
 /* --- token text ------------------------------------------------------------ */
@@ -614,7 +950,7 @@ bool km_classify(struct km_source *src)
         k.err_off = -1;
         k.sub_kind = KS_NONE;
         k.sub_off = -1;
-        s->kind = classify_at(&k, 0, unit_start);
+        s->kind = classify_statement(&k, unit_start, &s->cname_len);
         s->sub_kind = k.sub_kind;
         s->sub_tok = -1;
         if (s->kind == KS_NONE) {
@@ -634,7 +970,7 @@ bool km_classify(struct km_source *src)
          * CONTAINS or nothing; elsewhere INTEGER FUNCTIONX(N) declares
          * an array. */
         if (s->kind == KS_END || s->kind == KS_INTERFACE ||
-            s->kind == KS_CONTAINS)
+            s->kind == KS_CONTAINS || s->kind == KS_MODULE_PROCEDURE)
             unit_start = true;
         else if (s->kind != KS_INCLUDE)
             unit_start = false;

@@ -71,6 +71,8 @@ struct km_stmt {
     int tok, tok_len;         /* token text, in km_source.tok */
     int sub_kind;             /* logical IF: kind of the embedded statement */
     int sub_tok;              /* logical IF: its offset in km_source.tok */
+    int cname_len;            /* a construct name before a ':' at the
+                                 start of the token text, or 0 */
 };
 
 struct km_source {

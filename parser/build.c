@@ -67,11 +67,13 @@ static struct km_unit *unit_for(struct km_builder *B, int stmt)
         memset(u, 0, sizeof *u);
         u->kind = KM_U_PROGRAM;
         u->name = km_xstrdup("MAIN");
+        u->qualified = km_xstrdup("MAIN");
         u->header = -1;
         u->first = stmt;
         u->end = -1;
         u->last = -1;
         u->host = -1;
+        u->contains = -1;
         u->spec_end = -1;
         u->first_exec = -1;
         B->unit = p->nunits++;
@@ -82,6 +84,112 @@ static struct km_unit *unit_for(struct km_builder *B, int stmt)
 static bool is_executable(int kind)
 {
     return kind >= KS_ASSIGNMENT && kind <= KS_ALLOCATE;
+}
+
+/* --- constructs ------------------------------------------------------------- */
+
+static void push_construct(struct km_builder *B, int stmt)
+{
+    KM_GROW(B->cons, B->conscap, B->ncons + 1);
+    B->cons[B->ncons].stmt = stmt;
+    B->cons[B->ncons].name = NULL;
+    B->ncons++;
+}
+
+/* Close the construct that statement `stmt` opened, and any left open
+ * inside it (diagnosed where they end wrongly). */
+static void pop_construct(struct km_builder *B, int stmt)
+{
+    int i = B->ncons - 1;
+    while (i >= 0 && B->cons[i].stmt != stmt)
+        i--;
+    if (i < 0)
+        return;
+    while (B->ncons > i) {
+        B->ncons--;
+        free(B->cons[B->ncons].name);
+    }
+}
+
+static int innermost_construct(const struct km_builder *B)
+{
+    return B->ncons > 0 ? B->cons[B->ncons - 1].stmt : -1;
+}
+
+void km_b_name_construct(struct km_builder *B, int stmt, struct km_tokv name)
+{
+    /* the construct this statement opened, unless it closed at once */
+    if (B->ncons > 0 && B->cons[B->ncons - 1].stmt == stmt) {
+        free(B->cons[B->ncons - 1].name);
+        B->cons[B->ncons - 1].name = km_xstrndup(B->src->tok.data + name.off,
+                                                 (size_t)name.len);
+    }
+}
+
+void km_b_exit(struct km_builder *B, int stmt, int kind, struct km_tokv name)
+{
+    unit_for(B, stmt);
+    for (int i = B->ncons - 1; i >= 0; i--) {
+        const char *n = B->cons[i].name;
+        if (n && (int)strlen(n) == name.len &&
+            memcmp(n, B->src->tok.data + name.off, (size_t)name.len) == 0) {
+            int target = B->cons[i].stmt;
+            int k = B->prog->info[target].kind;
+            if (kind == KS_CYCLE && k != KS_DO && k != KS_DO_WHILE)
+                km_b_error(B, stmt, name.off, "CYCLE names a construct "
+                           "that is not a DO loop");
+            B->prog->info[stmt].exit_target = target;
+            return;
+        }
+    }
+    km_b_error(B, stmt, name.off, "no open construct is named %.*s",
+               name.len, B->src->tok.data + name.off);
+}
+
+static const char *end_text(int kind)
+{
+    switch (kind) {
+    case KS_ENDSELECT: return "END SELECT";
+    case KS_ENDWHERE: return "END WHERE";
+    case KS_ENDFORALL: return "END FORALL";
+    case KS_ENDBLOCK: return "END BLOCK";
+    case KS_ENDASSOCIATE: return "END ASSOCIATE";
+    default: return "END CRITICAL";
+    }
+}
+
+/* SELECT, WHERE, FORALL, BLOCK, ASSOCIATE, CRITICAL and their ends. */
+static void construct_statement(struct km_builder *B, int stmt, int kind)
+{
+    if (km_opens_construct(kind)) {
+        push_construct(B, stmt);
+        if (kind == KS_WHERE || kind == KS_FORALL)
+            B->concurrent++;
+    } else if (km_closes_construct(kind)) {
+        int open = innermost_construct(B);
+        int ok = open >= 0 ? B->prog->info[open].kind : KS_NONE;
+        bool match = (kind == KS_ENDSELECT && ok == KS_SELECT) ||
+                     (kind == KS_ENDWHERE && ok == KS_WHERE) ||
+                     (kind == KS_ENDFORALL && ok == KS_FORALL) ||
+                     (kind == KS_ENDBLOCK && ok == KS_BLOCK) ||
+                     (kind == KS_ENDASSOCIATE && ok == KS_ASSOCIATE) ||
+                     (kind == KS_ENDCRITICAL && ok == KS_CRITICAL);
+        if (!match) {
+            km_b_error(B, stmt, -1, "%s does not match the construct open "
+                       "here%s", end_text(kind), open >= 0 ? "" : " (none)");
+            return;
+        }
+        if (ok == KS_WHERE || ok == KS_FORALL)
+            B->concurrent--;
+        pop_construct(B, open);
+    } else if (km_branches_construct(kind)) {
+        int open = innermost_construct(B);
+        int ok = open >= 0 ? B->prog->info[open].kind : KS_NONE;
+        if ((kind == KS_CASE && ok != KS_SELECT) ||
+            (kind == KS_ELSEWHERE && ok != KS_WHERE))
+            km_b_error(B, stmt, -1, "%s outside its construct",
+                       kind == KS_CASE ? "CASE" : "ELSEWHERE");
+    }
 }
 
 
@@ -164,23 +272,49 @@ void km_b_kind(struct km_builder *B, int stmt, int kind)
     unit_for(B, stmt);
     info(B, stmt)->kind = kind;
     info(B, stmt)->executable = is_executable(kind);
+    construct_statement(B, stmt, kind);
 }
 
-int km_b_assignment(struct km_builder *B, int stmt, struct km_tokv name,
-                    struct km_argl subscripts, bool has_subscripts)
+struct km_lhs km_b_lhs(struct km_tokv name)
+{
+    struct km_lhs l = {name, km_b_list0(), 0, false};
+    return l;
+}
+
+struct km_lhs km_b_lhs_part(struct km_lhs l, struct km_argl list, bool paren)
+{
+    if (l.parts == 0 && paren) {
+        l.subs = list;
+        l.subscripted = true;
+    }
+    l.parts++;
+    return l;
+}
+
+/* Is `name` an array of unit u or of a unit it is inside? */
+static bool known_array(const struct km_builder *B, int u, const char *name)
+{
+    for (; u >= 0; u = B->prog->units[u].host)
+        if (km_names_has(&B->arrays, u, name))
+            return true;
+    return false;
+}
+
+int km_b_assignment(struct km_builder *B, int stmt, struct km_lhs lhs)
 {
     struct km_unit *u = unit_for(B, stmt);
     /* Before the first executable statement, NAME(a, b) = ... with NAME
-     * not an array (of the unit, or of its host for an internal
-     * procedure) and only names as arguments defines a statement
-     * function. */
-    if (has_subscripts && u->first_exec < 0 && subscripts.all_names &&
-        !subscripts.has_range) {
-        char *n = tok_text(B, name);
-        bool array = km_names_has(&B->arrays, B->unit, n) ||
-                     (u->host >= 0 && km_names_has(&B->arrays, u->host, n));
+     * not an array (of the unit, or of a host) and only names as
+     * arguments defines a statement function.  Where USE association can
+     * bring arrays in unseen, only a name declared here without
+     * dimensions can be one. */
+    if (lhs.parts == 1 && lhs.subscripted && u->first_exec < 0 &&
+        lhs.subs.all_names && !lhs.subs.has_range) {
+        char *n = tok_text(B, lhs.name);
+        bool function = !known_array(B, B->unit, n) &&
+                        (!u->uses || km_names_has(&B->scalars, B->unit, n));
         free(n);
-        if (!array)
+        if (function)
             return KS_STMT_FUNCTION;
     }
     return KS_ASSIGNMENT;
@@ -269,8 +403,12 @@ void km_b_do_labeled(struct km_builder *B, int stmt, int kind,
 
 void km_b_do(struct km_builder *B, int stmt, int kind, int label)
 {
-    km_b_kind(B, stmt, kind);
+    bool concurrent = kind == KS_DO_CONCURRENT;
+    km_b_kind(B, stmt, concurrent ? KS_DO : kind);
     struct km_sinfo *in = info(B, stmt);
+    in->concurrent = concurrent;
+    B->concurrent += concurrent;
+    push_construct(B, stmt);
     in->do_label = label;
     in->do_depth = B->ndos + 1;
     in->do_end = -1;
@@ -290,6 +428,8 @@ static void pop_do(struct km_builder *B, int stmt)
 {
     struct km_open_do *d = &B->dos[--B->ndos];
     info(B, d->stmt)->do_end = stmt;
+    B->concurrent -= info(B, d->stmt)->concurrent;
+    pop_construct(B, d->stmt);
     if (d->label > 0)
         B->open_labels[d->label]--;
 }
@@ -319,6 +459,7 @@ void km_b_if_block(struct km_builder *B, int stmt, int kind)
     if (kind == KS_IF_BLOCK) {
         KM_GROW(B->ifs, B->ifcap, B->nifs + 1);
         B->ifs[B->nifs++] = stmt;
+        push_construct(B, stmt);
         return;
     }
     if (B->nifs == 0) {
@@ -328,14 +469,83 @@ void km_b_if_block(struct km_builder *B, int stmt, int kind)
         return;
     }
     if (kind == KS_ENDIF)
-        B->nifs--;
+        pop_construct(B, B->ifs[--B->nifs]);
+}
+
+static const char *unit_kind_text(int kind)
+{
+    switch (kind) {
+    case KM_U_PROGRAM: return "program";
+    case KM_U_BLOCKDATA: return "block data";
+    case KM_U_MODULE: return "module";
+    case KM_U_SUBMODULE: return "submodule";
+    default: return "routine";
+    }
+}
+
+/* The name a unit is measured under: NAME, MODULE::NAME for a procedure
+ * of a module or submodule, HOST/NAME for an internal procedure (the
+ * host's own measured name before the slash). */
+static char *qualified_name(const struct km_program *p, const struct km_unit *u)
+{
+    if (u->host < 0)
+        return km_xstrdup(u->name);
+    const struct km_unit *h = &p->units[u->host];
+    struct km_buf b = {0};
+    if (h->kind == KM_U_MODULE || h->kind == KM_U_SUBMODULE)
+        km_buf_printf(&b, "%s::%s", h->qualified, u->name);
+    else
+        km_buf_printf(&b, "%s/%s", h->qualified, u->name);
+    return b.data;
+}
+
+/* The unit a new one opened at `stmt` is contained in (-1: none); a unit
+ * still open and not past its CONTAINS is an error. */
+static int host_for_new_unit(struct km_builder *B, int stmt)
+{
+    if (B->unit < 0)
+        return -1;
+    struct km_unit *open = &B->prog->units[B->unit];
+    if (open->contains >= 0)
+        return B->unit;
+    km_b_error(B, stmt, -1, "a new program unit begins before the END of "
+               "%s %s", unit_kind_text(open->kind), open->name);
+    B->unit = -1;
+    return -1;
+}
+
+/* Open unit `ukind` named `name` (NULL: unnamed) at its header `stmt`. */
+static struct km_unit *open_unit(struct km_builder *B, int stmt, int ukind,
+                                 char *name, int prefixes)
+{
+    static const int kinds[] = {0, KS_PROGRAM, KS_SUBROUTINE, KS_FUNCTION,
+                                KS_BLOCKDATA, KS_MODULE, KS_SUBMODULE};
+    int host = host_for_new_unit(B, stmt);
+    B->unit = -1;
+    struct km_unit *u = unit_for(B, stmt);
+    const struct km_unit *h = host >= 0 ? &B->prog->units[host] : NULL;
+    free(u->name);
+    free(u->qualified);
+    u->kind = ukind;
+    u->named = name != NULL;
+    u->name = name ? name
+            : km_xstrdup(ukind == KM_U_BLOCKDATA ? "_BLOCKDATA" : "MAIN");
+    u->header = stmt;
+    u->host = host;
+    u->recursive = prefixes & KM_P_RECURSIVE;
+    u->pure = (prefixes & KM_P_PURE) || (h && h->pure);
+    u->uses = h && h->uses;
+    u->qualified = qualified_name(B->prog, u);
+    info(B, stmt)->kind = kinds[ukind];
+    info(B, stmt)->name = km_xstrdup(u->name);
+    return u;
 }
 
 void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
-               bool named, bool recursive)
+               bool named, int prefixes)
 {
     static const int kinds[] = {0, KS_PROGRAM, KS_SUBROUTINE, KS_FUNCTION,
-                                KS_BLOCKDATA};
+                                KS_BLOCKDATA, KS_MODULE, KS_SUBMODULE};
     if (B->interface > 0) {
         /* an interface body: part of the enclosing unit's declarations */
         km_b_kind(B, stmt, kinds[ukind]);
@@ -343,31 +553,81 @@ void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
             info(B, stmt)->name = tok_text(B, name);
         return;
     }
-    int host = -1;
-    if (B->host >= 0 && B->unit == B->host) {
-        host = B->host;   /* an internal procedure */
-        B->unit = -1;
-    } else if (B->unit >= 0) {
-        struct km_unit *open = &B->prog->units[B->unit];
-        km_b_error(B, stmt, -1, "a new program unit begins before the END "
-                   "of %s %s", open->kind == KM_U_PROGRAM ? "program" :
-                   open->kind == KM_U_BLOCKDATA ? "block data" : "routine",
-                   open->name);
-        B->unit = -1;
-    }
-    struct km_unit *u = unit_for(B, stmt);
-    free(u->name);
-    u->kind = ukind;
-    u->name = named ? tok_text(B, name)
-            : km_xstrdup(ukind == KM_U_BLOCKDATA ? "_BLOCKDATA" : "MAIN");
-    u->named = named;
-    u->header = stmt;
-    u->host = host;
-    u->recursive = recursive;
-    info(B, stmt)->kind = kinds[ukind];
-    info(B, stmt)->name = km_xstrdup(u->name);
+    open_unit(B, stmt, ukind, named ? tok_text(B, name) : NULL, prefixes);
     if (named)
         info(B, stmt)->name_tok = name.off;
+}
+
+/* The last name in a text: SUBMODULE (PARENT:ANCESTOR) NAME's name. */
+static char *last_name(const struct km_builder *B, struct km_tokv t)
+{
+    const char *p = B->src->tok.data + t.off;
+    int end = t.len;
+    while (end > 0 && p[end - 1] == ' ')
+        end--;
+    int start = end;
+    while (start > 0 && p[start - 1] != ')' && p[start - 1] != ':' &&
+           p[start - 1] != ' ')
+        start--;
+    return km_xstrndup(p + start, (size_t)(end - start));
+}
+
+/* The first name in a text: the module a submodule descends from. */
+static char *first_name(const struct km_builder *B, struct km_tokv t)
+{
+    const char *p = B->src->tok.data + t.off;
+    int start = 0;
+    while (start < t.len && (p[start] == '(' || p[start] == ' '))
+        start++;
+    int end = start;
+    while (end < t.len && p[end] != ')' && p[end] != ':')
+        end++;
+    return km_xstrndup(p + start, (size_t)(end - start));
+}
+
+/* A submodule's procedures are measured under the name of the module
+ * whose interfaces they implement. */
+void km_b_submodule(struct km_builder *B, int stmt, struct km_tokv text)
+{
+    struct km_unit *u = open_unit(B, stmt, KM_U_SUBMODULE,
+                                  last_name(B, text), 0);
+    free(u->qualified);
+    u->qualified = first_name(B, text);
+}
+
+/* MODULE PROCEDURE: a list of names in an interface block, the header of
+ * a separate module procedure after a (sub)module's CONTAINS. */
+void km_b_module_procedure(struct km_builder *B, int stmt,
+                           struct km_tokv text)
+{
+    const struct km_unit *open = B->unit >= 0 ? &B->prog->units[B->unit]
+                                              : NULL;
+    if (B->interface > 0 || !open || open->contains < 0 ||
+        (open->kind != KM_U_MODULE && open->kind != KM_U_SUBMODULE)) {
+        km_b_kind(B, stmt, KS_MODULE_PROCEDURE);
+        return;
+    }
+    struct km_unit *u = open_unit(B, stmt, KM_U_SUBROUTINE,
+                                  last_name(B, text), KM_P_MODULE);
+    (void)u;
+    info(B, stmt)->kind = KS_MODULE_PROCEDURE;
+}
+
+void km_b_typedef(struct km_builder *B, int stmt, bool begin)
+{
+    km_b_kind(B, stmt, begin ? KS_TYPEDEF : KS_ENDTYPE);
+    if (begin)
+        B->typedef_depth++;
+    else if (B->typedef_depth > 0)
+        B->typedef_depth--;
+    else
+        km_b_error(B, stmt, -1, "END TYPE without TYPE");
+}
+
+void km_b_use(struct km_builder *B, int stmt)
+{
+    km_b_kind(B, stmt, KS_USE);
+    unit_for(B, stmt)->uses = true;
 }
 
 void km_b_entry(struct km_builder *B, int stmt, struct km_tokv name)
@@ -417,19 +677,25 @@ void km_b_end(struct km_builder *B, int stmt)
         return;           /* the end of an interface body */
     B->closing_unit = true;
     u->last = stmt;
-    if (B->unit == B->host) {
-        B->host = -1;     /* the host's END, after its internal procedures */
-        return;
-    }
+    if (u->contains >= 0)
+        return;           /* after its contained procedures */
     u->end = stmt;
     end_executable_part(B, stmt);
+}
+
+static bool is_module(const struct km_unit *u)
+{
+    return u->kind == KM_U_MODULE || u->kind == KM_U_SUBMODULE;
 }
 
 void km_b_contains(struct km_builder *B, int stmt)
 {
     struct km_unit *u = unit_for(B, stmt);
     km_b_kind(B, stmt, KS_CONTAINS);
-    if (B->host >= 0 || u->host >= 0 || B->interface > 0) {
+    if (B->typedef_depth > 0)
+        return;           /* a type's bound procedures follow */
+    bool internal = u->host >= 0 && !is_module(&B->prog->units[u->host]);
+    if (u->contains >= 0 || internal || B->interface > 0) {
         km_b_error(B, stmt, -1, "CONTAINS inside an internal procedure or "
                    "an interface");
         return;
@@ -439,7 +705,7 @@ void km_b_contains(struct km_builder *B, int stmt)
     if (u->spec_end < 0)
         u->spec_end = stmt;
     u->end = stmt;
-    B->host = B->unit;
+    u->contains = stmt;
     end_executable_part(B, stmt);
 }
 
@@ -485,10 +751,22 @@ void km_b_declaration(struct km_builder *B, int stmt, bool f90)
     bool all = false;
     for (int i = 0; f90 && i < first; i++)
         all = all || tok_is(B, B->ents[i].name, "DIMENSION");
-    if (B->interface == 0)
-        for (int i = first; i < B->nents; i++)
-            if (all || B->ents[i].dims)
+    if (B->interface == 0 && B->typedef_depth == 0)
+        for (int i = first; i < B->nents; i++) {
+            if (all || B->ents[i].dims) {
                 km_b_array(B, B->ents[i].name);
+                continue;
+            }
+            char *n = tok_text(B, B->ents[i].name);
+            if (km_names_has(&B->scalars, B->unit, n)) {
+                free(n);
+                continue;
+            }
+            struct km_unit *u = &B->prog->units[B->unit];
+            KM_GROW(u->scalars, u->scalarcap, u->nscalars + 1);
+            u->scalars[u->nscalars++] = n;
+            km_names_add(&B->scalars, B->unit, n);
+        }
     B->nents = 0;
     B->attr_split = 0;
 }
@@ -549,6 +827,9 @@ void km_b_end_statement(struct km_builder *B, int stmt)
     struct km_sinfo *in = info(B, stmt);
     const struct km_stmt *s = &B->src->stmts[stmt];
     in->unit = B->unit;
+    bool opened = in->concurrent || in->kind == KS_WHERE ||
+                  in->kind == KS_FORALL;
+    in->in_concurrent = B->concurrent - opened > 0;
     in->do_parent = B->ndos > 0 ? B->dos[B->ndos - 1].stmt : -1;
     if (in->kind == KS_DO || in->kind == KS_DO_WHILE)
         in->do_parent = B->ndos > 1 ? B->dos[B->ndos - 2].stmt : -1;

@@ -63,6 +63,21 @@ struct km_argl {
     bool has_range;
 };
 
+/* The variable an assignment defines: its name, the first parenthesised
+ * list after it, and how many parts (subscripts, components) follow. */
+struct km_lhs {
+    struct km_tokv name;
+    struct km_argl subs;
+    int parts;
+    bool subscripted;     /* the first part is a parenthesised list */
+};
+
+/* An open construct of any kind, for EXIT and CYCLE with a name. */
+struct km_open_construct {
+    int stmt;
+    char *name;           /* NULL if unnamed */
+};
+
 /* A name declared by a type or attribute statement, pending until the
  * statement is complete: only then is it known whether it is an array. */
 struct km_entity {
@@ -81,8 +96,6 @@ struct km_builder {
     struct km_diag *diag;
     struct km_scanner *scanner;
     int unit;             /* the open unit, or -1 */
-    int host;             /* a unit past its CONTAINS, or -1: the unit that
-                             its internal procedures return to */
     struct km_open_do *dos;
     int ndos, docap;
     int *open_labels;     /* per label, how many open DO loops end there */
@@ -95,6 +108,13 @@ struct km_builder {
     int attr_split;       /* entities before it were F90 attributes */
     int interface;        /* depth of INTERFACE blocks: their SUBROUTINE and
                              END statements open and close nothing */
+    int typedef_depth;    /* inside TYPE ... END TYPE: its CONTAINS and
+                             PROCEDURE statements belong to the type */
+    struct km_open_construct *cons;   /* DO, IF, SELECT ... open, innermost
+                                         last */
+    int ncons, conscap;
+    int concurrent;       /* open DO CONCURRENT, FORALL and WHERE */
+    struct km_names scalars;  /* names declared without dimensions */
     bool closing_unit;    /* the statement being parsed ends the unit */
     struct km_names arrays;   /* each unit's arrays (km_unit.arrays) */
     struct km_names calls;    /* each unit's CALL targets (km_unit.calls) */
@@ -110,8 +130,10 @@ struct km_argl km_b_list0(void);
 
 /* Statements: each records its kind and what the rewriter needs. */
 void km_b_kind(struct km_builder *B, int stmt, int kind);
-int km_b_assignment(struct km_builder *B, int stmt, struct km_tokv name,
-                    struct km_argl subscripts, bool has_subscripts);
+struct km_lhs km_b_lhs(struct km_tokv name);
+struct km_lhs km_b_lhs_part(struct km_lhs l, struct km_argl list,
+                            bool paren);
+int km_b_assignment(struct km_builder *B, int stmt, struct km_lhs lhs);
 void km_b_logical_if(struct km_builder *B, int stmt, int action,
                      int action_tok, int cond_end_tok);
 void km_b_label_ref(struct km_builder *B, struct km_tokv label, int kind);
@@ -128,7 +150,14 @@ void km_b_do_labeled(struct km_builder *B, int stmt, int kind,
 void km_b_enddo(struct km_builder *B, int stmt);
 void km_b_if_block(struct km_builder *B, int stmt, int kind);
 void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
-               bool named, bool recursive);
+               bool named, int prefixes);
+void km_b_submodule(struct km_builder *B, int stmt, struct km_tokv text);
+void km_b_module_procedure(struct km_builder *B, int stmt,
+                           struct km_tokv text);
+void km_b_typedef(struct km_builder *B, int stmt, bool begin);
+void km_b_use(struct km_builder *B, int stmt);
+void km_b_name_construct(struct km_builder *B, int stmt, struct km_tokv name);
+void km_b_exit(struct km_builder *B, int stmt, int kind, struct km_tokv name);
 void km_b_end(struct km_builder *B, int stmt);
 void km_b_contains(struct km_builder *B, int stmt);
 void km_b_entry(struct km_builder *B, int stmt, struct km_tokv name);

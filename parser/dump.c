@@ -19,6 +19,8 @@ static const char *unit_kind(int k)
     case KM_U_SUBROUTINE: return "subroutine";
     case KM_U_FUNCTION: return "function";
     case KM_U_BLOCKDATA: return "block-data";
+    case KM_U_MODULE: return "module";
+    case KM_U_SUBMODULE: return "submodule";
     default: return "?";
     }
 }
@@ -129,9 +131,15 @@ static void dump_statement(const struct km_program *p, int i,
         km_buf_addc(out, ')');
     }
     if (in->kind == KS_DO || in->kind == KS_DO_WHILE) {
+        if (in->concurrent)
+            km_buf_adds(out, " concurrent");
         add_field(out, " depth=", in->do_depth);
         add_field(out, " end=", line_of(p, in->do_end));
     }
+    if (in->exit_target >= 0)
+        add_field(out, " target=", line_of(p, in->exit_target));
+    if (in->in_concurrent)
+        km_buf_adds(out, " (concurrent)");
     if (in->ends_dos)
         add_field(out, " ends=", in->ends_dos);
     if (in->name && in->kind != KS_PROGRAM && in->kind != KS_SUBROUTINE &&
@@ -149,11 +157,20 @@ static void dump_unit_header(const struct km_program *p, int u,
                              struct km_buf *out)
 {
     const struct km_unit *un = &p->units[u];
-    km_buf_printf(out, "unit %s %s%s%s", unit_kind(un->kind), un->name,
-                  un->named ? "" : " (unnamed)",
-                  un->recursive ? " (recursive)" : "");
+    if (un->kind == KM_U_SUBMODULE)
+        km_buf_printf(out, "unit submodule %s (of %s)", un->name,
+                      un->qualified);
+    else
+        km_buf_printf(out, "unit %s %s", unit_kind(un->kind), un->qualified);
+    km_buf_printf(out, "%s%s%s", un->named ? "" : " (unnamed)",
+                  un->recursive ? " (recursive)" : "",
+                  un->pure ? " (pure)" : "");
     if (un->host >= 0)
-        km_buf_printf(out, " (internal to %s)", p->units[un->host].name);
+        km_buf_printf(out, " (%s %s)",
+                      p->units[un->host].kind == KM_U_MODULE ||
+                      p->units[un->host].kind == KM_U_SUBMODULE
+                          ? "in" : "internal to",
+                      p->units[un->host].name);
     km_buf_printf(out, ": spec-end %d, first-exec %d, end %d",
                   line_of(p, un->spec_end), line_of(p, un->first_exec),
                   line_of(p, un->end));

@@ -73,13 +73,13 @@ bool km_parse(struct km_source *src, struct km_program *prog,
         prog->info[i].do_parent = -1;
         prog->info[i].do_end = -1;
         prog->info[i].action_tok = -1;
+        prog->info[i].exit_target = -1;
     }
     struct km_builder B = {0};
     B.prog = prog;
     B.src = src;
     B.diag = diag;
     B.unit = -1;
-    B.host = -1;
     B.last_stmt = -1;
     B.scanner = km_scanner_new(src);
     int rc = km_yyparse(&B);
@@ -92,7 +92,9 @@ bool km_parse(struct km_source *src, struct km_program *prog,
         km_error(diag, km_stmt_path(src, s), line, col,
                  "END statement missing at the end of %s %s",
                  u->kind == KM_U_PROGRAM ? "program" :
-                 u->kind == KM_U_BLOCKDATA ? "block data" : "routine",
+                 u->kind == KM_U_BLOCKDATA ? "block data" :
+                 u->kind == KM_U_MODULE ? "module" :
+                 u->kind == KM_U_SUBMODULE ? "submodule" : "routine",
                  u->name);
     }
     km_scanner_free(B.scanner);
@@ -101,7 +103,11 @@ bool km_parse(struct km_source *src, struct km_program *prog,
     free(B.ifs);
     free(B.args);
     free(B.ents);
+    for (int i = 0; i < B.ncons; i++)
+        free(B.cons[i].name);
+    free(B.cons);
     km_names_free(&B.arrays);
+    km_names_free(&B.scalars);
     km_names_free(&B.calls);
     return rc == 0 && diag->errors == errors;
 }
@@ -115,7 +121,11 @@ void km_program_free(struct km_program *p)
     for (int u = 0; u < p->nunits; u++) {
         struct km_unit *un = &p->units[u];
         free(un->name);
+        free(un->qualified);
         free(un->entries);
+        for (int i = 0; i < un->nscalars; i++)
+            free(un->scalars[i]);
+        free(un->scalars);
         for (int i = 0; i < un->narrays; i++)
             free(un->arrays[i]);
         free(un->arrays);

@@ -21,7 +21,17 @@ enum km_unit_kind {
     KM_U_PROGRAM = 1,
     KM_U_SUBROUTINE,
     KM_U_FUNCTION,
-    KM_U_BLOCKDATA
+    KM_U_BLOCKDATA,
+    KM_U_MODULE,          /* MODULE: declarations, then module procedures */
+    KM_U_SUBMODULE
+};
+
+/* Prefixes of a SUBROUTINE or FUNCTION statement. */
+enum km_unit_prefix {
+    KM_P_RECURSIVE = 1,
+    KM_P_PURE = 2,        /* PURE or ELEMENTAL: cannot call a timer */
+    KM_P_IMPURE = 4,
+    KM_P_MODULE = 8       /* a separate module procedure */
 };
 
 /* How a label is referred to. */
@@ -62,11 +72,17 @@ struct km_sinfo {
     int do_parent;        /* innermost DO containing this statement, or -1 */
     int ends_dos;         /* how many DO loops end at this statement */
     int goto_form;        /* GO TO, or a logical IF's: enum km_goto_form */
+    bool concurrent;      /* DO CONCURRENT: nothing inside may call libkm */
+    bool in_concurrent;   /* inside a DO CONCURRENT, FORALL or WHERE */
+    int exit_target;      /* EXIT or CYCLE with a construct name: the
+                             construct's first statement; else -1 */
 };
 
 struct km_unit {
     int kind;             /* enum km_unit_kind */
     char *name;           /* "MAIN" for a main program without PROGRAM */
+    char *qualified;      /* as measured: NAME, MODULE::NAME for a module
+                             procedure, HOST/NAME for an internal one */
     bool named;           /* a PROGRAM/SUBROUTINE/... statement gave it */
     int header;           /* its header statement, or -1 */
     int first;            /* first statement */
@@ -74,17 +90,23 @@ struct km_unit {
                              or its CONTAINS if it has internal procedures */
     int last;             /* its END statement (after the internal
                              procedures, if any) */
-    int host;             /* an internal procedure's host unit, or -1 */
+    int host;             /* a module or internal procedure's host unit
+                             (module, submodule or procedure), or -1 */
+    int contains;         /* its CONTAINS statement, or -1 */
     int spec_end;         /* first statement function or executable
                              statement (or END): declarations go before */
     int first_exec;       /* first executable statement, or END */
     bool blanket_save;    /* a SAVE with no list */
     bool recursive;
+    bool pure;            /* PURE or ELEMENTAL, or inside one */
+    bool uses;            /* has a USE statement (or its host has) */
     int *entries;         /* ENTRY statements */
     int nentries;
     int max_label;        /* largest label defined or referred to */
     char **arrays;        /* names declared with dimensions */
     int narrays, arraycap;
+    char **scalars;       /* names declared without dimensions */
+    int nscalars, scalarcap;
     char **calls;         /* names this unit CALLs */
     int ncalls, callcap;
 };

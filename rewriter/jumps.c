@@ -113,11 +113,14 @@ static void close_and_enter(const struct unit_ctx *c, int s, bool during,
     free(b);
 }
 
-/* EXIT and CYCLE: the regions inside the loop they act on. */
+/* EXIT and CYCLE: the regions inside the loop (or, EXIT with a name, the
+ * construct) they act on. */
 static void loop_exit_need(const struct plan *P, const struct unit_ctx *c,
                            int s, struct needs *N)
 {
-    int X = P->prog->info[s].do_parent;
+    int X = P->prog->info[s].exit_target;
+    if (X < 0)
+        X = P->prog->info[s].do_parent;
     if (X < 0)
         return;
     int *a = km_xmalloc(sizeof(int) * (size_t)(c->nrg + 1));

@@ -210,6 +210,7 @@ bool km_is_io_kind(int kind)
     switch (kind) {
     case KS_READ: case KS_WRITE: case KS_PRINT: case KS_OPEN: case KS_CLOSE:
     case KS_INQUIRE: case KS_REWIND: case KS_BACKSPACE: case KS_ENDFILE:
+    case KS_FLUSH: case KS_WAIT:
         return true;
     default:
         return false;

@@ -46,7 +46,8 @@ static bool is_branch(const struct plan *P, const struct unit_ctx *c, int node)
     if (s < 0)
         return false;
     int k = P->prog->info[s].kind;
-    return k == KS_IF_BLOCK || k == KS_ELSEIF || k == KS_ELSE;
+    return k == KS_IF_BLOCK || k == KS_ELSEIF || k == KS_ELSE ||
+           km_opens_construct(k) || km_branches_construct(k);
 }
 
 static bool is_loop_ending(const struct plan *P, const struct unit_ctx *c,
@@ -75,11 +76,13 @@ void km_unit_structure(struct plan *P, struct unit_ctx *c)
             continue;
         }
         int k = in->kind;
-        if ((k == KS_ELSEIF || k == KS_ELSE || k == KS_ENDIF) &&
+        if ((k == KS_ELSEIF || k == KS_ELSE || k == KS_ENDIF ||
+             km_branches_construct(k) || km_closes_construct(k)) &&
             is_branch(P, c, cur))
             cur = c->nodes[cur].parent;
         c->ctx[x] = cur;
-        if (k == KS_IF_BLOCK || k == KS_ELSEIF || k == KS_ELSE)
+        if (k == KS_IF_BLOCK || k == KS_ELSEIF || k == KS_ELSE ||
+            km_opens_construct(k) || km_branches_construct(k))
             cur = new_node(c, i, cur);
         if ((k == KS_DO || k == KS_DO_WHILE) && in->do_end >= 0)
             cur = new_node(c, i, cur);
@@ -431,7 +434,8 @@ static void loop_regions(struct plan *P, struct unit_ctx *c)
         const struct km_sinfo *in = &P->prog->info[i];
         if (in->unit != c->index || (in->kind != KS_DO &&
                                      in->kind != KS_DO_WHILE) ||
-            in->do_end < 0 || in->do_depth > c->lv.doloop)
+            in->do_end < 0 || in->do_depth > c->lv.doloop ||
+            in->in_concurrent)
             continue;
         if (!km_editable(P, i) || !km_editable(P, in->do_end)) {
             not_editable(P, km_editable(P, i) ? in->do_end : i, "this DO loop");
@@ -464,6 +468,8 @@ static int location_kind(struct plan *P, struct unit_ctx *c, int i)
 {
     int k = km_effective_kind(P, i);
     int depth = loop_depth(P, i);
+    if (P->prog->info[i].in_concurrent)
+        return 0;         /* no impure call may go there */
     if (km_is_io_kind(k))
         return level_measures(c->lv.io, depth, c->lv.doloop) ? KM_K_IO : 0;
     if (k != KS_CALL)

@@ -6,7 +6,7 @@
  * What gets inserted in a measured routine (prefix KM_ shown):
  *
  *   declarations, before the first statement function or executable
- *   statement:   INTEGER*4 KM_H(n) / SAVE KM_H / DATA KM_H /n*0/
+ *   statement:   INTEGER(KIND=SELECTED_INT_KIND(9)) KM_H(n) / SAVE KM_H / DATA KM_H /n*0/
  *   entry code, before the first executable statement and after each
  *   ENTRY:       IF (KM_H(1) .EQ. 0) THEN / CALL KM_REG(...) ... / END IF
  *                CALL KM_IN(KM_H(k))
@@ -77,7 +77,7 @@ static void add_entry_code(struct plan *P, struct unit_ctx *c, struct code *e,
     km_code_add(e, 0, 0, km_fmt("IF (%s(1) .EQ. 0) THEN", c->h));
     int line = P->src->stmts[u->header >= 0 ? u->header : u->first].first_line;
     km_code_add(e, 0, 2, registration(P, c, 1, routine_kind(u), line,
-                                      u->name));
+                                      u->qualified));
     for (int k = 0; k < u->nentries; k++) {
         int s = u->entries[k];
         km_code_add(e, 0, 2, registration(P, c, k + 2, KM_K_ENTRY,
@@ -97,12 +97,14 @@ static void declare_handles(struct plan *P, struct unit_ctx *c)
     int n = c->nhandles;
     int at = P->src->stmts[u->spec_end].anchor;
     struct code *d = &km_sedit(P, at)->entry;
-    km_code_add(d, 0, 0, km_fmt("INTEGER*4 %s(%d)", c->h, n));
+    km_code_add(d, 0, 0, km_fmt("INTEGER(KIND=SELECTED_INT_KIND(9)) %s(%d)",
+                                c->h, n));
     if (!u->blanket_save)
         km_code_add(d, 0, 0, km_fmt("SAVE %s", c->h));
     km_code_add(d, 0, 0, km_fmt("DATA %s /%d*0/", c->h, n));
     if (u->nentries > 0)
-        km_code_add(d, 0, 0, km_fmt("INTEGER*4 %s", c->e));
+        km_code_add(d, 0, 0, km_fmt("INTEGER(KIND=SELECTED_INT_KIND(9)) %s",
+                                    c->e));
 }
 
 /* The text of ENTRY statement s, to write again elsewhere. */
@@ -337,10 +339,10 @@ static void setup_unit(struct plan *P, struct unit_ctx *c, int unit)
     memset(c, 0, sizeof *c);
     c->index = unit;
     c->u = u;
-    c->lv = km_levels_for(P->set, u->name);
-    c->measured = c->lv.routine >= 1 && !km_is_ignored(P->set, u->name);
+    c->lv = km_levels_for(P->set, u->qualified);
+    c->measured = c->lv.routine >= 1 && !km_is_ignored(P->set, u->qualified);
     c->locations = c->measured && c->lv.routine >= 2;
-    c->print_out = km_is_print_out(P->set, u->name);
+    c->print_out = km_is_print_out(P->set, u->qualified);
     for (int k = 0; k < u->nentries; k++)
         if (km_is_print_out(P->set, P->prog->info[u->entries[k]].name))
             c->entry_print_out = true;
@@ -353,11 +355,26 @@ static void setup_unit(struct plan *P, struct unit_ctx *c, int unit)
     c->nhandles = 1 + u->nentries;
 }
 
+/* A PURE or ELEMENTAL procedure cannot call libkm: it is left as it is,
+ * and KM_message.txt says so. */
+static void leave_pure(struct plan *P, const struct km_unit *u)
+{
+    const struct km_stmt *h = &P->src->stmts[u->header];
+    km_warning(P->diag, km_stmt_path(P->src, h), h->first_line, 1,
+               "%s is PURE or ELEMENTAL (or inside one): not measured, "
+               "nor anything in it", u->qualified);
+}
+
 static void instrument_unit(struct plan *P, int unit)
 {
     const struct km_unit *u = &P->prog->units[unit];
-    if (u->kind == KM_U_BLOCKDATA)
+    if (u->kind == KM_U_BLOCKDATA || u->kind == KM_U_MODULE ||
+        u->kind == KM_U_SUBMODULE)
+        return;           /* no executable statements */
+    if (u->pure) {
+        leave_pure(P, u);
         return;
+    }
     km_collect_labels(P, unit);
     struct unit_ctx c;
     setup_unit(P, &c, unit);
@@ -472,11 +489,14 @@ void km_rewrite_prefix_shim(const char *prefix, bool with_mpi,
                   "instrumented files call\nC     these routines, which "
                   "hand every call on to libkm.\n", prefix);
     km_buf_printf(out, "      SUBROUTINE %sREG(H, HR, TEXT)\n"
-                  "      INTEGER*4 H, HR\n      CHARACTER*(*) TEXT\n"
+                  "      INTEGER(KIND=SELECTED_INT_KIND(9)) H, HR\n"
+                  "      CHARACTER(LEN=*) TEXT\n"
                   "      CALL KM_REG(H, HR, TEXT)\n      END\n", prefix);
-    km_buf_printf(out, "      SUBROUTINE %sIN(H)\n      INTEGER*4 H\n"
+    km_buf_printf(out, "      SUBROUTINE %sIN(H)\n"
+                  "      INTEGER(KIND=SELECTED_INT_KIND(9)) H\n"
                   "      CALL KM_IN(H)\n      END\n", prefix);
-    km_buf_printf(out, "      SUBROUTINE %sOUT(H)\n      INTEGER*4 H\n"
+    km_buf_printf(out, "      SUBROUTINE %sOUT(H)\n"
+                  "      INTEGER(KIND=SELECTED_INT_KIND(9)) H\n"
                   "      CALL KM_OUT(H)\n      END\n", prefix);
     for (size_t k = 0; k < n; k++)
         km_buf_printf(out, "      SUBROUTINE %s%s\n      CALL KM_%s\n"
