@@ -610,6 +610,43 @@ static struct line_layout layout(const char *p, int len,
     return L;
 }
 
+/* An OpenMP conditional compilation line: !$, c$ or *$ in columns 1-2,
+ * then blanks or a label in 3-5.  A compiler with OpenMP reads it as code,
+ * so the reader does too (the rewriter never edits it): declarations and
+ * the first executable statement must be known where they really are. */
+static bool conditional_line(const char *p, int len)
+{
+    if (len < 3 || p[1] != '$' ||
+        (p[0] != '!' && p[0] != 'c' && p[0] != 'C' && p[0] != '*'))
+        return false;
+    for (int i = 2; i < 5 && i < len; i++)
+        if (p[i] != ' ' && !isdigit((unsigned char)p[i]))
+            return false;
+    return true;
+}
+
+/* The layout of a conditional line: its sentinel counts as blanks. */
+static struct line_layout conditional_layout(const char *p, int len,
+                                             const struct km_reader_opts *o)
+{
+    char head[8];
+    int n = len < 6 ? len : 6;
+    memcpy(head, p, (size_t)n);
+    head[0] = head[1] = ' ';
+    if (len <= 6)
+        return layout(head, n, o);
+    /* only columns 1-6 and whether the field holds anything matter */
+    struct line_layout L = layout(p, len, o);
+    struct line_layout H = layout(head, n, o);
+    L.kind = H.kind == LK_CONTINUATION ? LK_CONTINUATION : LK_INITIAL;
+    L.label = H.label;
+    L.label_col = H.label_col;
+    L.bad_label = H.bad_label;
+    L.field = 6;
+    L.tab = false;
+    return L;
+}
+
 static bool read_file(struct km_source *src, int file, int depth)
 {
     struct asm_state st = {src, file, -1, 0, 0, 0, 0};
@@ -650,7 +687,9 @@ static bool read_file(struct km_source *src, int file, int depth)
             cpp_continues = len > 0 && p[len - 1] == '\\';
             continue;         /* preprocessor line: the compiler's business */
         }
-        struct line_layout L = layout(p, len, o);
+        bool conditional = conditional_line(p, len);
+        struct line_layout L = conditional ? conditional_layout(p, len, o)
+                                           : layout(p, len, o);
         if (L.kind == LK_COMMENT)
             continue;
         len = L.len;
@@ -679,7 +718,8 @@ static bool read_file(struct km_source *src, int file, int depth)
             if (!close_statement(&st, depth))
                 ok = false;
             open_statement(&st, n, L.label, L.label_col,
-                           L.tab ? KM_SF_TAB_FORM : 0);
+                           (L.tab ? KM_SF_TAB_FORM : 0) |
+                           (conditional ? KM_SF_CONDITIONAL : 0));
         }
         int width = o->line_length > 0 ? o->line_length - 6 : 0;
         int flen = len - L.field;

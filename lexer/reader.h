@@ -53,7 +53,10 @@ struct km_seg {
 enum km_stmt_flag {
     KM_SF_SHARES_LINE = 1,    /* another statement shares a line (';') */
     KM_SF_INCLUDE = 2,        /* an INCLUDE line */
-    KM_SF_TAB_FORM = 4        /* first line in tab format */
+    KM_SF_TAB_FORM = 4,       /* first line in tab format */
+    KM_SF_CONDITIONAL = 8     /* an OpenMP conditional line (!$ in columns
+                                 1-2): code only to a compiler with OpenMP,
+                                 so never edited */
 };
 
 struct km_stmt {

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "lexer/classify.h"
+#include "lexer/directive.h"
 #include "rewriter/emit.h"
 
 /* Mask values: where a line may be broken. */
@@ -452,13 +453,102 @@ static void emit_stubs(struct copier *C, const struct sedit *e, int lead,
     }
 }
 
-static void emit_statement(struct copier *C, int i)
+/* --- directives ---------------------------------------------------------- */
+
+/* The kind of each line from `from` to `to` (directive continuations take
+ * the kind of the directive they continue; other lines are NONE). */
+static void directive_kinds(const struct km_file *f, int from, int to,
+                            enum km_directive *kind)
+{
+    enum km_directive open = KM_DIR_NONE;
+    bool continues = false;
+    for (int n = from; n <= to; n++) {
+        int start, len;
+        line_bounds(f, n, &start, &len);
+        const char *p = f->text + start;
+        enum km_directive k = km_directive_line(p, len, continues);
+        if (k == KM_DIR_CONTINUATION)
+            k = open;
+        else if (k != KM_DIR_NONE)
+            open = k;
+        continues = k != KM_DIR_NONE && km_directive_continues(p, len);
+        kind[n - from] = k;
+    }
+}
+
+/* The first line of the directives right above statement i, with only
+ * comments between (0 if none): of loop directives (!$omp do, !dir$ ivdep
+ * ...) above a DO, before which the loop's KM_IN goes, or (`any`) of every
+ * directive, before which the routine's declarations and entry code go:
+ * never inside !$omp parallel. */
+static int directives_above(const struct copier *C, int i, bool any)
+{
+    const struct plan *P = C->P;
+    const struct km_stmt *s = &P->src->stmts[i];
+    int k = km_effective_kind(P, i);
+    if ((!any && k != KS_DO && k != KS_DO_WHILE) || i == 0)
+        return 0;
+    const struct km_stmt *b = &P->src->stmts[P->src->stmts[i - 1].anchor];
+    int from = b->last_line + 1, to = s->first_line - 1;
+    if (to < from)
+        return 0;
+    enum km_directive *kind = km_xmalloc(sizeof *kind * (size_t)(to - from + 1));
+    directive_kinds(C->f, from, to, kind);
+    int lead = 0;
+    for (int n = to; n >= from; n--) {
+        enum km_directive d = kind[n - from];
+        if (d == KM_DIR_LOOP ||
+            (any && d != KM_DIR_NONE && d != KM_DIR_DECLARATIVE))
+            lead = n;
+        else if (d != KM_DIR_NONE)
+            break;
+    }
+    free(kind);
+    return lead;
+}
+
+/* The last line of the end directives (!$omp end do ...) right below
+ * statement i, with only comments between; 0 if none. */
+static int loop_end_directives_below(const struct copier *C, int i)
+{
+    const struct plan *P = C->P;
+    const struct km_stmt *s = &P->src->stmts[i];
+    int from = s->last_line + 1, to = from;
+    while (to <= C->f->nlines && (i + 1 >= P->src->nstmts ||
+                                  P->src->stmts[i + 1].file != 0 ||
+                                  to < P->src->stmts[i + 1].first_line))
+        to++;
+    to--;
+    if (to < from)
+        return 0;
+    enum km_directive *kind = km_xmalloc(sizeof *kind * (size_t)(to - from + 1));
+    directive_kinds(C->f, from, to, kind);
+    int last = 0;
+    for (int n = from; n <= to; n++) {
+        enum km_directive d = kind[n - from];
+        if (d == KM_DIR_END_LOOP)
+            last = n;
+        else if (d != KM_DIR_NONE)
+            break;
+    }
+    free(kind);
+    return last;
+}
+
+/* Statement i's declarations and routine entry code. */
+static void emit_entry(struct copier *C, int i)
+{
+    emit_code(C, &C->P->ed[i]->entry, indent_of(C->P, i), 0);
+}
+
+/* Statement i's code that runs just before it: stubs, KM_IN.  Returns
+ * whether the statement's label moved to that code. */
+static bool emit_before(struct copier *C, int i)
 {
     struct plan *P = C->P;
     const struct sedit *e = P->ed[i];
     const struct km_stmt *s = &P->src->stmts[i];
     int indent = indent_of(P, i);
-    emit_code(C, &e->entry, indent, 0);
     emit_code(C, &e->open, indent, 0);
     int lead = e->main_label >= 0 ? e->main_label : s->label;
     if (e->nstubs > 0 && !e->stubs_after)
@@ -470,17 +560,38 @@ static void emit_statement(struct copier *C, int i)
     } else if (lead > 0 && lead != s->label) {
         emit_one(C, lead, indent, km_fmt("CONTINUE"));
     }
+    return moved;
+}
+
+/* Statement i and what goes after it.  Returns the last line written:
+ * its own, or that of the loop end directives that follow it. */
+static int emit_rest(struct copier *C, int i, bool moved)
+{
+    struct plan *P = C->P;
+    const struct sedit *e = P->ed[i];
+    const struct km_stmt *s = &P->src->stmts[i];
+    int indent = indent_of(P, i);
+    int last = s->last_line;
     emit_lines(C, i, e, moved);
     if (e->stubs_after) {
         emit_stubs(C, e, e->after_label, indent);
         emit_one(C, e->after_label, indent, km_fmt("CONTINUE"));
     }
     emit_code(C, &e->post[0], indent, 0);
+    int end_dir = e->nslots > 1 ? loop_end_directives_below(C, i) : 0;
     for (int m = 1; m < e->nslots; m++) {
         if (e->term[m] && e->term[m] != e->term[m - 1])
             emit_one(C, e->term[m], indent, km_fmt("CONTINUE"));
+        if (m == 1 && end_dir) {
+            /* !$omp end do directly after its loop, the loop's KM_OUT
+             * after it */
+            for (int n = last + 1; n <= end_dir; n++)
+                copy_line(C, n);
+            last = end_dir;
+        }
         emit_code(C, &e->post[m], indent, 0);
     }
+    return last;
 }
 
 void km_copy_file(struct plan *P, struct km_buf *out)
@@ -506,14 +617,42 @@ void km_copy_file(struct plan *P, struct km_buf *out)
     for (int i = 0; i < src->nstmts; i++)
         if (src->stmts[i].file == 0 && starts[src->stmts[i].first_line] < 0)
             starts[src->stmts[i].first_line] = i;
+    /* Directives above an edited statement: its entry code goes before
+     * all of them, a DO's KM_IN before its loop directives. */
+    int *lead = km_xcalloc((size_t)f->nlines + 2, sizeof *lead);
+    int *lead_entry = km_xcalloc((size_t)f->nlines + 2, sizeof *lead_entry);
+    for (int i = 0; i < src->nstmts; i++)
+        if (src->stmts[i].file == 0 && P->ed[i]) {
+            int n = directives_above(&C, i, false);
+            if (n > 0)
+                lead[n] = i + 1;
+            n = P->ed[i]->entry.n > 0 ? directives_above(&C, i, true) : 0;
+            if (n > 0)
+                lead_entry[n] = i + 1;
+        }
     for (int n = 1; n <= f->nlines; n++) {
+        if (lead_entry[n])
+            emit_entry(&C, lead_entry[n] - 1);
+        if (lead[n]) {
+            int i = lead[n] - 1;
+            if (!lead_entry[n] && directives_above(&C, i, true) == 0)
+                emit_entry(&C, i);
+            bool moved = emit_before(&C, i);
+            for (; n < src->stmts[i].first_line; n++)
+                copy_line(&C, n);
+            n = emit_rest(&C, i, moved);
+            continue;
+        }
         int i = starts[n];
         if (i < 0 || !P->ed[i]) {
             copy_line(&C, n);
             continue;
         }
-        emit_statement(&C, i);
-        n = src->stmts[i].last_line;
+        if (P->ed[i]->entry.n > 0 && directives_above(&C, i, true) == 0)
+            emit_entry(&C, i);
+        n = emit_rest(&C, i, emit_before(&C, i));
     }
+    free(lead_entry);
+    free(lead);
     free(starts);
 }

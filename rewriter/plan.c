@@ -196,7 +196,9 @@ bool km_shares_line(const struct plan *P, int i)
 
 bool km_editable(const struct plan *P, int i)
 {
-    return P->src->stmts[i].file == 0 && !km_shares_line(P, i);
+    const struct km_stmt *s = &P->src->stmts[i];
+    return s->file == 0 && !km_shares_line(P, i) &&
+           !(s->flags & KM_SF_CONDITIONAL);
 }
 
 int km_effective_kind(const struct plan *P, int i)

@@ -1,0 +1,37 @@
+/*
+ * directive.h — which comment lines are directives, and what they govern.
+ *
+ * OpenMP and OpenACC directives (!$omp, c$omp, *$omp, !$acc ...) and the
+ * compilers' loop hints (!dir$, !dec$, !gcc$, cdir$ ...) are comments to
+ * kmrun's reader, but some must stay next to what they govern: a loop
+ * directive (!$omp do, !$omp parallel do, !$acc loop, !dir$ ivdep) directly
+ * precedes its DO, and its end directive (!$omp end do) directly follows
+ * the loop.  The rewriter asks here so that no timer call lands between
+ * them.
+ */
+#ifndef KM_DIRECTIVE_H
+#define KM_DIRECTIVE_H
+
+#include <stdbool.h>
+
+enum km_directive {
+    KM_DIR_NONE = 0,      /* not a directive line */
+    KM_DIR_LOOP,          /* begins a directive that governs the next DO */
+    KM_DIR_END_LOOP,      /* ends such a directive, right after its loop */
+    KM_DIR_DECLARATIVE,   /* a directive of the specification part
+                             (threadprivate, declare ...) */
+    KM_DIR_OTHER,         /* any other directive (parallel, single, ...) */
+    KM_DIR_CONTINUATION   /* continues the directive on the line before */
+};
+
+/* What physical line `p` (`len` bytes, no line end) is, given the kind
+ * of the directive line before it (for free-form continuations, which
+ * only the line before can announce): `prev_continues` is true when that
+ * line ended with '&'. */
+enum km_directive km_directive_line(const char *p, int len,
+                                    bool prev_continues);
+
+/* Does directive line `p` end with '&' (free form: continued)? */
+bool km_directive_continues(const char *p, int len);
+
+#endif
