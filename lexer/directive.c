@@ -8,10 +8,15 @@
 #include <ctype.h>
 #include <string.h>
 
-/* Sentinels of directives that govern loops or regions, lower case,
- * without the comment character that begins them. */
-static const char *const sentinels[] = {"$omp", "$acc", "dir$", "dec$",
-                                        "gcc$", "$dir", "ibm*", "pgi$"};
+/* Sentinels, lower case, without the comment character that begins
+ * them; a compiler's hint line governs the next loop whatever it says. */
+static const struct {
+    const char *text;
+    bool hint;
+} sentinels[] = {
+    {"$omp", false}, {"$acc", false}, {"dir$", true}, {"dec$", true},
+    {"gcc$", true}, {"$dir", true}, {"ibm*", true}, {"pgi$", true},
+};
 
 /* Directive names that govern the next DO loop (OpenMP's and OpenACC's
  * loop constructs and the combined forms; every compiler hint line). */
@@ -76,11 +81,12 @@ static bool governs_loop(const char *w)
 static int sentinel(const char *p, const char *end, int *len)
 {
     for (size_t s = 0; s < sizeof sentinels / sizeof sentinels[0]; s++) {
-        int n = (int)strlen(sentinels[s]);
+        const char *t = sentinels[s].text;
+        int n = (int)strlen(t);
         if (end - p < n)
             continue;
         int k = 0;
-        while (k < n && tolower((unsigned char)p[k]) == sentinels[s][k])
+        while (k < n && tolower((unsigned char)p[k]) == t[k])
             k++;
         if (k == n) {
             *len = n;
@@ -115,8 +121,8 @@ enum km_directive km_directive_line(const char *p, int len,
         q++;
     if (prev_continues || (q < end && *q == '&'))
         return KM_DIR_CONTINUATION;
-    if (s >= 2)
-        return KM_DIR_LOOP;          /* a compiler's hint: the next loop */
+    if (sentinels[s].hint)
+        return KM_DIR_LOOP;
     char w[96];
     letters(q, end, w, sizeof w);
     if (begins_with(w, "end"))

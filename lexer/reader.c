@@ -629,21 +629,10 @@ static bool conditional_line(const char *p, int len)
 static struct line_layout conditional_layout(const char *p, int len,
                                              const struct km_reader_opts *o)
 {
-    char head[8];
-    int n = len < 6 ? len : 6;
-    memcpy(head, p, (size_t)n);
-    head[0] = head[1] = ' ';
-    if (len <= 6)
-        return layout(head, n, o);
-    /* only columns 1-6 and whether the field holds anything matter */
-    struct line_layout L = layout(p, len, o);
-    struct line_layout H = layout(head, n, o);
-    L.kind = H.kind == LK_CONTINUATION ? LK_CONTINUATION : LK_INITIAL;
-    L.label = H.label;
-    L.label_col = H.label_col;
-    L.bad_label = H.bad_label;
-    L.field = 6;
-    L.tab = false;
+    char *copy = km_xstrndup(p, (size_t)len);
+    copy[0] = copy[1] = ' ';
+    struct line_layout L = layout(copy, len, o);
+    free(copy);
     return L;
 }
 

@@ -472,6 +472,10 @@ void km_b_if_block(struct km_builder *B, int stmt, int kind)
         pop_construct(B, B->ifs[--B->nifs]);
 }
 
+/* The statement kind of each unit kind's header. */
+static const int header_kind[] = {0, KS_PROGRAM, KS_SUBROUTINE, KS_FUNCTION,
+                                  KS_BLOCKDATA, KS_MODULE, KS_SUBMODULE};
+
 static const char *unit_kind_text(int kind)
 {
     switch (kind) {
@@ -518,8 +522,6 @@ static int host_for_new_unit(struct km_builder *B, int stmt)
 static struct km_unit *open_unit(struct km_builder *B, int stmt, int ukind,
                                  char *name, int prefixes)
 {
-    static const int kinds[] = {0, KS_PROGRAM, KS_SUBROUTINE, KS_FUNCTION,
-                                KS_BLOCKDATA, KS_MODULE, KS_SUBMODULE};
     int host = host_for_new_unit(B, stmt);
     B->unit = -1;
     struct km_unit *u = unit_for(B, stmt);
@@ -536,7 +538,7 @@ static struct km_unit *open_unit(struct km_builder *B, int stmt, int ukind,
     u->pure = (prefixes & KM_P_PURE) || (h && h->pure);
     u->uses = h && h->uses;
     u->qualified = qualified_name(B->prog, u);
-    info(B, stmt)->kind = kinds[ukind];
+    info(B, stmt)->kind = header_kind[ukind];
     info(B, stmt)->name = km_xstrdup(u->name);
     return u;
 }
@@ -544,11 +546,9 @@ static struct km_unit *open_unit(struct km_builder *B, int stmt, int ukind,
 void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
                bool named, int prefixes)
 {
-    static const int kinds[] = {0, KS_PROGRAM, KS_SUBROUTINE, KS_FUNCTION,
-                                KS_BLOCKDATA, KS_MODULE, KS_SUBMODULE};
     if (B->interface > 0) {
         /* an interface body: part of the enclosing unit's declarations */
-        km_b_kind(B, stmt, kinds[ukind]);
+        km_b_kind(B, stmt, header_kind[ukind]);
         if (named)
             info(B, stmt)->name = tok_text(B, name);
         return;
@@ -607,9 +607,7 @@ void km_b_module_procedure(struct km_builder *B, int stmt,
         km_b_kind(B, stmt, KS_MODULE_PROCEDURE);
         return;
     }
-    struct km_unit *u = open_unit(B, stmt, KM_U_SUBROUTINE,
-                                  last_name(B, text), KM_P_MODULE);
-    (void)u;
+    open_unit(B, stmt, KM_U_SUBROUTINE, last_name(B, text), KM_P_MODULE);
     info(B, stmt)->kind = KS_MODULE_PROCEDURE;
 }
 

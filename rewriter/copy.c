@@ -621,22 +621,26 @@ void km_copy_file(struct plan *P, struct km_buf *out)
      * all of them, a DO's KM_IN before its loop directives. */
     int *lead = km_xcalloc((size_t)f->nlines + 2, sizeof *lead);
     int *lead_entry = km_xcalloc((size_t)f->nlines + 2, sizeof *lead_entry);
+    bool *entry_moved = km_xcalloc((size_t)src->nstmts + 1,
+                                   sizeof *entry_moved);
     for (int i = 0; i < src->nstmts; i++)
         if (src->stmts[i].file == 0 && P->ed[i]) {
             int n = directives_above(&C, i, false);
             if (n > 0)
                 lead[n] = i + 1;
             n = P->ed[i]->entry.n > 0 ? directives_above(&C, i, true) : 0;
-            if (n > 0)
+            if (n > 0) {
                 lead_entry[n] = i + 1;
+                entry_moved[i] = true;
+            }
         }
     for (int n = 1; n <= f->nlines; n++) {
         if (lead_entry[n])
             emit_entry(&C, lead_entry[n] - 1);
         if (lead[n]) {
+            /* its entry code, if any, went out at lead_entry, at or
+             * above this line */
             int i = lead[n] - 1;
-            if (!lead_entry[n] && directives_above(&C, i, true) == 0)
-                emit_entry(&C, i);
             bool moved = emit_before(&C, i);
             for (; n < src->stmts[i].first_line; n++)
                 copy_line(&C, n);
@@ -648,10 +652,11 @@ void km_copy_file(struct plan *P, struct km_buf *out)
             copy_line(&C, n);
             continue;
         }
-        if (P->ed[i]->entry.n > 0 && directives_above(&C, i, true) == 0)
+        if (!entry_moved[i])
             emit_entry(&C, i);
         n = emit_rest(&C, i, emit_before(&C, i));
     }
+    free(entry_moved);
     free(lead_entry);
     free(lead);
     free(starts);
