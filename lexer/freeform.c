@@ -30,6 +30,8 @@
 
 #define MAX_CONTINUATIONS 255
 #define MAX_LABEL_DIGITS 5
+#define LONE_AMP "a line holding only '&' (the standard forbids it: there " \
+                 "is nothing to continue)"
 
 /* The reading of one file. */
 struct free_state {
@@ -226,8 +228,7 @@ static int resume_at(struct free_state *fs, int n, const char *p, int b,
                  "statement");
     if (p[b] == '&') {
         if (nothing_but_comment(p, b + 1, len)) {
-            error_at(fs, n, b + 1, "a line holding only '&' (the standard "
-                     "forbids it: there is nothing to continue)");
+            error_at(fs, n, b + 1, LONE_AMP);
             return -1;
         }
         return b + 1;
@@ -260,8 +261,8 @@ static void read_line(struct free_state *fs, int n, const char *p, int len)
         return;
     }
     if (p[b] == '&') {
-        error_at(fs, n, b + 1, "continuation line with no statement to "
-                 "continue");
+        error_at(fs, n, b + 1, nothing_but_comment(p, b + 1, len) ? LONE_AMP
+                 : "continuation line with no statement to continue");
         return;
     }
     read_pieces(fs, n, p, start_statement(fs, n, p, b, len, 0), len);

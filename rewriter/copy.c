@@ -53,6 +53,8 @@ struct eline {
     int fc;                   /* column where the statement field starts */
     bool changed;
     bool open_constant;       /* a constant continues on the next line */
+    int shift;                /* bytes cut from the line before the
+                                 statement (isolated: others' text) */
 };
 
 static void line_bounds(const struct km_file *f, int n, int *start, int *len)
@@ -90,6 +92,8 @@ static void emit_one(struct copier *C, int label, int indent, char *text)
     free(text);
 }
 
+static int isolation_shift(const struct copier *C, int i);
+
 /* The column where a statement's text begins, for indenting inserts. */
 static int indent_of(const struct copier *C, int i)
 {
@@ -103,7 +107,7 @@ static int indent_of(const struct copier *C, int i)
     int lead = 0;
     while (lead < g->len && (raw[lead] == ' ' || raw[lead] == '\t'))
         lead++;
-    int col = field + (g->col + lead - g->field_col);
+    int col = field + (g->col + lead - g->field_col) - isolation_shift(C, i);
     return col > 40 ? field : col;
 }
 
@@ -173,27 +177,78 @@ static bool followed_on_line(const struct km_source *src, int i, int n)
     return first == n;
 }
 
-/* Statement i shares line L with others and gets it to itself: what
- * comes before its text (or label) there is blanked, so its columns stay,
- * and what follows it there, from its `;` on, is cut away. */
-static void isolate_line(const struct copier *C, int i, struct eline *L)
+/* The indentation of a line shared by statements: its leading blanks,
+ * and the first statement's label with the blanks after it. */
+static int shared_indent(const char *p, int len)
+{
+    int k = 0;
+    while (k < len && (p[k] == ' ' || p[k] == '\t'))
+        k++;
+    int d = k;
+    while (d < len && isdigit((unsigned char)p[d]))
+        d++;
+    if (d == k || d == len || (p[d] != ' ' && p[d] != '\t'))
+        return k;
+    while (d < len && (p[d] == ' ' || p[d] == '\t'))
+        d++;
+    return d;
+}
+
+/* On statement i's first own line: the line's indentation (*lead bytes)
+ * and the byte where the statement (its label, or its text) begins.
+ * What lies between belongs to other statements. */
+static int own_start(const struct copier *C, int i, int *lead)
 {
     const struct km_source *src = C->P->src;
     const struct km_stmt *s = &src->stmts[i];
+    int first, last, start, len;
+    own_lines(src, i, &first, &last);
+    line_bounds(C->f, first, &start, &len);
+    *lead = shared_indent(C->f->text + start, len);
+    if (s->label && s->first_line == first)
+        return s->label_col - 1;
+    return s->nseg > 0 ? src->segs[s->seg].col - 1 : *lead;
+}
+
+/* How many bytes isolating statement i cuts from its first line. */
+static int isolation_shift(const struct copier *C, int i)
+{
+    int lead;
+    int start = C->isolate ? own_start(C, i, &lead) : 0;
+    return C->isolate && start > lead ? start - lead : 0;
+}
+
+/* Statement i shares line L with others and gets it to itself: what
+ * comes before it there, after the line's indentation, is cut (so it
+ * keeps the line's indentation), and what follows it there, from its `;`
+ * on, too. */
+static void isolate_line(const struct copier *C, int i, struct eline *L)
+{
+    const struct km_source *src = C->P->src;
     if (!L->stmt_line)
         return;
     int first, last;
     own_lines(src, i, &first, &last);
-    if (L->n == first) {
-        int start = s->label && s->first_line == L->n ? s->label_col - 1
-                                                      : L->field0;
-        for (int b = 0; b < start && b < (int)L->text.len; b++)
-            if (L->text.data[b] != '\t')
-                L->text.data[b] = ' ';
-    }
     if (L->n == last && followed_on_line(src, i, L->n)) {
         L->text.len = (size_t)L->field1;
         km_buf_cstr(&L->text);
+    }
+    int cut = L->n == first ? isolation_shift(C, i) : 0;
+    if (cut > 0) {
+        int lead;
+        own_start(C, i, &lead);
+        int len = (int)L->text.len;
+        for (int b = 0; b < lead; b++)      /* another's label */
+            if (L->text.data[b] != '\t')
+                L->text.data[b] = ' ';
+        memmove(L->text.data + lead, L->text.data + lead + cut,
+                (size_t)(len - lead - cut + 1));
+        memmove(L->mask + lead, L->mask + lead + cut,
+                (size_t)(len - lead - cut));
+        L->text.len -= (size_t)cut;
+        L->field0 -= cut;
+        L->field1 -= cut;
+        L->shift = cut;
     }
 }
 
@@ -315,7 +370,7 @@ static bool apply_relabels(struct copier *C, int i, const struct sedit *e,
         struct eline *L = &lines[k];
         char digits[16];
         snprintf(digits, sizeof digits, "%d", e->rl[r].label);
-        splice(L, c0[r] - 1, c1[r], digits, NO_BREAK);
+        splice(L, c0[r] - 1 - L->shift, c1[r] - L->shift, digits, NO_BREAK);
         if (L->open_constant)
             ok = false;
     }
@@ -477,7 +532,8 @@ static void blank_label(const struct copier *C, const struct km_stmt *s,
     int len = (int)L->text.len;
     if (L->n != s->first_line || !s->label_col)
         return;
-    for (int k = s->label_col - 1; k < len && (!end || k < end); k++) {
+    for (int k = s->label_col - 1 - L->shift; k < len && (!end || k < end);
+         k++) {
         char c = L->text.data[k];
         if (c == '\t' || (!end && !isdigit((unsigned char)c)))
             break;
@@ -526,8 +582,11 @@ static void emit_lines(struct copier *C, int i, const struct sedit *e,
         blank_label(C, s, &lines[0]);
     bool wrap = !e->action && (e->act_pre.n > 0 || e->act_post.n > 0);
     int aline = 0, abyte = 0;
-    if (wrap || e->action)
+    if (wrap || e->action) {
         action_start(P, i, &aline, &abyte);
+        if (aline >= first && aline <= last)
+            abyte -= lines[aline - first].shift;
+    }
     int indent = indent_of(C, i);
     bool dropping = false;
     for (int k = 0; k < nl; k++) {
