@@ -91,7 +91,7 @@ measure() {
             if (d > 0 && i > 0)
                 printf "  kmrun is %.1f times as fast as %s -fsyntax-only (front end), %.1f times (instrumenting)\n", g / d, fc, g / i
         }'
-    written=$(find "$work/out" -name 'KM_*' | wc -l)
+    written=$(find "$work/out" \( -name 'KM_*.f' -o -name 'KM_*.f90' \) | wc -l)
     distinct=$(sed 's|.*/||' "$files" | sort -u | wc -l)
     # (files of the same name in different directories share one KM_ file)
     echo "  kmrun wrote $written KM_ files for the $distinct distinct file names"
