@@ -1,13 +1,35 @@
 # gen-fortran.awk — a large synthetic FORTRAN 77 input for bench/frontend.sh.
 #
-#   awk -v dir=DIR -v files=N -v routines=M -f gen-fortran.awk
+#   awk -v dir=DIR -v files=N -v routines=M [-v form=free] -f gen-fortran.awk
 #
 # Writes DIR/synNNN.f, each with M subroutines in the style of numerical
 # libraries: comment blocks, declarations, PARAMETER and DATA, block IFs,
 # nested and labeled DO loops, continuation lines, CALLs, WRITE with
-# FORMAT, GOTO.  The same arguments always give the same files.
+# FORMAT, GOTO.  The same arguments always give the same files.  With
+# form=free: the same code in free form, DIR/synNNN.f90 (comments with
+# `!`, a continued line ending with `&` and its continuation beginning
+# with one).
 function r(n) { return int(rand() * n) }
-function out(s) { print s > file }
+function out(s) {
+    if (form != "free") {
+        print s > file
+        return
+    }
+    if (s ~ /^[*Cc]/) {
+        s = "!" substr(s, 2)
+    } else if (substr(s, 1, 5) ~ /^ *$/ && substr(s, 6, 1) !~ /^ ?$/) {
+        held = held " &"        # a continuation line: mark both ends
+        s = "     &" substr(s, 7)
+    }
+    flush()
+    held = s
+    holding = 1
+}
+function flush() {
+    if (holding)
+        print held > file
+    holding = 0
+}
 function comments(n,   i) {
     for (i = 0; i < n; i++)
         out("*     " substr("Computes the update of the trailing submatrix and checks the residual norms of the solution vectors.", 1, 30 + r(40)))
@@ -106,9 +128,10 @@ function routine(f, k,   name, i, nblocks, lab) {
 BEGIN {
     srand(1)
     for (f = 0; f < files; f++) {
-        file = sprintf("%s/syn%03d.f", dir, f)
+        file = sprintf("%s/syn%03d.%s", dir, f, form == "free" ? "f90" : "f")
         for (k = 0; k < routines; k++)
             routine(f, k)
+        flush()
         close(file)
     }
 }

@@ -3,9 +3,9 @@
  * scanner and parser (see fuzz/README.md).
  *
  * One input is one source file.  Its first byte picks the reader's options
- * (line length 72, 132 or none; D lines as comments or code), so every
- * layout rule gets fuzzed; the rest is the file's text.  The target reads,
- * parses and dumps it as kmrun --dump does.  Whatever the input, the front
+ * (line length 72, 132 or none; D lines as comments or code; fixed or free
+ * form), so every layout rule gets fuzzed; the rest is the file's text.
+ * The target reads, parses and dumps it as kmrun --dump does.  Whatever the input, the front
  * end must return, and an error must come with a diagnostic: a false
  * return with no error counted aborts (a "crash" the fuzzer reports).
  * It never writes files and never reads any but INCLUDEs named by an
@@ -49,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct km_reader_opts o = {0};
     o.line_length = lengths[data[0] & 3];
     o.d_lines_are_code = (data[0] & 4) != 0;
+    o.form = (data[0] & 8) ? KM_FORM_FREE : KM_FORM_FIXED;
     struct km_diag d = {0};
     d.quiet = 1;
     struct km_source src;

@@ -37,7 +37,9 @@ struct options {
     int nfiles;
     const char **include_dirs;
     int ninclude_dirs;
-    int line_length;
+    int line_length;              /* -1: the form's own (72 or 132) */
+    bool form_forced;             /* --free-form or --fixed-form given */
+    enum km_form form;            /* ... and which */
     bool d_lines_are_code;
     bool dump;
     enum control_answer answer;
@@ -51,14 +53,20 @@ struct options {
 
 static void usage(FILE *to)
 {
-    fputs("usage: kmrun [-td DIR] [options] file.f ...\n"
+    fputs("usage: kmrun [-td DIR] [options] file.f|file.f90 ...\n"
           "Write DIR/KM_<file> with timer calls for every source file.\n"
+          "The extension chooses the source form, as for gfortran: .f .for\n"
+          ".ftn .fpp (and upper case) fixed, .f90 .f95 .f03 .f08 (and upper\n"
+          "case) free; any other is read as fixed form.\n"
           "\n"
           "  -td DIR               output directory (default: .; created if missing)\n"
           "  -I DIR                search DIR for INCLUDE files\n"
           "  -y, --use-control     use an existing DIR/KM_control.dat without asking\n"
           "  -n, --reset-control   replace it by the default (old one kept as .old)\n"
-          "  --line-length=N       statement field ends at column N (72; 132; none)\n"
+          "  --free-form           read every file as free form\n"
+          "  --fixed-form          read every file as fixed form\n"
+          "  --line-length=N       lines end at column N (none: no limit; default\n"
+          "                        72 in fixed form, 132 in free form)\n"
           "  --d-lines-as-code     a D in column 1 is a blank, not a comment\n"
           "  --dump                print what the front end found; write nothing\n"
           "  --default-control=F   use F as the default control file\n"
@@ -101,7 +109,7 @@ static const char *value(int argc, char **argv, int *i, const char *opt)
 static void parse_options(int argc, char **argv, struct options *o)
 {
     o->dir = ".";
-    o->line_length = 72;
+    o->line_length = -1;
     o->files = km_xcalloc((size_t)argc, sizeof *o->files);
     o->include_dirs = km_xcalloc((size_t)argc + 1, sizeof *o->include_dirs);
     bool only_files = false;
@@ -122,6 +130,10 @@ static void parse_options(int argc, char **argv, struct options *o)
         } else if (strncmp(a, "--line-length", 13) == 0) {
             o->line_length = parse_line_length(value(argc, argv, &i,
                                                      "--line-length"));
+        } else if (!strcmp(a, "--free-form") || !strcmp(a, "--fixed-form")) {
+            o->form_forced = true;
+            o->form = strcmp(a, "--free-form") == 0 ? KM_FORM_FREE
+                                                  : KM_FORM_FIXED;
         } else if (!strcmp(a, "--d-lines-as-code")) {
             o->d_lines_are_code = true;
         } else if (!strcmp(a, "--dump")) {
@@ -357,10 +369,28 @@ static char *output_name(const struct options *o, const char *file)
     return out;
 }
 
+/* The file's source form: the one forced, or its extension's (fixed form
+ * for a name gfortran knows no form of, as kmrun always read them). */
+static enum km_form form_of(const struct options *o, const char *file)
+{
+    enum km_form form = KM_FORM_FIXED;
+    if (o->form_forced)
+        return o->form;
+    km_form_from_name(file, &form);
+    return form;
+}
+
+static int line_length_of(const struct options *o, enum km_form form)
+{
+    return o->line_length >= 0 ? o->line_length
+                               : km_default_line_length(form);
+}
+
 static void load(const struct options *o, struct input *in, struct km_diag *d)
 {
     struct km_reader_opts ro = {0};
-    ro.line_length = o->line_length;
+    ro.form = form_of(o, in->file);
+    ro.line_length = line_length_of(o, ro.form);
     ro.d_lines_are_code = o->d_lines_are_code;
     ro.include_dirs = o->include_dirs;
     ro.ninclude_dirs = o->ninclude_dirs;
@@ -418,7 +448,7 @@ static bool instrument(const struct options *o, struct input *in,
     } else if (ok) {
         struct km_rewrite_opts wo = {0};
         wo.file_name = base_name(in->file);
-        wo.line_length = o->line_length;
+        wo.line_length = in->src.opts.line_length;
         wo.defined = defined;
         wo.ndefined = ndefined;
         wo.mpi_hooks = mpi_hooks;

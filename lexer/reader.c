@@ -1,19 +1,18 @@
 /*
- * reader.c — physical lines into statements (see reader.h).
+ * reader.c — source files into statements (see reader.h): the files and
+ * their lines, the statements being assembled, INCLUDE, and the choice of
+ * the form's reader (fixed.c or freeform.c) for each file.
  *
- * One pass over each file.  A statement is opened by an initial line,
- * extended by continuation lines, and closed by the next initial line, a
- * `;`, or the end of the file; comment and preprocessor lines may sit
- * between its lines.  Character constants and Hollerith constants are
- * tracked across lines because they decide where `!` and `;` count, and
- * because a constant continued from a line shorter than the statement field
- * holds the blanks that pad that line, as compilers read it.
+ * A form's reader decides what each physical line is and hands pieces of
+ * statement text to km_add_text (assemble.h); closing a statement checks
+ * its constants, drops it if empty and reads the file an INCLUDE line
+ * names, in the same form as the file that includes it (as gfortran does).
  *
  * Offsets are ints, and input can be hostile: only regular files are read
  * (an INCLUDE of a device could be read forever), include cycles are
  * caught, and lines, files and the text read are bounded.
  */
-#include "lexer/reader.h"
+#include "lexer/assemble.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -26,22 +25,8 @@
 
 #define MAX_INCLUDE_DEPTH 32
 #define MAX_HOLLERITH 100000
-/* No compiler's fixed form needs more; a longer line is not source. */
-#define MAX_LINE 100000
-/* Offsets are ints: no file, and not all text read for one source file
- * with its includes, may come near 2 GiB. */
+/* Offsets are ints: no file may come near 2 GiB. */
 #define MAX_FILE_SIZE ((size_t)512 << 20)
-#define MAX_TOTAL_TEXT ((size_t)1 << 30)
-
-/* State of the statement being assembled in one file. */
-struct asm_state {
-    struct km_source *src;
-    int file;
-    int cur;              /* open statement, -1 if none */
-    char quote;           /* open character constant's delimiter, or 0 */
-    int holl;             /* Hollerith characters still to come */
-    int open_line, open_col;  /* where the open constant began */
-};
 
 static struct km_file *file_of(struct km_source *src, int f)
 {
@@ -150,7 +135,7 @@ static int add_file(struct km_source *src, const char *path, char *text,
 static bool load_file(struct km_source *src, const char *path, int *out,
                       const char **why)
 {
-    size_t room = MAX_TOTAL_TEXT - src->text_read;
+    size_t room = KM_MAX_TOTAL_TEXT - src->text_read;
     size_t size = 0;
     struct stat st;
     char *text = room < MAX_FILE_SIZE
@@ -166,7 +151,7 @@ static bool load_file(struct km_source *src, const char *path, int *out,
 }
 
 /* The physical line n (1-based) of file f, without its line end. */
-static const char *line_text(const struct km_file *f, int n, int *len)
+const char *km_line_text(const struct km_file *f, int n, int *len)
 {
     int start = f->line_start[n - 1];
     int end = n < f->nlines ? f->line_start[n] : (int)f->size;
@@ -178,15 +163,11 @@ static const char *line_text(const struct km_file *f, int n, int *len)
     return f->text + start;
 }
 
-static bool is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\f' || c == '\v';
-}
 
 /* --- statements ---------------------------------------------------------- */
 
-static int open_statement(struct asm_state *st, int line, int label,
-                          int label_col, int flags)
+int km_open_statement(struct asm_state *st, int line, int label,
+                      int label_col, int flags)
 {
     struct km_source *src = st->src;
     KM_GROW(src->stmts, src->stmtcap, src->nstmts + 1);
@@ -209,8 +190,8 @@ static int open_statement(struct asm_state *st, int line, int label,
     return i;
 }
 
-static void add_text(struct asm_state *st, int line, int col,
-                     int field_col, const char *p, int len)
+void km_add_text(struct asm_state *st, int line, int col, int field_col,
+                 const char *p, int len)
 {
     if (len <= 0)
         return;
@@ -234,7 +215,7 @@ static void add_text(struct asm_state *st, int line, int col,
 static bool hollerith_context(const char *raw, int start, int digits_at)
 {
     int i = digits_at - 1;
-    while (i >= start && is_blank(raw[i]))
+    while (i >= start && km_is_blank(raw[i]))
         i--;
     if (i < start)
         return false;
@@ -244,7 +225,7 @@ static bool hollerith_context(const char *raw, int start, int digits_at)
     if (c == '*') {
         /* a DATA repeat factor (2*3HABC), not a type length (REAL*8 H) */
         i--;
-        while (i >= start && is_blank(raw[i]))
+        while (i >= start && km_is_blank(raw[i]))
             i--;
         return i >= start && isdigit((unsigned char)raw[i]);
     }
@@ -264,93 +245,6 @@ int km_hollerith_count(const char *raw, int h)
     return n > 0 && n <= MAX_HOLLERITH ? n : 0;
 }
 
-/* Append one line's statement field to the open statement, tracking
- * constants.  Returns the offset within `p` where a `;` ends the statement,
- * or -1.  `width` is the field width (0: unlimited) used for padding. */
-static int add_field(struct asm_state *st, int line, int col0, int fcol,
-                     const char *p, int len, int width, bool *padded)
-{
-    struct km_source *src = st->src;
-    int start_raw = src->stmts[st->cur].raw;
-    int i = 0;
-    int piece = 0;        /* start of the piece not yet appended */
-    int end = len;
-    int semi = -1;
-    *padded = false;
-    while (i < len) {
-        char c = p[i];
-        if (st->holl > 0) {
-            st->holl--;
-            i++;
-            continue;
-        }
-        if (st->quote) {
-            if (c == st->quote) {
-                if (i + 1 < len && p[i + 1] == st->quote)
-                    i++;            /* doubled delimiter */
-                else
-                    st->quote = 0;
-            }
-            i++;
-            continue;
-        }
-        if (c == '\'' || c == '"') {
-            st->quote = c;
-            st->open_line = line;
-            st->open_col = col0 + i;
-        } else if (c == '!') {
-            end = i;
-            break;
-        } else if (c == ';') {
-            end = i;
-            semi = i;
-            break;
-        } else if ((c == 'H' || c == 'h') &&
-                   (i == 0 || isdigit((unsigned char)p[i - 1]))) {
-            /* A digit right before: nH may begin a Hollerith constant.
-             * The count is already in raw text: append what we have. */
-            add_text(st, line, col0 + piece, fcol, p + piece, i - piece);
-            piece = i;
-            int have = (int)src->raw.len - start_raw;
-            int n = have > 0 ? km_hollerith_count(src->raw.data + start_raw,
-                                                  have) : 0;
-            if (n > 0) {
-                st->holl = n;
-                st->open_line = line;
-                st->open_col = col0 + i;
-            }
-        }
-        i++;
-    }
-    /* Trailing blanks outside constants mean nothing; drop them. */
-    if (!st->quote && st->holl == 0 && semi < 0)
-        while (end > piece && is_blank(p[end - 1]))
-            end--;
-    add_text(st, line, col0 + piece, fcol, p + piece, end - piece);
-    if ((st->quote || st->holl > 0) && semi < 0 && width > 0 && len < width) {
-        /* The compiler pads a short line with blanks up to the line length,
-         * and a constant that continues on the next line includes them. */
-        char blanks[256];
-        memset(blanks, ' ', sizeof blanks);
-        int pad = width - len;
-        int done = 0;
-        while (done < pad) {
-            int n = pad - done > 256 ? 256 : pad - done;
-            if (st->holl > 0) {
-                if (n > st->holl)
-                    n = st->holl;
-                st->holl -= n;
-            }
-            add_text(st, line, col0 + len + done, fcol, blanks, n);
-            done += n;
-            if (st->holl == 0 && !st->quote)
-                break;
-        }
-        *padded = true;
-    }
-    return semi;
-}
-
 /* --- INCLUDE -------------------------------------------------------------- */
 
 /* If statement i is an INCLUDE line, return the file name it names. */
@@ -361,14 +255,14 @@ static char *include_name(const struct km_source *src, int i)
     const char *e = p + s->raw_len;
     const char *kw = "include";
     while (*kw) {
-        while (p < e && is_blank(*p))
+        while (p < e && km_is_blank(*p))
             p++;
         if (p >= e || tolower((unsigned char)*p) != *kw)
             return NULL;
         p++;
         kw++;
     }
-    while (p < e && is_blank(*p))
+    while (p < e && km_is_blank(*p))
         p++;
     if (p >= e || (*p != '\'' && *p != '"'))
         return NULL;
@@ -390,7 +284,7 @@ static char *include_name(const struct km_source *src, int i)
         return NULL;
     }
     p++;
-    while (p < e && is_blank(*p))
+    while (p < e && km_is_blank(*p))
         p++;
     if (p != e || name.len == 0) {
         km_buf_free(&name);
@@ -492,11 +386,11 @@ static bool expand_include(struct km_source *src, int i, int depth)
     return ok;
 }
 
-/* --- lines ----------------------------------------------------------------- */
+/* --- closing statements, reading files ------------------------------------------- */
 
 /* Close the open statement: diagnose constants left open, drop it if it
  * holds no text, and expand it if it is an INCLUDE line. */
-static bool close_statement(struct asm_state *st, int depth)
+bool km_close_statement(struct asm_state *st)
 {
     if (st->cur < 0)
         return true;
@@ -519,7 +413,7 @@ static bool close_statement(struct asm_state *st, int depth)
     struct km_stmt *s = &src->stmts[i];
     bool empty = true;
     for (int k = 0; k < s->raw_len; k++)
-        if (!is_blank(src->raw.data[s->raw + k])) {
+        if (!km_is_blank(src->raw.data[s->raw + k])) {
             empty = false;
             break;
         }
@@ -533,218 +427,93 @@ static bool close_statement(struct asm_state *st, int depth)
         src->nstmts--;
         return true;
     }
-    return expand_include(src, i, depth);
+    return expand_include(src, i, st->depth);
 }
 
-enum line_kind { LK_COMMENT, LK_INITIAL, LK_CONTINUATION };
-
-struct line_layout {
-    enum line_kind kind;
-    int label;            /* 0 if none */
-    int label_col;
-    int field;            /* index of the statement field's first character */
-    bool tab;
-    bool bad_label;       /* something other than digits in columns 1-5 */
-    int len;              /* the line's length, less a `!` comment begun
-                             in columns 2-5 */
-};
-
-/* Decide what a physical line is and where its statement field starts. */
-static struct line_layout layout(const char *p, int len,
-                                 const struct km_reader_opts *o)
+bool km_line_too_long(struct km_source *src, int file, int n, int len)
 {
-    struct line_layout L = {LK_COMMENT, 0, 0, 6, false, false, len};
-    if (len == 0)
-        return L;
-    char c0 = p[0];
-    if (c0 == 'C' || c0 == 'c' || c0 == '*' || c0 == '!')
-        return L;
-    if ((c0 == 'D' || c0 == 'd') && !o->d_lines_are_code)
-        return L;
-    int tab = -1;
-    for (int i = 0; i < len && i < 6; i++) {
-        if (p[i] == '\t') {
-            tab = i;
-            break;
-        }
-        if (p[i] == '!' && i < 5) {
-            len = L.len = i;  /* a comment from columns 2-5 on (gfortran) */
-            break;
-        }
-    }
-    int lab_end = tab >= 0 ? tab : (len < 5 ? len : 5);
-    bool cont = false;
-    if (tab >= 0) {
-        L.tab = true;
-        L.field = tab + 1;
-        if (L.field < len && p[L.field] >= '1' && p[L.field] <= '9') {
-            cont = true;
-            L.field++;
-        }
-    } else if (len > 5 && p[5] != ' ' && p[5] != '0') {
-        cont = true;
-    }
-    int start = (c0 == 'D' || c0 == 'd') ? 1 : 0;
-    for (int i = start; i < lab_end; i++) {
-        if (isdigit((unsigned char)p[i])) {
-            if (!L.label_col)
-                L.label_col = i + 1;
-            if (L.label < 100000)
-                L.label = L.label * 10 + (p[i] - '0');
-        } else if (!is_blank(p[i])) {
-            L.bad_label = true;
-        }
-    }
-    if (L.label_col && L.label == 0)
-        L.label_col = 0;      /* "0" is no label */
-    /* Is there anything in the statement field (before a `!` comment)? */
-    int width = o->line_length > 0 ? o->line_length - 6 : len;
-    int fend = L.field + width < len ? L.field + width : len;
-    int first = L.field;
-    while (first < fend && is_blank(p[first]))
-        first++;
-    bool empty = first >= fend || (!cont && p[first] == '!');
-    if (!cont && empty && !L.label && !L.bad_label)
-        return L;             /* a blank line, or only a `!` comment */
-    L.kind = cont ? LK_CONTINUATION : LK_INITIAL;
-    return L;
-}
-
-/* An OpenMP conditional compilation line: !$, c$ or *$ in columns 1-2,
- * then blanks or a label in 3-5.  A compiler with OpenMP reads it as code,
- * so the reader does too (the rewriter never edits it): declarations and
- * the first executable statement must be known where they really are. */
-static bool conditional_line(const char *p, int len)
-{
-    if (len < 3 || p[1] != '$' ||
-        (p[0] != '!' && p[0] != 'c' && p[0] != 'C' && p[0] != '*'))
+    if (len <= KM_MAX_LINE)
         return false;
-    for (int i = 2; i < 5 && i < len; i++)
-        if (p[i] != ' ' && !isdigit((unsigned char)p[i]))
-            return false;
+    km_error(src->diag, src->files[file].path, n, KM_MAX_LINE + 1,
+             "line longer than %d characters (is this a Fortran source "
+             "file?)", KM_MAX_LINE);
     return true;
 }
 
-/* The layout of a conditional line: its sentinel counts as blanks. */
-static struct line_layout conditional_layout(const char *p, int len,
-                                             const struct km_reader_opts *o)
+bool km_text_overflows(struct asm_state *st, int line)
 {
-    char *copy = km_xstrndup(p, (size_t)len);
-    copy[0] = copy[1] = ' ';
-    struct line_layout L = layout(copy, len, o);
-    free(copy);
-    return L;
+    struct km_source *src = st->src;
+    if (src->raw.len <= KM_MAX_TOTAL_TEXT)
+        return false;
+    km_error(src->diag, src->files[st->file].path, line, 1,
+             "too much statement text: more than %zu bytes",
+             KM_MAX_TOTAL_TEXT);
+    return true;
 }
 
-static bool read_file(struct km_source *src, int file, int depth)
+/* A NUL byte means the file is not text: say where the first one is. */
+static bool binary_file(struct km_source *src, int file)
 {
-    struct asm_state st = {src, file, -1, 0, 0, 0, 0};
-    const struct km_reader_opts *o = &src->opts;
-    bool ok = true;
-    bool cpp_continues = false;
-    const char *path = src->files[file].path;
-
     const struct km_file *f = file_of(src, file);
     const char *nul = memchr(f->text, '\0', f->size);
-    if (nul) {
-        int off = (int)(nul - f->text), line = 1, col = 1;
-        for (int i = 0; i < off; i++) {
-            if (f->text[i] == '\n') {
-                line++;
-                col = 1;
-            } else {
-                col++;
-            }
-        }
-        km_error(src->diag, path, line, col,
-                 "binary file: NUL character in the source");
+    if (!nul)
         return false;
-    }
-
-    int nlines = f->nlines;
-    for (int n = 1; n <= nlines; n++) {
-        int len;
-        const char *p = line_text(file_of(src, file), n, &len);
-        if (len > MAX_LINE) {
-            km_error(src->diag, path, n, MAX_LINE + 1,
-                     "line longer than %d characters (is this a Fortran "
-                     "source file?)", MAX_LINE);
-            ok = false;
-            continue;
-        }
-        if (cpp_continues || (len > 0 && p[0] == '#')) {
-            cpp_continues = len > 0 && p[len - 1] == '\\';
-            continue;         /* preprocessor line: the compiler's business */
-        }
-        bool conditional = conditional_line(p, len);
-        struct line_layout L = conditional ? conditional_layout(p, len, o)
-                                           : layout(p, len, o);
-        if (L.kind == LK_COMMENT)
-            continue;
-        len = L.len;
-        if (L.bad_label) {
-            int col = 1;
-            while (col <= 5 && (isdigit((unsigned char)p[col - 1]) ||
-                                is_blank(p[col - 1])))
-                col++;
-            km_error(src->diag, path, n, col,
-                     "invalid character '%c' in the label field "
-                     "(columns 1-5)", p[col - 1]);
-            ok = false;
-            continue;
-        }
-        if (L.kind == LK_CONTINUATION) {
-            if (st.cur < 0) {
-                km_error(src->diag, path, n, L.tab ? L.field : 6,
-                         "continuation line with no statement to continue");
-                ok = false;
-                continue;
-            }
-            if (L.label)
-                km_warning(src->diag, path, n, L.label_col,
-                           "label on a continuation line is ignored");
+    int off = (int)(nul - f->text), line = 1, col = 1;
+    for (int i = 0; i < off; i++) {
+        if (f->text[i] == '\n') {
+            line++;
+            col = 1;
         } else {
-            if (!close_statement(&st, depth))
-                ok = false;
-            open_statement(&st, n, L.label, L.label_col,
-                           (L.tab ? KM_SF_TAB_FORM : 0) |
-                           (conditional ? KM_SF_CONDITIONAL : 0));
-        }
-        int width = o->line_length > 0 ? o->line_length - 6 : 0;
-        int flen = len - L.field;
-        if (flen < 0)
-            flen = 0;
-        if (width > 0 && flen > width)
-            flen = width;
-        const char *fp = p + L.field;
-        int col0 = L.field + 1;
-        if (src->raw.len > MAX_TOTAL_TEXT) {
-            /* blanks padding constants continued over many short lines */
-            km_error(src->diag, path, n, 1, "too much statement text: "
-                     "more than %zu bytes", MAX_TOTAL_TEXT);
-            return false;
-        }
-        for (;;) {
-            bool padded;
-            int semi = add_field(&st, n, col0, L.field + 1, fp, flen, width,
-                                 &padded);
-            if (semi < 0)
-                break;
-            /* `;` ends this statement; the rest of the line begins another */
-            src->stmts[st.cur].flags |= KM_SF_SHARES_LINE;
-            if (!close_statement(&st, depth))
-                ok = false;
-            fp += semi + 1;
-            flen -= semi + 1;
-            col0 += semi + 1;
-            width = 0;        /* no padding for a statement begun mid-line */
-            open_statement(&st, n, 0, 0, KM_SF_SHARES_LINE);
+            col++;
         }
     }
-    if (!close_statement(&st, depth))
-        ok = false;
-    return ok;
+    km_error(src->diag, f->path, line, col,
+             "binary file: NUL character in the source");
+    return true;
 }
+
+/* Read file `file` (the source, or an include `depth` deep) in the
+ * source's form. */
+static bool read_file(struct km_source *src, int file, int depth)
+{
+    if (binary_file(src, file))
+        return false;
+    if (src->opts.form == KM_FORM_FREE)
+        return km_read_free(src, file, depth);
+    return km_read_fixed(src, file, depth);
+}
+
+/* --- forms ------------------------------------------------------------------------ */
+
+bool km_form_from_name(const char *path, enum km_form *form)
+{
+    static const char *const fixed[] = {"f", "for", "ftn", "fpp", "F",
+                                        "FOR", "FTN", "FPP"};
+    static const char *const free_[] = {"f90", "f95", "f03", "f08", "F90",
+                                        "F95", "F03", "F08"};
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    if (!dot)
+        return false;
+    for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
+        if (strcmp(dot + 1, fixed[k]) == 0) {
+            *form = KM_FORM_FIXED;
+            return true;
+        }
+    for (size_t k = 0; k < sizeof free_ / sizeof *free_; k++)
+        if (strcmp(dot + 1, free_[k]) == 0) {
+            *form = KM_FORM_FREE;
+            return true;
+        }
+    return false;
+}
+
+int km_default_line_length(enum km_form form)
+{
+    return form == KM_FORM_FREE ? 132 : 72;
+}
+
+/* --- entry points ------------------------------------------------------------------ */
 
 bool km_read_source(struct km_source *src, const char *path,
                     const struct km_reader_opts *opts, struct km_diag *diag)

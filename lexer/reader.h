@@ -1,17 +1,21 @@
 /*
- * reader.h — fixed-form source files into statements.
+ * reader.h — fixed-form and free-form source files into statements.
  *
- * The reader owns every rule of fixed-form layout: comment lines (C, c, *,
- * ! in column 1, D debug lines, blank lines), labels in columns 1-5,
- * continuation in column 6, the statement field ending at the line length
- * (columns 73-80 are sequence numbers), tab formats, `!` comments outside
+ * The reader owns every rule of source layout.  Fixed form (fixed.c):
+ * comment lines (C, c, *, ! in column 1, D debug lines, blank lines),
+ * labels in columns 1-5, continuation in column 6, the statement field
+ * ending at the line length (columns 73-80 are sequence numbers), tab
+ * formats.  Free form (freeform.c): labels at the start of a statement,
+ * `&` continuations, the line length (132).  Both: `!` comments outside
  * character constants, `;` separated statements, character and Hollerith
  * constants spanning continuation lines, INCLUDE lines (resolved, so the
- * parser sees the declarations they hold) and preprocessor lines (passed
- * over).  Its product is the list of statements: label, text, and where
- * every piece of that text came from, so that diagnostics and insertions
- * point at the user's real lines.  It never interprets the text beyond
- * what layout requires.
+ * parser sees the declarations they hold; read in the form of the file
+ * that includes them) and preprocessor lines (passed over).  Its product
+ * is the list of statements: label, text, and where every piece of that
+ * text came from, so that diagnostics and insertions point at the user's
+ * real lines — the same list whatever the form, so that nothing
+ * downstream needs to know it.  It never interprets the text beyond what
+ * layout requires.
  */
 #ifndef KM_READER_H
 #define KM_READER_H
@@ -22,7 +26,11 @@
 #include "support/buf.h"
 #include "support/diag.h"
 
+/* The source form of a file and of everything it includes. */
+enum km_form { KM_FORM_FIXED, KM_FORM_FREE };
+
 struct km_reader_opts {
+    enum km_form form;
     int line_length;          /* last column of the statement field; 0: none */
     bool d_lines_are_code;    /* treat D in column 1 as a blank (-fd-lines-as-code) */
     const char **include_dirs;
@@ -45,7 +53,8 @@ struct km_seg {
     int line;                 /* physical line, 1-based, in the statement's file */
     int col;                  /* column of the piece's first character */
     int field_col;            /* column where that line's statement field
-                                 starts: 7, or after a tab in columns 1-6 */
+                                 starts: 7, or after a tab in columns 1-6;
+                                 1 in free form */
     int raw;                  /* offset in km_source.raw */
     int len;
 };
@@ -115,6 +124,14 @@ void km_raw_position(const struct km_source *src, const struct km_stmt *s,
  * a Hollerith constant (nH...), return n; otherwise 0.  The reader and the
  * classifier must agree on this, so it is decided here only. */
 int km_hollerith_count(const char *raw, int h);
+
+/* The form gfortran reads a file named `path` in, from its extension
+ * (.f .for .ftn .fpp and upper case: fixed; .f90 .f95 .f03 .f08 and upper
+ * case: free).  Returns false for any other name. */
+bool km_form_from_name(const char *path, enum km_form *form);
+
+/* The line length a form has unless told otherwise: 72 or 132. */
+int km_default_line_length(enum km_form form);
 
 /* The statement's file name, for diagnostics. */
 const char *km_stmt_path(const struct km_source *src, const struct km_stmt *s);

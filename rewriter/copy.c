@@ -3,13 +3,17 @@
  *
  * A line no edit touches is copied byte for byte.  An edited statement's
  * own lines are edited in place: label digits replaced (relabels), the
- * label field blanked when the label moved to inserted code, a logical
- * IF's line split where its statement begins (the IF part gets THEN, the
- * statement goes on a line of its own at the same column, so that
- * nothing of the user's text moves), or its statement replaced.  A line
- * that grows past the line length continues on a new line, broken outside
- * character and Hollerith constants.  Comment lines between a statement's
- * lines stay where they were.
+ * label blanked when it moved to inserted code, a logical IF's line split
+ * where its statement begins (the IF part gets THEN, the statement goes on
+ * a line of its own at the same column, so that nothing of the user's
+ * text moves), or its statement replaced.  A line that grows past the
+ * line length continues on a new line, broken outside character and
+ * Hollerith constants.  Comment lines between a statement's lines stay
+ * where they were.  Where the layout allows it (free form), statements
+ * sharing lines through `;` are written on lines of their own when one of
+ * them is edited: each keeps its columns, the others' text blanked or cut
+ * away.  Columns and continuation marks come from the source form's
+ * layout (emit.h); nothing here tests the form.
  *
  * Must never change a character of the user's text other than those.
  */
@@ -30,9 +34,17 @@ enum { BREAK_OK = 0, IN_CONSTANT = 1, NO_BREAK = 2 };
 struct copier {
     struct plan *P;
     const struct km_file *f;
-    struct km_emitter em;     /* inserted statements: 72 columns */
-    struct km_emitter user;   /* user text written again */
+    const struct km_layout *lay;
+    struct km_emitter em;     /* inserted statements: 72 or 132 columns */
     int width;                /* the source's line length (0: none) */
+    bool isolate;             /* the statement being written shares lines
+                                 (';') and gets lines of its own: */
+    int iso_first, iso_last;  /* ... these */
+    struct sedit none;        /* the edits of a statement that has none */
+    bool *entry_done;         /* per statement: its entry code went out */
+    bool *before_done;        /* its code before it went out, */
+    bool *moved;              /* ... taking its label */
+    struct code none_post;
 };
 
 /* One physical line of an edited statement, as it will be written. */
@@ -45,6 +57,8 @@ struct eline {
     int fc;                   /* column where the statement field starts */
     bool changed;
     bool open_constant;       /* a constant continues on the next line */
+    int shift;                /* bytes cut from the line before the
+                                 statement (isolated: others' text) */
 };
 
 static void line_bounds(const struct km_file *f, int n, int *start, int *len)
@@ -82,19 +96,23 @@ static void emit_one(struct copier *C, int label, int indent, char *text)
     free(text);
 }
 
+static int isolation_shift(const struct copier *C, int i);
+
 /* The column where a statement's text begins, for indenting inserts. */
-static int indent_of(const struct plan *P, int i)
+static int indent_of(const struct copier *C, int i)
 {
+    const struct plan *P = C->P;
     const struct km_stmt *s = &P->src->stmts[P->src->stmts[i].anchor];
+    int field = C->lay->field_col;
     if (s->nseg == 0)
-        return 7;
+        return field;
     const struct km_seg *g = &P->src->segs[s->seg];
     const char *raw = P->src->raw.data + g->raw;
     int lead = 0;
     while (lead < g->len && (raw[lead] == ' ' || raw[lead] == '\t'))
         lead++;
-    int col = 7 + (g->col + lead - g->field_col);
-    return col > 40 ? 7 : col;
+    int col = field + (g->col + lead - g->field_col) - isolation_shift(C, i);
+    return col > 40 ? field : col;
 }
 
 /* --- constants ---------------------------------------------------------------- */
@@ -128,6 +146,116 @@ static unsigned char *constant_mask(const struct plan *P, int i)
 
 /* --- building the lines -------------------------------------------------------- */
 
+/* The lines statement i's own text is on: its first piece's to its last
+ * piece's (a statement begun after a `;` and continued at once begins on
+ * the next line). */
+static void own_lines(const struct km_source *src, int i, int *first,
+                      int *last)
+{
+    const struct km_stmt *s = &src->stmts[i];
+    *first = s->first_line;
+    *last = s->last_line;
+    if (s->nseg > 0) {
+        *first = src->segs[s->seg].line;
+        *last = src->segs[s->seg + s->nseg - 1].line;
+    }
+}
+
+/* The next statement of the file after statement i, or -1. */
+static int next_in_file(const struct km_source *src, int i)
+{
+    for (int k = i + 1; k < src->nstmts; k++)
+        if (src->stmts[k].file == 0)
+            return k;
+    return -1;
+}
+
+/* Does a statement after i begin on physical line n? */
+static bool followed_on_line(const struct km_source *src, int i, int n)
+{
+    int k = next_in_file(src, i);
+    int first, last;
+    if (k < 0)
+        return false;
+    own_lines(src, k, &first, &last);
+    return first == n;
+}
+
+/* The indentation of a line shared by statements: its leading blanks,
+ * and the first statement's label with the blanks after it. */
+static int shared_indent(const char *p, int len)
+{
+    int k = 0;
+    while (k < len && (p[k] == ' ' || p[k] == '\t'))
+        k++;
+    int d = k;
+    while (d < len && isdigit((unsigned char)p[d]))
+        d++;
+    if (d == k || d == len || (p[d] != ' ' && p[d] != '\t'))
+        return k;
+    while (d < len && (p[d] == ' ' || p[d] == '\t'))
+        d++;
+    return d;
+}
+
+/* On statement i's first own line: the line's indentation (*lead bytes)
+ * and the byte where the statement (its label, or its text) begins.
+ * What lies between belongs to other statements. */
+static int own_start(const struct copier *C, int i, int *lead)
+{
+    const struct km_source *src = C->P->src;
+    const struct km_stmt *s = &src->stmts[i];
+    int first, last, start, len;
+    own_lines(src, i, &first, &last);
+    line_bounds(C->f, first, &start, &len);
+    *lead = shared_indent(C->f->text + start, len);
+    if (s->label && s->first_line == first)
+        return s->label_col - 1;
+    return s->nseg > 0 ? src->segs[s->seg].col - 1 : *lead;
+}
+
+/* How many bytes isolating statement i cuts from its first line. */
+static int isolation_shift(const struct copier *C, int i)
+{
+    int lead;
+    int start = C->isolate ? own_start(C, i, &lead) : 0;
+    return C->isolate && start > lead ? start - lead : 0;
+}
+
+/* Statement i shares line L with others and gets it to itself: what
+ * comes before it there, after the line's indentation, is cut (so it
+ * keeps the line's indentation), and what follows it there, from its `;`
+ * on, too. */
+static void isolate_line(const struct copier *C, int i, struct eline *L)
+{
+    const struct km_source *src = C->P->src;
+    if (!L->stmt_line)
+        return;
+    int first, last;
+    own_lines(src, i, &first, &last);
+    if (L->n == last && followed_on_line(src, i, L->n)) {
+        L->text.len = (size_t)L->field1;
+        km_buf_cstr(&L->text);
+    }
+    int cut = L->n == first ? isolation_shift(C, i) : 0;
+    if (cut > 0) {
+        int lead;
+        own_start(C, i, &lead);
+        int len = (int)L->text.len;
+        for (int b = 0; b < lead; b++)      /* another's label */
+            if (L->text.data[b] != '\t')
+                L->text.data[b] = ' ';
+        memmove(L->text.data + lead, L->text.data + lead + cut,
+                (size_t)(len - lead - cut + 1));
+        memmove(L->mask + lead, L->mask + lead + cut,
+                (size_t)(len - lead - cut));
+        L->text.len -= (size_t)cut;
+        L->field0 -= cut;
+        L->field1 -= cut;
+        L->shift = cut;
+    }
+}
+
 static void load_line(struct copier *C, int i, const unsigned char *cmask,
                       struct eline *L)
 {
@@ -140,7 +268,7 @@ static void load_line(struct copier *C, int i, const unsigned char *cmask,
     L->mask = km_xcalloc((size_t)len + 1, 1);
     L->field0 = len;
     L->field1 = 0;
-    L->fc = 7;
+    L->fc = C->lay->field_col;
     L->stmt_line = false;
     for (int g = 0; g < s->nseg; g++) {
         const struct km_seg *sg = &P->src->segs[s->seg + g];
@@ -165,6 +293,8 @@ static void load_line(struct copier *C, int i, const unsigned char *cmask,
     }
     if (L->field1 < L->field0)
         L->field1 = L->field0;
+    if (C->isolate)
+        isolate_line(C, i, L);
 }
 
 /* Replace bytes [a, b) of the line by `with`, masked `m`. */
@@ -236,14 +366,18 @@ static bool apply_relabels(struct copier *C, int i, const struct sedit *e,
         }
     for (int k = 0; k < e->nrl && ok; k++) {
         int r = order[k];
-        struct eline *L = &lines[line[r] - s->first_line];
+        int k = line[r] - lines[0].n;
+        if (k < 0 || k >= nlines) {
+            ok = false;
+            break;
+        }
+        struct eline *L = &lines[k];
         char digits[16];
         snprintf(digits, sizeof digits, "%d", e->rl[r].label);
-        splice(L, c0[r] - 1, c1[r], digits, NO_BREAK);
+        splice(L, c0[r] - 1 - L->shift, c1[r] - L->shift, digits, NO_BREAK);
         if (L->open_constant)
             ok = false;
     }
-    (void)nlines;
     free(order);
     free(line);
     free(c0);
@@ -253,20 +387,53 @@ static bool apply_relabels(struct copier *C, int i, const struct sedit *e,
 
 /* --- writing the lines ------------------------------------------------------------ */
 
-/* The effective column of byte b of a line whose field starts at fc. */
-static int eff(const struct eline *L, int b)
+/* The effective column of byte b of a line whose statement field starts
+ * at column fc (fixed form: after a tab in the label field, the field
+ * begins at column 7 all the same). */
+static int eff(const struct copier *C, const struct eline *L, int b)
 {
-    return b + 8 - L->fc;
+    return b + C->lay->field_col + 1 - L->fc;
 }
 
 /* The last break point in (lo, hi] at which bytes before it end at or
  * before `width`, or -1. */
-static int break_at(const struct eline *L, int lo, int hi, int width)
+static int break_at(const struct copier *C, const struct eline *L, int lo,
+                    int hi, int width)
 {
     for (int b = hi; b > lo; b--)
-        if (eff(L, b - 1) <= width && L->mask[b] == BREAK_OK)
+        if (eff(C, L, b - 1) <= width && L->mask[b] == BREAK_OK)
             return b;
     return -1;
+}
+
+/* Where what follows the statement's text on a line begins: a comment,
+ * the mark that continues the statement (free form's `&`), or anything
+ * else (sequence numbers past the line length).  *mark says which. */
+static const char *rest_of_line(const struct copier *C, const struct eline *L,
+                                bool *keep, bool *mark)
+{
+    const char *rest = L->text.data + L->field1;
+    const char *r = rest;
+    while (*r == ' ' || *r == '\t')
+        r++;
+    char m = C->lay->cont_end[0];
+    *mark = m && *r == m;
+    *keep = *r == '!' || *mark;
+    return rest;
+}
+
+/* Write the rest of a changed line after its text, which ends at column
+ * `col`: a continuing mark must stay within the line length, so the blanks
+ * before it go if they would push it out. */
+static void write_rest(const struct copier *C, const char *rest, bool mark,
+                       int col)
+{
+    const char *r = rest;
+    while (*r == ' ' || *r == '\t')
+        r++;
+    if (mark && C->width > 0 && col + (int)(r - rest) + 1 > C->width)
+        rest = r;
+    km_buf_adds(C->em.out, rest);
 }
 
 static void write_line(struct copier *C, const struct eline *L)
@@ -277,24 +444,26 @@ static void write_line(struct copier *C, const struct eline *L)
         km_buf_adds(out, C->em.eol);
         return;
     }
-    /* What followed the statement's text: a ! comment is kept, text past
-     * the line length (sequence numbers) is not, as it no longer lines up. */
-    const char *rest = L->text.data + L->field1;
-    const char *r = rest;
-    while (*r == ' ' || *r == '\t')
-        r++;
-    bool keep_rest = *r == '!';
+    /* What followed the statement's text: a ! comment or a continuation
+     * mark is kept, text past the line length (sequence numbers) is not,
+     * as it no longer lines up. */
+    bool keep_rest, mark;
+    const char *rest = rest_of_line(C, L, &keep_rest, &mark);
+    const struct km_layout *lay = C->lay;
     int width = C->width;
+    int reserve = (int)strlen(lay->cont_end);
+    int last_width = width - (mark ? 1 : 0);
     int from = 0;
     int end = L->field1;
     struct eline piece = *L;
     bool first = true;
     while (true) {
         int room_end = end;
-        if (width > 0 && eff(&piece, end - 1) > width) {
-            int b = break_at(&piece, first ? piece.field0 : from, end, width);
+        if (width > 0 && eff(C, &piece, end - 1) > last_width) {
+            int b = break_at(C, &piece, first ? piece.field0 : from, end,
+                             width - reserve);
             if (b < 0)      /* one constant longer than a line: cut */
-                b = width - 7 + piece.fc;
+                b = width - reserve + piece.fc - lay->field_col;
             room_end = b;
         }
         if (first)
@@ -303,15 +472,16 @@ static void write_line(struct copier *C, const struct eline *L)
             km_buf_add(out, L->text.data + from, (size_t)(room_end - from));
         if (room_end == end) {
             if (keep_rest)
-                km_buf_adds(out, rest);
+                write_rest(C, rest, mark, eff(C, &piece, end - 1));
             km_buf_adds(out, C->em.eol);
             return;
         }
+        km_buf_adds(out, lay->cont_end);
         km_buf_adds(out, C->em.eol);
-        km_buf_adds(out, "     &");
-        /* the rest continues at column 7: eff(from) == 7 */
+        km_buf_adds(out, lay->cont_begin);
+        /* the rest goes on right after the mark */
         from = room_end;
-        piece.fc = from + 1;
+        piece.fc = from + lay->field_col - (int)strlen(lay->cont_begin);
         first = false;
     }
 }
@@ -335,12 +505,13 @@ static void head_line(struct eline *L, int at, const char *word)
 }
 
 /* The statement part of a split line, alone at the same column. */
-static void tail_line(const struct eline *L, int at, struct eline *T)
+static void tail_line(const struct copier *C, const struct eline *L, int at,
+                      struct eline *T)
 {
     memset(T, 0, sizeof *T);
     T->n = L->n;
     T->stmt_line = true;
-    int col = eff(L, at);
+    int col = eff(C, L, at);
     for (int k = 0; k < col - 1; k++)
         km_buf_addc(&T->text, ' ');
     int pad = (int)T->text.len;
@@ -348,19 +519,29 @@ static void tail_line(const struct eline *L, int at, struct eline *T)
     km_buf_cstr(&T->text);
     T->mask = km_xcalloc(T->text.len + 1, 1);
     memcpy(T->mask + pad, L->mask + at, L->text.len - (size_t)at);
-    T->fc = 7;
+    T->fc = C->lay->field_col;
     T->field0 = pad;
     T->field1 = pad + (L->field1 - at);
     T->changed = true;
     T->open_constant = L->open_constant;
 }
 
-static void blank_label(struct eline *L)
+/* Blank the label of statement s on its first line L: the digits from its
+ * first one on, up to the end of the label field if the layout has one
+ * (a fixed-form label may hold blanks), else while they are digits. */
+static void blank_label(const struct copier *C, const struct km_stmt *s,
+                        struct eline *L)
 {
-    for (int k = 0; k < 5 && k < (int)L->text.len; k++) {
-        if (L->text.data[k] == '\t')
+    int end = C->lay->label_end;
+    int len = (int)L->text.len;
+    if (L->n != s->first_line || !s->label_col)
+        return;
+    for (int k = s->label_col - 1 - L->shift; k < len && (!end || k < end);
+         k++) {
+        char c = L->text.data[k];
+        if (c == '\t' || (!end && !isdigit((unsigned char)c)))
             break;
-        if (isdigit((unsigned char)L->text.data[k]))
+        if (isdigit((unsigned char)c))
             L->text.data[k] = ' ';
     }
 }
@@ -373,7 +554,7 @@ static void free_line(struct eline *L)
 
 static void comment_out(struct copier *C, const struct eline *L)
 {
-    km_buf_addc(C->em.out, 'C');
+    km_buf_addc(C->em.out, C->lay->comment);
     km_buf_add(C->em.out, L->text.data, L->text.len);
     km_buf_adds(C->em.out, C->em.eol);
 }
@@ -384,11 +565,16 @@ static void emit_lines(struct copier *C, int i, const struct sedit *e,
 {
     struct plan *P = C->P;
     const struct km_stmt *s = &P->src->stmts[i];
-    int nl = s->last_line - s->first_line + 1;
+    int first = s->first_line, last = s->last_line;
+    if (C->isolate) {
+        first = C->iso_first;
+        last = C->iso_last;
+    }
+    int nl = last - first + 1;
     struct eline *lines = km_xcalloc((size_t)nl, sizeof *lines);
     unsigned char *cmask = constant_mask(P, i);
     for (int k = 0; k < nl; k++) {
-        lines[k].n = s->first_line + k;
+        lines[k].n = first + k;
         load_line(C, i, cmask, &lines[k]);
     }
     free(cmask);
@@ -397,12 +583,15 @@ static void emit_lines(struct copier *C, int i, const struct sedit *e,
                 "its line ends inside a continued character constant: "
                 "the jump it makes cannot be redirected");
     if (blank)
-        blank_label(&lines[0]);
+        blank_label(C, s, &lines[0]);
     bool wrap = !e->action && (e->act_pre.n > 0 || e->act_post.n > 0);
     int aline = 0, abyte = 0;
-    if (wrap || e->action)
+    if (wrap || e->action) {
         action_start(P, i, &aline, &abyte);
-    int indent = indent_of(P, i);
+        if (aline >= first && aline <= last)
+            abyte -= lines[aline - first].shift;
+    }
+    int indent = indent_of(C, i);
     bool dropping = false;
     for (int k = 0; k < nl; k++) {
         struct eline *L = &lines[k];
@@ -418,7 +607,7 @@ static void emit_lines(struct copier *C, int i, const struct sedit *e,
             continue;
         if ((wrap || e->action) && L->n == aline) {
             struct eline T;
-            tail_line(L, abyte, &T);
+            tail_line(C, L, abyte, &T);
             head_line(L, abyte, e->action ? e->action : "THEN");
             write_line(C, L);
             if (e->action) {
@@ -535,20 +724,26 @@ static int loop_end_directives_below(const struct copier *C, int i)
     return last;
 }
 
-/* Statement i's declarations and routine entry code. */
-static void emit_entry(struct copier *C, int i)
+/* Statement i's declarations and routine entry code, once (it may go
+ * out above directives before the statement is reached). */
+static void emit_entry(struct copier *C, int i, const struct sedit *e)
 {
-    emit_code(C, &C->P->ed[i]->entry, indent_of(C->P, i), 0);
+    if (C->entry_done[i])
+        return;
+    C->entry_done[i] = true;
+    emit_code(C, &e->entry, indent_of(C, i), 0);
 }
 
-/* Statement i's code that runs just before it: stubs, KM_IN.  Returns
- * whether the statement's label moved to that code. */
-static bool emit_before(struct copier *C, int i)
+/* Statement i's code that runs just before it, once: stubs, KM_IN.
+ * Returns whether the statement's label moved to that code. */
+static bool emit_before(struct copier *C, int i, const struct sedit *e)
 {
     struct plan *P = C->P;
-    const struct sedit *e = P->ed[i];
     const struct km_stmt *s = &P->src->stmts[i];
-    int indent = indent_of(P, i);
+    if (C->before_done[i])
+        return C->moved[i];
+    C->before_done[i] = true;
+    int indent = indent_of(C, i);
     emit_code(C, &e->open, indent, 0);
     int lead = e->main_label >= 0 ? e->main_label : s->label;
     if (e->nstubs > 0 && !e->stubs_after)
@@ -560,17 +755,18 @@ static bool emit_before(struct copier *C, int i)
     } else if (lead > 0 && lead != s->label) {
         emit_one(C, lead, indent, km_fmt("CONTINUE"));
     }
+    C->moved[i] = moved;
     return moved;
 }
 
 /* Statement i and what goes after it.  Returns the last line written:
  * its own, or that of the loop end directives that follow it. */
-static int emit_rest(struct copier *C, int i, bool moved)
+static int emit_rest(struct copier *C, int i, const struct sedit *e,
+                     bool moved)
 {
     struct plan *P = C->P;
-    const struct sedit *e = P->ed[i];
     const struct km_stmt *s = &P->src->stmts[i];
-    int indent = indent_of(P, i);
+    int indent = indent_of(C, i);
     int last = s->last_line;
     emit_lines(C, i, e, moved);
     if (e->stubs_after) {
@@ -594,21 +790,99 @@ static int emit_rest(struct copier *C, int i, bool moved)
     return last;
 }
 
+/* Statement i with its edits e: what has not gone out yet of the code
+ * before it, then the rest.  Returns the last line written. */
+static int emit_statement(struct copier *C, int i, const struct sedit *e)
+{
+    emit_entry(C, i, e);
+    return emit_rest(C, i, e, emit_before(C, i, e));
+}
+
+/* --- statements sharing lines -------------------------------------------------- */
+
+/* The last statement of the group that begins with statement i: the
+ * statements of the file whose lines overlap through `;`.  *last_line is
+ * the group's last line. */
+static int group_end(const struct km_source *src, int i, int *last_line)
+{
+    int j = i;
+    *last_line = src->stmts[i].last_line;
+    for (int k = next_in_file(src, i);
+         k >= 0 && src->stmts[k].first_line <= *last_line;
+         k = next_in_file(src, k)) {
+        j = k;
+        if (src->stmts[k].last_line > *last_line)
+            *last_line = src->stmts[k].last_line;
+    }
+    return j;
+}
+
+static bool group_edited(const struct plan *P, int i, int j)
+{
+    for (int k = i; k <= j; k++)
+        if (P->ed[k] && P->src->stmts[k].file == 0)
+            return true;
+    return false;
+}
+
+/* Statements i..j share lines and some of them are edited: each is
+ * written on lines of its own, with its edits.  Lines between two of
+ * them (comments after an `&` that ended a line after a `;`) go with the
+ * second.  Returns the last line written. */
+static int write_group(struct copier *C, int i, int j)
+{
+    const struct km_source *src = C->P->src;
+    int prev_last = 0, written = 0;
+    C->isolate = true;
+    for (int k = i; k >= 0 && k <= j; k = next_in_file(src, k)) {
+        int first, last;
+        own_lines(src, k, &first, &last);
+        if (k == i)
+            first = src->stmts[k].first_line;
+        else if (prev_last < first)
+            first = prev_last + 1;
+        C->iso_first = first;
+        C->iso_last = last;
+        int w = emit_statement(C, k, C->P->ed[k] ? C->P->ed[k] : &C->none);
+        if (w > written)
+            written = w;
+        prev_last = last;
+    }
+    C->isolate = false;
+    return written;
+}
+
+/* --- the file ------------------------------------------------------------------- */
+
+static void setup(struct copier *C, struct plan *P, struct km_buf *out)
+{
+    C->P = P;
+    C->f = &P->src->files[0];
+    C->lay = km_layout_of(P->src->opts.form);
+    const char *eol = "\n";
+    const char *nl = memchr(C->f->text, '\n', C->f->size);
+    if (nl && nl > C->f->text && nl[-1] == '\r')
+        eol = "\r\n";
+    C->width = P->opts->line_length;
+    C->em.out = out;
+    C->em.eol = eol;
+    C->em.lay = C->lay;
+    C->em.width = C->lay->width;
+    if (C->width > 0 && C->width < C->em.width)
+        C->em.width = C->width;
+    int n = P->src->nstmts + 1;
+    C->entry_done = km_xcalloc((size_t)n, sizeof *C->entry_done);
+    C->before_done = km_xcalloc((size_t)n, sizeof *C->before_done);
+    C->moved = km_xcalloc((size_t)n, sizeof *C->moved);
+    C->none.main_label = -1;
+    C->none.nslots = 1;
+    C->none.post = &C->none_post;
+}
+
 void km_copy_file(struct plan *P, struct km_buf *out)
 {
     struct copier C = {0};
-    C.P = P;
-    C.f = &P->src->files[0];
-    const char *eol = "\n";
-    const char *nl = memchr(C.f->text, '\n', C.f->size);
-    if (nl && nl > C.f->text && nl[-1] == '\r')
-        eol = "\r\n";
-    C.em.out = out;
-    C.em.eol = eol;
-    C.em.width = 72;
-    C.user = C.em;
-    C.user.width = P->opts->line_length;
-    C.width = P->opts->line_length;
+    setup(&C, P, out);
     const struct km_source *src = P->src;
     const struct km_file *f = C.f;
     int *starts = km_xmalloc(sizeof(int) * (size_t)(f->nlines + 2));
@@ -621,42 +895,38 @@ void km_copy_file(struct plan *P, struct km_buf *out)
      * all of them, a DO's KM_IN before its loop directives. */
     int *lead = km_xcalloc((size_t)f->nlines + 2, sizeof *lead);
     int *lead_entry = km_xcalloc((size_t)f->nlines + 2, sizeof *lead_entry);
-    bool *entry_moved = km_xcalloc((size_t)src->nstmts + 1,
-                                   sizeof *entry_moved);
     for (int i = 0; i < src->nstmts; i++)
         if (src->stmts[i].file == 0 && P->ed[i]) {
             int n = directives_above(&C, i, false);
             if (n > 0)
                 lead[n] = i + 1;
             n = P->ed[i]->entry.n > 0 ? directives_above(&C, i, true) : 0;
-            if (n > 0) {
+            if (n > 0)
                 lead_entry[n] = i + 1;
-                entry_moved[i] = true;
-            }
         }
     for (int n = 1; n <= f->nlines; n++) {
+        /* the directive lines themselves are copied below */
         if (lead_entry[n])
-            emit_entry(&C, lead_entry[n] - 1);
-        if (lead[n]) {
-            /* its entry code, if any, went out at lead_entry, at or
-             * above this line */
-            int i = lead[n] - 1;
-            bool moved = emit_before(&C, i);
-            for (; n < src->stmts[i].first_line; n++)
-                copy_line(&C, n);
-            n = emit_rest(&C, i, moved);
+            emit_entry(&C, lead_entry[n] - 1, P->ed[lead_entry[n] - 1]);
+        if (lead[n])
+            emit_before(&C, lead[n] - 1, P->ed[lead[n] - 1]);
+        int i = starts[n];
+        int last, j;
+        if (i >= 0 && C.lay->splits_shared_lines &&
+            (j = group_end(src, i, &last)) != i && group_edited(P, i, j)) {
+            int w = write_group(&C, i, j);
+            n = w > last ? w : last;
             continue;
         }
-        int i = starts[n];
         if (i < 0 || !P->ed[i]) {
             copy_line(&C, n);
             continue;
         }
-        if (!entry_moved[i])
-            emit_entry(&C, i);
-        n = emit_rest(&C, i, emit_before(&C, i));
+        n = emit_statement(&C, i, P->ed[i]);
     }
-    free(entry_moved);
+    free(C.moved);
+    free(C.before_done);
+    free(C.entry_done);
     free(lead_entry);
     free(lead);
     free(starts);

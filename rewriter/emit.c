@@ -1,12 +1,36 @@
 /*
- * emit.c — fixed-form lines (see emit.h).
+ * emit.c — the two layouts, and inserted statements written in them (see
+ * emit.h).
  */
 #include "rewriter/emit.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #define PIECE 40          /* characters of text per quoted piece */
+
+static const struct km_layout fixed_layout = {
+    .field_col = 7, .width = 72, .label_end = 5, .comment = 'C',
+    .cont_begin = "     &", .cont_end = "", .cont_indented = false,
+    .blanks_significant = false, .splits_shared_lines = false,
+    .indented_comments = false,
+};
+
+/* Continuation lines of inserted code begin with blanks, then `&` just
+ * before the text: `&` on both sides of a break lets it fall anywhere,
+ * even inside a name or a constant. */
+static const struct km_layout free_layout = {
+    .field_col = 1, .width = 132, .label_end = 0, .comment = '!',
+    .cont_begin = "     &", .cont_end = "&", .cont_indented = true,
+    .blanks_significant = true, .splits_shared_lines = true,
+    .indented_comments = true,
+};
+
+const struct km_layout *km_layout_of(enum km_form form)
+{
+    return form == KM_FORM_FREE ? &free_layout : &fixed_layout;
+}
 
 /* Where to end a line that may hold at most `room` more characters of
  * `t` (which has `n` left): the longest prefix not ending inside a
@@ -57,47 +81,85 @@ static void track_quotes(const char *t, int n, char *quote)
     }
 }
 
+static void blanks(struct km_buf *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        km_buf_addc(out, ' ');
+}
+
+/* A statement's first line up to its text: the label, right-aligned to
+ * the layout's label column (or to just before the text), and the
+ * indentation.  Returns the column the text begins at. */
+static int begin_first_line(struct km_emitter *e, int label, int indent)
+{
+    int col = 1;
+    if (label > 0) {
+        char digits[16];
+        int d = snprintf(digits, sizeof digits, "%d", label);
+        int end = e->lay->label_end > 0 ? e->lay->label_end : indent - 2;
+        if (end < d)
+            end = d;
+        blanks(e->out, end - d);
+        km_buf_adds(e->out, digits);
+        col = end + 1;
+        if (indent < col + 1)
+            indent = col + 1;       /* a blank after the label */
+    }
+    blanks(e->out, indent - col);
+    return indent;
+}
+
+/* A continuation line up to its text, which goes 2 columns right of the
+ * statement's; in fixed form a continued constant goes on at column 7
+ * (its blanks would count).  Returns the column the text begins at. */
+static int begin_continuation(struct km_emitter *e, int indent, bool quote)
+{
+    const struct km_layout *L = e->lay;
+    int text = indent + 2;
+    if (L->cont_indented) {
+        blanks(e->out, text - 2);
+        km_buf_addc(e->out, '&');
+        return text;
+    }
+    km_buf_adds(e->out, L->cont_begin);
+    int col = (int)strlen(L->cont_begin) + 1;
+    if (quote)
+        return col;
+    blanks(e->out, text - col);
+    return text;
+}
+
 void km_emit_stmt(struct km_emitter *e, int label, int indent,
                   const char *text)
 {
-    if (indent < 7)
-        indent = 7;
+    const struct km_layout *L = e->lay;
+    if (indent < L->field_col)
+        indent = L->field_col;
     if (e->width > 0 && indent > e->width - 20)
-        indent = 7;
+        indent = L->field_col;
     const char *t = text;
     int n = (int)strlen(text);
+    int reserve = (int)strlen(L->cont_end);
     char quote = 0;
     bool first = true;
     while (first || n > 0) {
-        if (first) {
-            if (label > 0)
-                km_buf_printf(e->out, "%5d ", label);
-            else
-                km_buf_adds(e->out, "      ");
-        } else {
-            km_buf_adds(e->out, "     &");
-        }
-        int col = 7;
-        /* Indent, except where a constant continues: its blanks count. */
-        if (!quote) {
-            int pad = first ? indent - 7 : indent - 7 + 2;
-            for (int i = 0; i < pad; i++)
-                km_buf_addc(e->out, ' ');
-            col += pad;
-        }
+        int col = first ? begin_first_line(e, label, indent)
+                        : begin_continuation(e, indent, quote != 0);
         int room = e->width > 0 ? e->width - col + 1 : n;
-        int k = line_end(t, n, room, &quote);
+        int k = n <= room ? n : line_end(t, n, room - reserve, &quote);
         if (!first && k == 0)
-            k = n < room ? n : room;
+            k = n < room - reserve ? n : room - reserve;
         km_buf_add(e->out, t, (size_t)k);
         track_quotes(t, k, &quote);
-        km_buf_adds(e->out, e->eol);
         t += k;
         n -= k;
+        if (n > 0)
+            km_buf_adds(e->out, L->cont_end);
+        km_buf_adds(e->out, e->eol);
         first = false;
-        /* A line break outside a constant loses nothing; skip the blanks
-         * it would otherwise carry to the next line's start. */
-        while (!quote && n > 0 && *t == ' ') {
+        /* A line break outside a constant loses nothing where blanks mean
+         * nothing; skip the blanks it would carry to the next line. */
+        while (!L->blanks_significant && !quote && n > 0 && *t == ' ') {
             t++;
             n--;
         }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lexer/classify.h"
+#include "rewriter/emit.h"
 
 char *km_fmt(const char *f, ...)
 {
@@ -177,6 +178,9 @@ static void lines_of(const struct plan *P, int i, int *first, int *last)
 bool km_shares_line(const struct plan *P, int i)
 {
     if (!(P->src->stmts[i].flags & KM_SF_SHARES_LINE))
+        return false;
+    /* The copy pass gives it lines of its own where the form allows. */
+    if (km_layout_of(P->src->opts.form)->splits_shared_lines)
         return false;
     /* A ';' with nothing after it shares the line with no statement. */
     int a, b, c, d;

@@ -8,7 +8,8 @@
  *               !KM_measure / !KM_redundant regions
  *   jumps.c     jumps that leave or enter measured regions
  *   copy.c      the copy pass: original lines out, with the edits applied
- *   emit.c      fixed-form lines of inserted statements
+ *   emit.c      the layout of either source form, and inserted
+ *               statements written in it
  *
  * Planning never writes text; it fills one `struct sedit` per statement
  * that needs one, and the copy pass writes them in a fixed order around
@@ -193,7 +194,8 @@ void km_fail(struct plan *P, int stmt, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void km_warn(struct plan *P, int stmt, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Does another statement begin or end on a line of statement i (';')? */
+/* Does another statement begin or end on a line of statement i (';'), in
+ * a form where the copy pass cannot give it lines of its own (fixed)? */
 bool km_shares_line(const struct plan *P, int i);
 /* Can statement i carry edits of its own: are its lines in the file, and
  * its own? */

@@ -150,10 +150,11 @@ static const char *skip_blanks(const char *p, const char *end)
 
 /* 1: a marker (filled in); 0: not one; -1: a !KM_measure or
  * !KM_redundant line that says neither start nor end. */
-static int read_marker(const char *p, const char *end, struct marker *m)
+static int read_marker(const char *p, const char *end, bool indented,
+                       struct marker *m)
 {
     int n;
-    const char *q = p;
+    const char *q = indented ? skip_blanks(p, end) : p;
     if (q < end && *q == '!')
         q++;
     else
@@ -212,12 +213,13 @@ static void marker_error(struct plan *P, int line, const char *msg)
 void km_find_markers(struct plan *P)
 {
     const struct km_file *f = &P->src->files[0];
+    const struct km_layout *lay = km_layout_of(P->src->opts.form);
     for (int n = 1; n <= f->nlines; n++) {
         const char *p = f->text + f->line_start[n - 1];
         const char *end = n < f->nlines ? f->text + f->line_start[n]
                                         : f->text + f->size;
         struct marker m = {0};
-        int r = read_marker(p, end, &m);
+        int r = read_marker(p, end, lay->indented_comments, &m);
         if (r == 0)
             continue;
         if (r < 0) {
