@@ -67,7 +67,7 @@ mkdir -p "$build/fuzz/$corpus" "$build/fuzz/$artifacts"
     -fno-omit-frame-pointer -I"$top" -I"$build" -I"$build/parser" \
     -o "$target" $extra \
     "$top/fuzz/fuzz_frontend.c" \
-    "$top/lexer/reader.c" "$top/lexer/classify.c" "$top/lexer/keywords.c" \
+    "$top"/lexer/*.c \
     "$(generated lexer/scanner.c)" "$(generated parser/grammar.c)" \
     "$top/parser/parse.c" "$top/parser/build.c" "$top/parser/dump.c" \
     "$top/parser/names.c" \

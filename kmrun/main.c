@@ -20,6 +20,7 @@
 
 #include "control/control.h"
 #include "lexer/reader.h"
+#include "kmrun/preprocess.h"
 #include "parser/parse.h"
 #include "rewriter/rewrite.h"
 #include "support/buf.h"
@@ -44,6 +45,9 @@ struct options {
     bool dump;
     enum control_answer answer;
     const char *default_control;  /* --default-control=FILE */
+    bool cpp;                     /* --cpp: preprocess every file */
+    bool cpp_macros;              /* -D or -U given: preprocess .F files */
+    struct km_cpp_opts cpp_opts;
     struct file_id {              /* each input file's identity */
         bool known;
         dev_t dev;
@@ -68,6 +72,13 @@ static void usage(FILE *to)
           "  --line-length=N       lines end at column N (none: no limit; default\n"
           "                        72 in fixed form, 132 in free form)\n"
           "  --d-lines-as-code     a D in column 1 is a blank, not a comment\n"
+          "  -DNAME[=VALUE], -UNAME  define or undefine a macro for the\n"
+          "                        preprocessor, which then runs on .F .F90 ...\n"
+          "                        files (those gfortran preprocesses)\n"
+          "  --cpp                 run the preprocessor on every file\n"
+          "  --cpp-command=CMD     the preprocessor (default: $KM_CPP, or\n"
+          "                        gfortran -E -cpp); it gets the -D -U -I\n"
+          "                        options and the file, and writes to stdout\n"
           "  --dump                print what the front end found; write nothing\n"
           "  --default-control=F   use F as the default control file\n"
           "  -h, --help            this text\n"
@@ -106,12 +117,28 @@ static const char *value(int argc, char **argv, int *i, const char *opt)
     return argv[++*i];
 }
 
+/* An option for the preprocessor: -DNAME, -UNAME, -IDIR. */
+static void add_cpp_arg(struct options *o, const char *opt, const char *v)
+{
+    struct km_buf b = {0};
+    km_buf_printf(&b, "%s%s", opt, v);
+    o->cpp_opts.args[o->cpp_opts.nargs++] = b.data;
+}
+
+static void free_cpp_args(struct options *o)
+{
+    for (int i = 0; i < o->cpp_opts.nargs; i++)
+        free((char *)o->cpp_opts.args[i]);
+    free(o->cpp_opts.args);
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
     o->dir = ".";
     o->line_length = -1;
     o->files = km_xcalloc((size_t)argc, sizeof *o->files);
     o->include_dirs = km_xcalloc((size_t)argc + 1, sizeof *o->include_dirs);
+    o->cpp_opts.args = km_xcalloc((size_t)argc + 1, sizeof *o->cpp_opts.args);
     bool only_files = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -122,7 +149,17 @@ static void parse_options(int argc, char **argv, struct options *o)
         } else if (strncmp(a, "-td", 3) == 0) {
             o->dir = value(argc, argv, &i, "-td");
         } else if (strncmp(a, "-I", 2) == 0) {
-            o->include_dirs[o->ninclude_dirs++] = value(argc, argv, &i, "-I");
+            const char *dir = value(argc, argv, &i, "-I");
+            o->include_dirs[o->ninclude_dirs++] = dir;
+            add_cpp_arg(o, "-I", dir);
+        } else if (!strncmp(a, "-D", 2) || !strncmp(a, "-U", 2)) {
+            char opt[3] = {a[0], a[1], 0};
+            add_cpp_arg(o, opt, value(argc, argv, &i, opt));
+            o->cpp_macros = true;
+        } else if (!strcmp(a, "--cpp")) {
+            o->cpp = true;
+        } else if (strncmp(a, "--cpp-command", 13) == 0) {
+            o->cpp_opts.command = value(argc, argv, &i, "--cpp-command");
         } else if (!strcmp(a, "-y") || !strcmp(a, "--use-control")) {
             o->answer = USE_EXISTING;
         } else if (!strcmp(a, "-n") || !strcmp(a, "--reset-control")) {
@@ -156,6 +193,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         o->include_dirs[o->ninclude_dirs++] = KM_MPIF_INCDIR;
     if (o->nfiles == 0)
         die_usage("%s", "no source file given");
+    o->cpp_opts.command = km_cpp_command(o->cpp_opts.command);
     o->ids = km_xcalloc((size_t)o->nfiles, sizeof *o->ids);
     for (int i = 0; i < o->nfiles; i++) {
         struct stat st;
@@ -386,6 +424,43 @@ static int line_length_of(const struct options *o, enum km_form form)
                                : km_default_line_length(form);
 }
 
+/* Does gfortran preprocess a file of this name (.F .F90 .fpp ...)? */
+static bool preprocessed_name(const char *file)
+{
+    const char *dot = strrchr(base_name(file), '.');
+    if (!dot)
+        return false;
+    static const char *const ext[] = {
+        ".F", ".FOR", ".FTN", ".FPP", ".fpp", ".F90", ".F95", ".F03", ".F08",
+    };
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+        if (!strcmp(dot, ext[i]))
+            return true;
+    return false;
+}
+
+static bool runs_preprocessor(const struct options *o, const char *file)
+{
+    return o->cpp || (o->cpp_macros && preprocessed_name(file));
+}
+
+/* Read the file, or what the preprocessor makes of it. */
+static bool read_input(const struct options *o, struct input *in,
+                       struct km_reader_opts *ro, struct km_diag *d)
+{
+    if (!runs_preprocessor(o, in->file))
+        return km_read_source(&in->src, in->file, ro, d);
+    struct km_buf text = {0};
+    bool ok = km_preprocess(&o->cpp_opts, in->file, &text, d);
+    if (ok) {
+        ro->preprocessed = true;
+        ok = km_read_source_text(&in->src, in->file, text.data ? text.data
+                                 : "", text.len, ro, d);
+    }
+    km_buf_free(&text);
+    return ok;
+}
+
 static void load(const struct options *o, struct input *in, struct km_diag *d)
 {
     struct km_reader_opts ro = {0};
@@ -403,8 +478,11 @@ static void load(const struct options *o, struct input *in, struct km_diag *d)
             in->ok = false;
         }
     }
-    in->ok = in->ok && km_read_source(&in->src, in->file, &ro, d);
+    if (in->ok && runs_preprocessor(o, in->file))
+        km_map_diagnostics(&in->src, d);
+    in->ok = in->ok && read_input(o, in, &ro, d);
     in->ok = in->ok && km_parse(&in->src, &in->prog, d);
+    d->map = NULL;
 }
 
 static void add_defined(char ***names, int *n, const char *name)
@@ -446,6 +524,8 @@ static bool instrument(const struct options *o, struct input *in,
         km_dump_program(&in->prog, &text);
         fwrite(text.data ? text.data : "", 1, text.len, stdout);
     } else if (ok) {
+        if (in->src.opts.preprocessed)
+            km_map_diagnostics(&in->src, d);
         struct km_rewrite_opts wo = {0};
         wo.file_name = base_name(in->file);
         wo.line_length = in->src.opts.line_length;
@@ -454,6 +534,7 @@ static bool instrument(const struct options *o, struct input *in,
         wo.mpi_hooks = mpi_hooks;
         ok = km_rewrite(&in->prog, set, &wo, &text, d) &&
              write_whole(in->out, text.data ? text.data : "", text.len, d);
+        d->map = NULL;
     }
     km_buf_free(&text);
     return ok;
@@ -504,6 +585,7 @@ int main(int argc, char **argv)
             km_settings_free(&set);
             free(o.files);
             free(o.include_dirs);
+            free_cpp_args(&o);
             free(o.ids);
             return 1;
         }
@@ -550,6 +632,7 @@ int main(int argc, char **argv)
     km_settings_free(&set);
     free(o.files);
     free(o.include_dirs);
+    free_cpp_args(&o);
     free(o.ids);
     return status;
 }

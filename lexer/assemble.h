@@ -51,6 +51,10 @@ void km_add_text(struct asm_state *st, int line, int col, int field_col,
  * if it is an INCLUDE line.  Returns false after an error. */
 bool km_close_statement(struct asm_state *st);
 
+/* Read the file an #include line (physical line `line`) names, as an
+ * INCLUDE line would be; no statement may be open.  Takes `name`. */
+bool km_cpp_include(struct asm_state *st, int line, char *name);
+
 /* Track character and Hollerith constants over p[i], a character of the
  * open statement's text at column `col` (the statement's text up to p[i]
  * already appended, for Hollerith counts).  Returns true if p[i] is

@@ -1,7 +1,8 @@
 /*
  * directive.c — directive lines (see directive.h).  Works on the raw line
  * in either source form: a sentinel at the start of the line (after
- * blanks, in free form), then the directive's words.
+ * blanks, in free form), then the directive's words; or a preprocessor
+ * line.
  */
 #include "lexer/directive.h"
 
@@ -96,9 +97,31 @@ static int sentinel(const char *p, const char *end, int *len)
     return -1;
 }
 
+/* A preprocessor line's kind. */
+static enum km_directive cpp_line(const char *p, const char *end)
+{
+    p++;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    char w[8];
+    int k = 0;
+    while (p < end && k < 7 && isalpha((unsigned char)*p))
+        w[k++] = *p++;
+    w[k] = '\0';
+    if (!strcmp(w, "if") || !strcmp(w, "ifdef") || !strcmp(w, "ifndef"))
+        return KM_DIR_CPP_IF;
+    if (!strcmp(w, "else") || !strcmp(w, "elif"))
+        return KM_DIR_CPP_ELSE;
+    if (!strcmp(w, "endif"))
+        return KM_DIR_CPP_ENDIF;
+    return KM_DIR_CPP;
+}
+
 enum km_directive km_directive_line(const char *p, int len,
                                     bool prev_continues)
 {
+    if (len > 0 && *p == '#')
+        return cpp_line(p, p + len);
     const char *end = p + len;
     const char *q = p;
     bool fixed = len > 0 && (*p == 'c' || *p == 'C' || *p == '*');

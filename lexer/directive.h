@@ -21,7 +21,13 @@ enum km_directive {
     KM_DIR_DECLARATIVE,   /* a directive of the specification part
                              (threadprivate, declare ...) */
     KM_DIR_OTHER,         /* any other directive (parallel, single, ...) */
-    KM_DIR_CONTINUATION   /* continues the directive on the line before */
+    KM_DIR_CONTINUATION,  /* continues the directive on the line before */
+    /* preprocessor lines (# in column 1): what was kept of a file read
+     * without the preprocessor may sit inside a conditional */
+    KM_DIR_CPP_IF,        /* #if, #ifdef, #ifndef */
+    KM_DIR_CPP_ELSE,      /* #elif, #else */
+    KM_DIR_CPP_ENDIF,     /* #endif */
+    KM_DIR_CPP            /* any other (#define, #include ...) */
 };
 
 /* What physical line `p` (`len` bytes, no line end) is, given the kind

@@ -213,7 +213,8 @@ bool km_read_fixed(struct km_source *src, int file, int depth)
     struct asm_state st = {src, file, depth, -1, 0, 0, 0, 0};
     const struct km_reader_opts *o = &src->opts;
     bool ok = true;
-    bool cpp_continues = false;
+    struct km_cpp_file cpp;
+    km_cpp_begin(&cpp, src, file);
     const char *path = src->files[file].path;
 
     int nlines = src->files[file].nlines;
@@ -224,10 +225,15 @@ bool km_read_fixed(struct km_source *src, int file, int depth)
             ok = false;
             continue;
         }
-        if (cpp_continues || (len > 0 && p[0] == '#')) {
-            cpp_continues = len > 0 && p[len - 1] == '\\';
-            continue;         /* preprocessor line: the compiler's business */
+        char *include = NULL;
+        enum km_cpp_what what = km_cpp_line(&cpp, n, p, len, &include);
+        if (what == KM_CPP_INCLUDE) {
+            if (!km_close_statement(&st) || !km_cpp_include(&st, n, include))
+                ok = false;
+            continue;
         }
+        if (what == KM_CPP_SKIP)
+            continue;
         bool conditional = conditional_line(p, len);
         struct line_layout L = conditional ? conditional_layout(p, len, o)
                                            : layout(p, len, o);
@@ -271,8 +277,10 @@ bool km_read_fixed(struct km_source *src, int file, int depth)
         const char *fp = p + L.field;
         int col0 = L.field + 1;
         /* (blanks padding constants continued over many short lines) */
-        if (km_text_overflows(&st, n))
+        if (km_text_overflows(&st, n)) {
+            km_cpp_end(&cpp);
             return false;
+        }
         for (;;) {
             bool padded;
             int semi = add_field(&st, n, col0, L.field + 1, fp, flen, width,
@@ -291,6 +299,8 @@ bool km_read_fixed(struct km_source *src, int file, int depth)
         }
     }
     if (!km_close_statement(&st))
+        ok = false;
+    if (!km_cpp_end(&cpp))
         ok = false;
     return ok;
 }

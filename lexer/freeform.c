@@ -300,6 +300,21 @@ static void end_of_file(struct free_state *fs)
     close_current(fs);
 }
 
+/* An #include line: read like an INCLUDE line, unless it comes between
+ * the lines of a continued statement. */
+static void cpp_include(struct free_state *fs, int n, char *name)
+{
+    if (fs->continued) {
+        km_warning(fs->st.src->diag, fs->path, n, 1, "an #include inside a "
+                   "continued statement: what it declares is not read");
+        free(name);
+        return;
+    }
+    close_current(fs);
+    if (!km_cpp_include(&fs->st, n, name))
+        fs->ok = false;
+}
+
 /* An OpenMP conditional compilation line: `!$` after blanks only, then a
  * blank or the end of the line.  Returns the sentinel's index, or -1. */
 static int conditional_sentinel(const char *p, int len)
@@ -319,7 +334,8 @@ bool km_read_free(struct km_source *src, int file, int depth)
     char *copy = NULL;        /* a conditional line, its sentinel blanked */
     size_t copy_size = 0;
     int width = src->opts.line_length;
-    bool cpp_continues = false;
+    struct km_cpp_file cpp;
+    km_cpp_begin(&cpp, src, file);
     for (int n = 1; n <= src->files[file].nlines; n++) {
         int len;
         const char *p = km_line_text(&src->files[file], n, &len);
@@ -327,10 +343,14 @@ bool km_read_free(struct km_source *src, int file, int depth)
             fs.ok = false;
             continue;
         }
-        if (cpp_continues || (len > 0 && p[0] == '#')) {
-            cpp_continues = len > 0 && p[len - 1] == '\\';
-            continue;         /* preprocessor line: the compiler's business */
+        char *include = NULL;
+        enum km_cpp_what what = km_cpp_line(&cpp, n, p, len, &include);
+        if (what == KM_CPP_INCLUDE) {
+            cpp_include(&fs, n, include);
+            continue;
         }
+        if (what == KM_CPP_SKIP)
+            continue;
         fs.saw_comment = false;
         fs.line_flags = 0;
         int sentinel = conditional_sentinel(p, len);
@@ -349,11 +369,14 @@ bool km_read_free(struct km_source *src, int file, int depth)
         if (cut)
             check_truncation(&fs, n, p, width, len);
         if (km_text_overflows(&fs.st, n)) {
+            km_cpp_end(&cpp);
             free(copy);
             return false;
         }
     }
     free(copy);
     end_of_file(&fs);
+    if (!km_cpp_end(&cpp))
+        fs.ok = false;
     return fs.ok;
 }

@@ -132,6 +132,69 @@ static int add_file(struct km_source *src, const char *path, char *text,
     return src->nfiles++;
 }
 
+/* A line marker of the preprocessor's output: # N "name" ... (or #line N
+ * "name").  Returns N, or 0 if the line is none. */
+static int line_marker(const char *p, int len, char **name)
+{
+    const char *e = p + len;
+    if (len < 3 || *p != '#')
+        return 0;
+    p++;
+    while (p < e && km_is_blank(*p))
+        p++;
+    if (e - p >= 4 && !memcmp(p, "line", 4))
+        p += 4;
+    while (p < e && km_is_blank(*p))
+        p++;
+    if (p >= e || !isdigit((unsigned char)*p))
+        return 0;
+    long n = strtol(p, (char **)&p, 10);
+    while (p < e && km_is_blank(*p))
+        p++;
+    *name = NULL;
+    if (p < e && *p == '"') {
+        const char *q = ++p;
+        while (q < e && *q != '"')
+            q++;
+        *name = km_xstrndup(p, (size_t)(q - p));
+    }
+    return n > 0 && n < 100000000 ? (int)n : 0;
+}
+
+/* Where each line of a preprocessed file came from, by its line markers. */
+static void map_lines(struct km_file *f)
+{
+    f->orig_line = km_xcalloc((size_t)f->nlines + 1, sizeof *f->orig_line);
+    f->orig_name = km_xcalloc((size_t)f->nlines + 1, sizeof *f->orig_name);
+    int cur = 1, name = -1, cap = 0;
+    for (int n = 1; n <= f->nlines; n++) {
+        int len;
+        const char *p = km_line_text(f, n, &len);
+        char *file = NULL;
+        int mark = line_marker(p, len, &file);
+        f->orig_line[n - 1] = cur;
+        f->orig_name[n - 1] = name;
+        if (!mark) {
+            cur++;
+            continue;
+        }
+        cur = mark;
+        if (!file)
+            continue;
+        name = -1;
+        for (int k = 0; k < f->norig_names; k++)
+            if (!strcmp(f->orig_names[k], file))
+                name = k;
+        if (name < 0) {
+            KM_GROW(f->orig_names, cap, f->norig_names + 1);
+            name = f->norig_names;
+            f->orig_names[f->norig_names++] = file;
+        } else {
+            free(file);
+        }
+    }
+}
+
 static bool load_file(struct km_source *src, const char *path, int *out,
                       const char **why)
 {
@@ -366,6 +429,13 @@ static bool expand_include(struct km_source *src, int i, int depth)
     if (depth >= MAX_INCLUDE_DEPTH) {
         km_error(src->diag, from, line, col,
                  "INCLUDE nested more than %d deep", MAX_INCLUDE_DEPTH);
+    } else if (!path && (s->flags & KM_SF_CPP_INCLUDE)) {
+        /* the compiler's preprocessor may know where it is (a system
+         * header); what it declares is not read */
+        km_warning(src->diag, from, line, col,
+                   "cannot find '%s' (#include): what it declares is not "
+                   "read (add its directory with -I)", name);
+        ok = true;
     } else if (!path) {
         km_error(src->diag, from, line, col,
                  "cannot find include file '%s' (add its directory with -I)",
@@ -384,6 +454,23 @@ static bool expand_include(struct km_source *src, int i, int depth)
     free(path);
     free(name);
     return ok;
+}
+
+bool km_cpp_include(struct asm_state *st, int line, char *name)
+{
+    struct km_buf text = {0};
+    km_buf_adds(&text, "include '");
+    for (const char *p = name; *p; p++) {
+        if (*p == '\'')
+            km_buf_addc(&text, '\'');
+        km_buf_addc(&text, *p);
+    }
+    km_buf_addc(&text, '\'');
+    free(name);
+    km_open_statement(st, line, 0, 0, KM_SF_CPP_INCLUDE);
+    km_add_text(st, line, 1, 1, text.data, (int)text.len);
+    km_buf_free(&text);
+    return km_close_statement(st);
 }
 
 /* --- closing statements, reading files ------------------------------------------- */
@@ -544,7 +631,35 @@ bool km_read_source_text(struct km_source *src, const char *path,
         return false;
     }
     int f = add_file(src, path, km_xstrndup(text, size), size, NULL);
+    if (opts->preprocessed)
+        map_lines(&src->files[f]);
     return read_file(src, f, 0);
+}
+
+int km_user_line(const struct km_source *src, int f, int n,
+                 const char **name)
+{
+    const struct km_file *file = &src->files[f];
+    if (name)
+        *name = file->path;
+    if (!file->orig_line || n < 1 || n > file->nlines)
+        return n;
+    if (name && file->orig_name[n - 1] >= 0)
+        *name = file->orig_names[file->orig_name[n - 1]];
+    return file->orig_line[n - 1];
+}
+
+static void map_position(void *ctx, const char **file, int *line)
+{
+    const struct km_source *src = ctx;
+    if (src->nfiles > 0 && strcmp(*file, src->files[0].path) == 0)
+        *line = km_user_line(src, 0, *line, file);
+}
+
+void km_map_diagnostics(struct km_source *src, struct km_diag *diag)
+{
+    diag->map = map_position;
+    diag->map_ctx = src;
 }
 
 void km_source_free(struct km_source *src)
@@ -553,12 +668,18 @@ void km_source_free(struct km_source *src)
         free(src->files[i].path);
         free(src->files[i].text);
         free(src->files[i].line_start);
+        free(src->files[i].orig_line);
+        free(src->files[i].orig_name);
+        for (int k = 0; k < src->files[i].norig_names; k++)
+            free(src->files[i].orig_names[k]);
+        free(src->files[i].orig_names);
     }
     free(src->files);
     km_buf_free(&src->raw);
     free(src->segs);
     free(src->stmts);
     km_buf_free(&src->tok);
+    km_macros_free(&src->macros);
     free(src->seps);
     memset(src, 0, sizeof *src);
 }

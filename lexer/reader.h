@@ -10,7 +10,9 @@
  * character constants, `;` separated statements, character and Hollerith
  * constants spanning continuation lines, INCLUDE lines (resolved, so the
  * parser sees the declarations they hold; read in the form of the file
- * that includes them) and preprocessor lines (passed over).  Its product
+ * that includes them) and preprocessor lines (cpp.h: only the lines of
+ * the #if branches the preprocessor keeps are read, #include files are
+ * read like INCLUDE files).  Its product
  * is the list of statements: label, text, and where every piece of that
  * text came from, so that diagnostics and insertions point at the user's
  * real lines — the same list whatever the form, so that nothing
@@ -23,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lexer/cpp.h"
 #include "support/buf.h"
 #include "support/diag.h"
 
@@ -35,6 +38,9 @@ struct km_reader_opts {
     bool d_lines_are_code;    /* treat D in column 1 as a blank (-fd-lines-as-code) */
     const char **include_dirs;
     int ninclude_dirs;
+    bool preprocessed;        /* the text is the preprocessor's output: its
+                                 line markers (# N "file") say where each
+                                 line came from */
 };
 
 /* One source file: the file being instrumented (index 0) or an include. */
@@ -46,6 +52,12 @@ struct km_file {
     int *line_start;          /* offset of physical line n at line_start[n-1] */
     int include_stmt;         /* the INCLUDE statement that read it; -1 for 0 */
     unsigned long long dev, ino;  /* its identity, to catch INCLUDE cycles */
+    /* A preprocessed file: where physical line n came from (NULL: from
+     * itself, line n). */
+    int *orig_line;           /* [n - 1]: the line there */
+    int *orig_name;           /* [n - 1]: index in orig_names */
+    char **orig_names;
+    int norig_names;
 };
 
 /* A piece of statement text and where it came from. */
@@ -63,9 +75,10 @@ enum km_stmt_flag {
     KM_SF_SHARES_LINE = 1,    /* another statement shares a line (';') */
     KM_SF_INCLUDE = 2,        /* an INCLUDE line */
     KM_SF_TAB_FORM = 4,       /* first line in tab format */
-    KM_SF_CONDITIONAL = 8     /* an OpenMP conditional line (!$ in columns
+    KM_SF_CONDITIONAL = 8,    /* an OpenMP conditional line (!$ in columns
                                  1-2): code only to a compiler with OpenMP,
                                  so never edited */
+    KM_SF_CPP_INCLUDE = 16    /* an #include line (with KM_SF_INCLUDE) */
 };
 
 struct km_stmt {
@@ -102,6 +115,7 @@ struct km_source {
     int *seps;                /* offsets in tok of the blanks the classifier
                                  put between adjacent keywords, ascending */
     int nseps, sepcap;
+    struct km_macros macros;  /* what #define lines made (cpp.h) */
 };
 
 /* Read `path` and everything it includes into `src`.  Returns false, with
@@ -132,6 +146,16 @@ bool km_form_from_name(const char *path, enum km_form *form);
 
 /* The line length a form has unless told otherwise: 72 or 132. */
 int km_default_line_length(enum km_form form);
+
+/* The line a user knows physical line n of file f by (and its file's
+ * name in *name, if name is not NULL): the line itself, or in a
+ * preprocessed file the line the preprocessor took it from. */
+int km_user_line(const struct km_source *src, int f, int n,
+                 const char **name);
+
+/* Send the diagnostics of a preprocessed source's file 0 back to the
+ * user's files and lines. */
+void km_map_diagnostics(struct km_source *src, struct km_diag *diag);
 
 /* The statement's file name, for diagnostics. */
 const char *km_stmt_path(const struct km_source *src, const struct km_stmt *s);

@@ -269,7 +269,10 @@ void km_b_label_ref(struct km_builder *B, struct km_tokv label, int kind)
 
 void km_b_kind(struct km_builder *B, int stmt, int kind)
 {
-    unit_for(B, stmt);
+    /* an INCLUDE between units (of a file holding #defines, say) begins
+     * none: what it holds may */
+    if (kind != KS_INCLUDE || B->unit >= 0)
+        unit_for(B, stmt);
     info(B, stmt)->kind = kind;
     info(B, stmt)->executable = is_executable(kind);
     construct_statement(B, stmt, kind);
@@ -821,8 +824,13 @@ static void end_loops(struct km_builder *B, int stmt, int label)
 
 void km_b_end_statement(struct km_builder *B, int stmt)
 {
-    struct km_unit *u = unit_for(B, stmt);
     struct km_sinfo *in = info(B, stmt);
+    if (in->kind == KS_INCLUDE && B->unit < 0) {
+        in->unit = -1;        /* between units (see km_b_kind) */
+        B->last_stmt = stmt;
+        return;
+    }
+    struct km_unit *u = unit_for(B, stmt);
     const struct km_stmt *s = &B->src->stmts[stmt];
     in->unit = B->unit;
     bool opened = in->concurrent || in->kind == KS_WHERE ||

@@ -48,9 +48,13 @@ static void add_field(struct km_buf *out, const char *key, int n)
     add_int(out, n);
 }
 
+/* Lines as the user knows them (a preprocessed file's: its source's). */
 static int line_of(const struct km_program *p, int stmt)
 {
-    return stmt >= 0 ? p->src->stmts[stmt].first_line : 0;
+    if (stmt < 0)
+        return 0;
+    const struct km_stmt *s = &p->src->stmts[stmt];
+    return km_user_line(p->src, s->file, s->first_line, NULL);
 }
 
 /* Where one statement's label references lie in p->refs: within
@@ -112,15 +116,17 @@ static void dump_statement(const struct km_program *p, int i,
     const struct km_stmt *s = &src->stmts[i];
     const struct km_sinfo *in = &p->info[i];
     km_buf_adds(out, "  ");
-    if (s->file != 0) {
-        const char *path = src->files[s->file].path;
+    const char *path;
+    int line = km_user_line(src, s->file, s->first_line, &path);
+    if (s->file != 0 || strcmp(path, src->files[0].path) != 0) {
+        /* an include (a preprocessed file's too) */
         const char *base = strrchr(path, '/');
         km_buf_adds(out, base ? base + 1 : path);
         km_buf_addc(out, ':');
     }
-    add_int(out, s->first_line);
+    add_int(out, line);
     if (s->last_line != s->first_line)
-        add_field(out, "-", s->last_line);
+        add_field(out, "-", km_user_line(src, s->file, s->last_line, NULL));
     if (s->label)
         add_field(out, " L", s->label);
     km_buf_addc(out, ' ');

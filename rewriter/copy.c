@@ -669,7 +669,11 @@ static void directive_kinds(const struct km_file *f, int from, int to,
  * comments between (0 if none): of loop directives (!$omp do, !dir$ ivdep
  * ...) above a DO, before which the loop's KM_IN goes, or (`any`) of every
  * directive, before which the routine's declarations and entry code go:
- * never inside !$omp parallel. */
+ * never inside !$omp parallel.  Preprocessor conditionals are crossed
+ * whole: a loop directive inside #ifdef _OPENMP ... #endif takes the
+ * #ifdef with it, and entry code goes above the #if (or, from an #else
+ * branch, the #if before it) that its statement is in, so that every
+ * branch still declares and enters what the rest of the routine uses. */
 static int directives_above(const struct copier *C, int i, bool any)
 {
     const struct plan *P = C->P;
@@ -683,21 +687,45 @@ static int directives_above(const struct copier *C, int i, bool any)
         return 0;
     enum km_directive *kind = km_xmalloc(sizeof *kind * (size_t)(to - from + 1));
     directive_kinds(C->f, from, to, kind);
-    int lead = 0;
+    int lead = 0, depth = 0;
+    bool pending = false;     /* a lead inside the conditional being crossed */
     for (int n = to; n >= from; n--) {
         enum km_directive d = kind[n - from];
-        if (d == KM_DIR_LOOP ||
-            (any && d != KM_DIR_NONE && d != KM_DIR_DECLARATIVE))
-            lead = n;
-        else if (d != KM_DIR_NONE)
+        if (d == KM_DIR_CPP_ENDIF) {
+            depth++;
+        } else if (d == KM_DIR_CPP_ELSE) {
+            if (depth == 0 && !any)
+                break;
+            if (depth == 0) {
+                depth = 1;
+                pending = true;
+            }
+        } else if (d == KM_DIR_CPP_IF) {
+            if (depth == 0 && !any)
+                break;
+            if (depth == 0 || (--depth == 0 && pending)) {
+                lead = n;
+                pending = false;
+            }
+        } else if (d == KM_DIR_CPP) {
+            continue;
+        } else if (d == KM_DIR_LOOP ||
+                   (any && d != KM_DIR_NONE && d != KM_DIR_DECLARATIVE)) {
+            if (depth > 0)
+                pending = true;
+            else
+                lead = n;
+        } else if (d != KM_DIR_NONE) {
             break;
+        }
     }
     free(kind);
     return lead;
 }
 
 /* The last line of the end directives (!$omp end do ...) right below
- * statement i, with only comments between; 0 if none. */
+ * statement i, with only comments between; 0 if none.  A conditional
+ * holding one is taken whole, as above. */
 static int loop_end_directives_below(const struct copier *C, int i)
 {
     const struct plan *P = C->P;
@@ -712,13 +740,27 @@ static int loop_end_directives_below(const struct copier *C, int i)
         return 0;
     enum km_directive *kind = km_xmalloc(sizeof *kind * (size_t)(to - from + 1));
     directive_kinds(C->f, from, to, kind);
-    int last = 0;
+    int last = 0, depth = 0;
+    bool pending = false;     /* an end directive inside a conditional */
     for (int n = from; n <= to; n++) {
         enum km_directive d = kind[n - from];
-        if (d == KM_DIR_END_LOOP)
-            last = n;
-        else if (d != KM_DIR_NONE)
+        if (d == KM_DIR_CPP_IF) {
+            depth++;
+        } else if (d == KM_DIR_CPP_ELSE || d == KM_DIR_CPP_ENDIF) {
+            if (depth == 0)
+                break;
+            if (d == KM_DIR_CPP_ENDIF && --depth == 0 && pending) {
+                last = n;
+                pending = false;
+            }
+        } else if (d == KM_DIR_END_LOOP) {
+            if (depth > 0)
+                pending = true;
+            else
+                last = n;
+        } else if (d != KM_DIR_NONE && d != KM_DIR_CPP) {
             break;
+        }
     }
     free(kind);
     return last;

@@ -447,7 +447,8 @@ static void loop_regions(struct plan *P, struct unit_ctx *c)
         r->first = i + 1;
         r->last = in->do_end;
         r->rank = RANK_LOOP;
-        r->line = P->src->stmts[i].first_line;
+        r->line = km_user_line(P->src, P->src->stmts[i].file,
+                               P->src->stmts[i].first_line, NULL);
         r->text = km_stmt_text(P, i, -1, true);
     }
 }
@@ -522,7 +523,8 @@ static void location_regions(struct plan *P, struct unit_ctx *c)
         }
         struct region *r = add_region(c, RG_LOC, kind, i);
         r->rank = RANK_LOC;
-        r->line = P->src->stmts[i].first_line;
+        r->line = km_user_line(P->src, P->src->stmts[i].file,
+                               P->src->stmts[i].first_line, NULL);
         r->text = km_stmt_text(P, i, -1, true);
     }
 }

@@ -75,13 +75,18 @@ static void add_entry_code(struct plan *P, struct unit_ctx *c, struct code *e,
 {
     const struct km_unit *u = c->u;
     km_code_add(e, 0, 0, km_fmt("IF (%s(1) .EQ. 0) THEN", c->h));
-    int line = P->src->stmts[u->header >= 0 ? u->header : u->first].first_line;
+    const struct km_stmt *h = &P->src->stmts[u->header >= 0 ? u->header
+                                                            : u->first];
+    int line = km_user_line(P->src, h->file, h->first_line, NULL);
     km_code_add(e, 0, 2, registration(P, c, 1, routine_kind(u), line,
                                       u->qualified));
     for (int k = 0; k < u->nentries; k++) {
         int s = u->entries[k];
         km_code_add(e, 0, 2, registration(P, c, k + 2, KM_K_ENTRY,
-                                          P->src->stmts[s].first_line,
+                                          km_user_line(P->src,
+                                              P->src->stmts[s].file,
+                                              P->src->stmts[s].first_line,
+                                              NULL),
                                           P->prog->info[s].name));
     }
     km_register_regions(P, c, e, 2);

@@ -11,6 +11,8 @@
 static void report(struct km_diag *d, const char *file, int line, int col,
                    const char *what, const char *fmt, va_list ap)
 {
+    if (d->map && file && line > 0)
+        d->map(d->map_ctx, &file, &line);
     if (file && line > 0 && col > 0)
         km_buf_printf(&d->log, "%s:%d:%d: %s: ", file, line, col, what);
     else if (file && line > 0)

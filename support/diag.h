@@ -16,6 +16,10 @@
 
 struct km_diag {
     struct km_buf log;   /* every message, one per line */
+    /* If set, every position goes through it first (a preprocessed file's
+     * lines back to the user's files and lines). */
+    void (*map)(void *ctx, const char **file, int *line);
+    void *map_ctx;
     size_t flushed;      /* how much of log went to stderr already */
     int errors;
     int warnings;
