@@ -9,10 +9,9 @@
  * text moves), or its statement replaced.  A line that grows past the
  * line length continues on a new line, broken outside character and
  * Hollerith constants.  Comment lines between a statement's lines stay
- * where they were.  Where the layout allows it (free form), statements
- * sharing lines through `;` are written on lines of their own when one of
- * them is edited: each keeps its columns, the others' text blanked or cut
- * away.  Columns and continuation marks come from the source form's
+ * where they were.  Statements sharing lines through `;` are written on
+ * lines of their own when one of them is edited: each keeps its columns,
+ * the others' text blanked or cut away.  Columns and continuation marks come from the source form's
  * layout (emit.h); nothing here tests the form.
  *
  * Must never change a character of the user's text other than those.
@@ -253,6 +252,9 @@ static void isolate_line(const struct copier *C, int i, struct eline *L)
         L->field0 -= cut;
         L->field1 -= cut;
         L->shift = cut;
+        /* what followed the text (fixed form: sequence numbers) no
+         * longer lines up */
+        L->changed = true;
     }
 }
 
@@ -954,7 +956,7 @@ void km_copy_file(struct plan *P, struct km_buf *out)
             emit_before(&C, lead[n] - 1, P->ed[lead[n] - 1]);
         int i = starts[n];
         int last, j;
-        if (i >= 0 && C.lay->splits_shared_lines &&
+        if (i >= 0 &&
             (j = group_end(src, i, &last)) != i && group_edited(P, i, j)) {
             int w = write_group(&C, i, j);
             n = w > last ? w : last;

@@ -13,7 +13,7 @@
 static const struct km_layout fixed_layout = {
     .field_col = 7, .width = 72, .label_end = 5, .comment = 'C',
     .cont_begin = "     &", .cont_end = "", .cont_indented = false,
-    .blanks_significant = false, .splits_shared_lines = false,
+    .blanks_significant = false,
     .indented_comments = false,
 };
 
@@ -23,7 +23,7 @@ static const struct km_layout fixed_layout = {
 static const struct km_layout free_layout = {
     .field_col = 1, .width = 132, .label_end = 0, .comment = '!',
     .cont_begin = "     &", .cont_end = "&", .cont_indented = true,
-    .blanks_significant = true, .splits_shared_lines = true,
+    .blanks_significant = true,
     .indented_comments = true,
 };
 

@@ -36,8 +36,6 @@ struct km_layout {
                                  mark just before the indented text, not
                                  cont_begin */
     bool blanks_significant;  /* a blank at a line break must be kept */
-    bool splits_shared_lines; /* statements sharing a line (';') can be
-                                 given lines of their own, so edited */
     bool indented_comments;   /* a comment line's `!` need not be in
                                  column 1 (a !KM_ line may be indented) */
 };

@@ -167,42 +167,10 @@ void km_warn(struct plan *P, int stmt, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Lines of file 0 that statement i spans (its INCLUDE's, if included). */
-static void lines_of(const struct plan *P, int i, int *first, int *last)
-{
-    const struct km_stmt *s = &P->src->stmts[P->src->stmts[i].anchor];
-    *first = s->first_line;
-    *last = s->last_line;
-}
-
-bool km_shares_line(const struct plan *P, int i)
-{
-    if (!(P->src->stmts[i].flags & KM_SF_SHARES_LINE))
-        return false;
-    /* The copy pass gives it lines of its own where the form allows. */
-    if (km_layout_of(P->src->opts.form)->splits_shared_lines)
-        return false;
-    /* A ';' with nothing after it shares the line with no statement. */
-    int a, b, c, d;
-    lines_of(P, i, &a, &b);
-    if (i > 0) {
-        lines_of(P, i - 1, &c, &d);
-        if (d >= a)
-            return true;
-    }
-    if (i + 1 < P->src->nstmts) {
-        lines_of(P, i + 1, &c, &d);
-        if (c <= b)
-            return true;
-    }
-    return false;
-}
-
 bool km_editable(const struct plan *P, int i)
 {
     const struct km_stmt *s = &P->src->stmts[i];
-    return s->file == 0 && !km_shares_line(P, i) &&
-           !(s->flags & KM_SF_CONDITIONAL);
+    return s->file == 0 && !(s->flags & KM_SF_CONDITIONAL);
 }
 
 int km_effective_kind(const struct plan *P, int i)

@@ -194,9 +194,6 @@ void km_fail(struct plan *P, int stmt, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void km_warn(struct plan *P, int stmt, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Does another statement begin or end on a line of statement i (';'), in
- * a form where the copy pass cannot give it lines of its own (fixed)? */
-bool km_shares_line(const struct plan *P, int i);
 /* Can statement i carry edits of its own: are its lines in the file, and
  * its own? */
 bool km_editable(const struct plan *P, int i);

@@ -132,12 +132,6 @@ static void instrument_entries(struct plan *P, struct unit_ctx *c)
                     "be instrumented");
             continue;
         }
-        if (km_shares_line(P, s)) {
-            km_fail(P, s, "an ENTRY statement sharing its line with another "
-                    "(';') cannot be instrumented; put it on a line of its "
-                    "own");
-            continue;
-        }
         if (s < u->first_exec) {
             /* Among the declarations no code can follow it: it moves down
              * to the first executable statement, where its code can. */
@@ -221,11 +215,6 @@ static int add_end_stub(struct plan *P, struct unit_ctx *c, const char *hook,
 /* A hooked statement in a logical IF: the IF's statement becomes GOTO. */
 static void redirect(struct plan *P, int i, int label)
 {
-    if (km_shares_line(P, i)) {
-        km_fail(P, i, "a logical IF sharing its line with another statement "
-                "(';') cannot be instrumented yet");
-        return;
-    }
     km_sedit(P, i)->action = km_fmt("GOTO %d", label);
 }
 
@@ -401,18 +390,6 @@ static void instrument_unit(struct plan *P, int unit)
     km_unit_structure_free(&c);
 }
 
-/* Statements sharing a line (';') cannot take edits. */
-static void check_shared_lines(struct plan *P)
-{
-    for (int i = 0; i < P->src->nstmts; i++)
-        if (P->ed[i] && km_shares_line(P, i)) {
-            km_fail(P, i, "this statement shares its line with another (';') "
-                    "and needs instrumentation around it; put it on a line "
-                    "of its own");
-            return;
-        }
-}
-
 static void index_refs(struct plan *P)
 {
     const struct km_program *prog = P->prog;
@@ -467,8 +444,6 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
     km_find_markers(&P);
     for (int u = 0; u < prog->nunits && P.ok; u++)
         instrument_unit(&P, u);
-    if (P.ok)
-        check_shared_lines(&P);
     if (P.ok)
         km_copy_file(&P, out);
     for (int i = 0; i < P.src->nstmts; i++)
