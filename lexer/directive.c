@@ -173,3 +173,31 @@ bool km_directive_continues(const char *p, int len)
         end--;
     return end > q && end[-1] == '&';
 }
+
+int km_directive_collapse(const char *p, int len)
+{
+    static const char word[] = "collapse";
+    const char *end = p + len;
+    for (const char *q = p; q < end; q++) {
+        const char *r = q;
+        const char *w = word;
+        while (*w && r < end && tolower((unsigned char)*r) == *w) {
+            r++;
+            w++;
+        }
+        if (*w)
+            continue;
+        while (r < end && (*r == ' ' || *r == '\t'))
+            r++;
+        if (r >= end || *r != '(')
+            continue;
+        r++;
+        while (r < end && (*r == ' ' || *r == '\t'))
+            r++;
+        int n = 0;
+        while (r < end && isdigit((unsigned char)*r) && n < 1000)
+            n = n * 10 + (*r++ - '0');
+        return n;
+    }
+    return 0;
+}

@@ -37,6 +37,10 @@ enum km_directive {
 enum km_directive km_directive_line(const char *p, int len,
                                     bool prev_continues);
 
+/* The N of a collapse(N) clause on directive line p (a loop directive or
+ * its continuation), or 0: the N loops below are one loop to it. */
+int km_directive_collapse(const char *p, int len);
+
 /* Does directive line `p` end with '&' (free form: continued)? */
 bool km_directive_continues(const char *p, int len);
 

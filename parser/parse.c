@@ -63,9 +63,12 @@ bool km_parse(struct km_source *src, struct km_program *prog,
     int errors = diag->errors;
     km_classify(src);
     if (src->nstmts == 0) {
-        km_error(diag, src->files[0].path, 1, 1,
-                 "no statements: the file holds no program unit");
-        return false;
+        /* a compiler makes an empty object of it; the build needs its
+         * copy all the same */
+        km_warning(diag, src->files[0].path, 1, 1,
+                   "no statements: the file holds no program unit and is "
+                   "copied unchanged");
+        return true;
     }
     prog->info = km_xcalloc((size_t)src->nstmts, sizeof *prog->info);
     for (int i = 0; i < src->nstmts; i++) {

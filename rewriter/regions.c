@@ -24,6 +24,7 @@
 #include <strings.h>
 
 #include "lexer/classify.h"
+#include "lexer/directive.h"
 #include "rewriter/emit.h"
 #include "runtime/km_abi.h"
 
@@ -425,19 +426,73 @@ static void not_editable(struct plan *P, int i, const char *what)
     if (s->file != 0)
         km_warn(P, i, "%s inside an include file is not measured", what);
     else
-        km_warn(P, i, "%s shares its line with another statement (';') and "
-                "is not measured", what);
+        km_warn(P, i, "%s is on an OpenMP conditional line (!$) and is not "
+                "measured", what);
+}
+
+/* How many loops the directives right above DO statement i collapse
+ * into one (!$omp do collapse(2), !$acc loop collapse(3) ...): 1 if
+ * none. */
+static int collapsed_loops(const struct plan *P, int i)
+{
+    const struct km_source *src = P->src;
+    const struct km_stmt *s = &src->stmts[i];
+    if (i == 0 || s->file != 0)
+        return 1;
+    const struct km_file *f = &src->files[0];
+    int from = src->stmts[src->stmts[i - 1].anchor].last_line + 1;
+    int n = 1;
+    enum km_directive open = KM_DIR_NONE;
+    bool continues = false;
+    for (int line = from; line < s->first_line; line++) {
+        int a = f->line_start[line - 1];
+        int b = line < f->nlines ? f->line_start[line] : (int)f->size;
+        const char *p = f->text + a;
+        enum km_directive d = km_directive_line(p, b - a, continues);
+        if (d == KM_DIR_CONTINUATION)
+            d = open;
+        else if (d != KM_DIR_NONE)
+            open = d;
+        continues = d != KM_DIR_NONE && km_directive_continues(p, b - a);
+        int c = d == KM_DIR_LOOP ? km_directive_collapse(p, b - a) : 0;
+        if (c > n)
+            n = c;
+    }
+    return n;
+}
+
+/* The loops inside a collapsed loop nest: no code may come between them,
+ * so they are not measured (the nest is, as its outermost loop). */
+static bool *collapsed_inner_loops(const struct plan *P,
+                                   const struct unit_ctx *c)
+{
+    const struct km_unit *u = c->u;
+    bool *inner = km_xcalloc((size_t)P->src->nstmts + 1, sizeof *inner);
+    for (int i = u->first; i <= u->end; i++) {
+        int k = P->prog->info[i].kind;
+        if (k != KS_DO && k != KS_DO_WHILE)
+            continue;
+        int n = collapsed_loops(P, i);
+        for (int j = i + 1; n > 1 && j <= u->end; j++, n--) {
+            k = P->prog->info[j].kind;
+            if (k != KS_DO && k != KS_DO_WHILE)
+                break;
+            inner[j] = true;
+        }
+    }
+    return inner;
 }
 
 static void loop_regions(struct plan *P, struct unit_ctx *c)
 {
     const struct km_unit *u = c->u;
+    bool *collapsed = collapsed_inner_loops(P, c);
     for (int i = u->first; i <= u->end; i++) {
         const struct km_sinfo *in = &P->prog->info[i];
         if (in->unit != c->index || (in->kind != KS_DO &&
                                      in->kind != KS_DO_WHILE) ||
             in->do_end < 0 || in->do_depth > c->lv.doloop ||
-            in->in_concurrent)
+            in->in_concurrent || collapsed[i])
             continue;
         if (!km_editable(P, i) || !km_editable(P, in->do_end)) {
             not_editable(P, km_editable(P, i) ? in->do_end : i, "this DO loop");
@@ -451,6 +506,7 @@ static void loop_regions(struct plan *P, struct unit_ctx *c)
                                P->src->stmts[i].first_line, NULL);
         r->text = km_stmt_text(P, i, -1, true);
     }
+    free(collapsed);
 }
 
 /* Is statement i a CALL of an MPI routine (not one of the user's, nor an
