@@ -75,19 +75,50 @@ mkdir -p "$build/fuzz/$corpus" "$build/fuzz/$artifacts"
 echo "built $target"
 [ "$build_only" = yes ] && exit 0
 
-# Seeds: every fixture, behind the option byte its .flags ask for.
+# Seeds: every fixture (front end and run, either form), behind the
+# option byte its name and .flags ask for: bit 3 free form (.f90 .F90, or
+# --free-form), bits 0-1 the line length (the form's own unless .flags
+# say; 200 is seeded as none), bit 2 D lines as code.  Include files are
+# seeded in both forms.
 seeds=$build/fuzz/seeds
 mkdir -p "$seeds"
-for f in "$top"/fixtures/frontend/*.f "$top"/fixtures/frontend/*.F \
-         "$top"/fixtures/frontend/include/*; do
-    [ -f "$f" ] || continue
-    opt='\000'
-    case $(cat "${f%.*}.flags" 2>/dev/null) in
-        *132*) opt='\001' ;;
-        *none*) opt='\002' ;;
-        *d-lines*) opt='\004' ;;
+# seed FILE NAME [FORM]: write FILE as seed NAME.
+seed() {
+    form=$3
+    if [ -z "$form" ]; then
+        case $1 in
+            *.f90|*.F90) form=free ;;
+            *) form=fixed ;;
+        esac
+    fi
+    flags=$(cat "${1%.*}.flags" 2>/dev/null || :)
+    case $flags in
+        *--free-form*) form=free ;;
+        *--fixed-form*) form=fixed ;;
     esac
-    { printf "$opt"; cat "$f"; } > "$seeds/$(basename "$f")"
+    opt=0
+    [ "$form" = free ] && opt=$((opt + 9))   # free form, 132 columns
+    case $flags in
+        *line-length=132*) opt=$((opt / 8 * 8 + 1)) ;;
+        *line-length=none*|*line-length=200*) opt=$((opt / 8 * 8 + 2)) ;;
+    esac
+    case $flags in *d-lines*) opt=$((opt + 4)) ;; esac
+    { printf "\\$(printf %03o "$opt")"; cat "$1"; } > "$seeds/$2"
+}
+for f in "$top"/fixtures/frontend/*.f "$top"/fixtures/frontend/*.F \
+         "$top"/fixtures/frontend/*.f90 "$top"/fixtures/frontend/*.F90; do
+    [ -f "$f" ] || continue
+    seed "$f" "$(basename "$f")"
+done
+for f in "$top"/fixtures/frontend/include/*; do
+    [ -f "$f" ] || continue
+    seed "$f" "fixed-$(basename "$f")" fixed
+    seed "$f" "free-$(basename "$f")" free
+done
+for f in "$top"/fixtures/run/*/*.f "$top"/fixtures/run/*/*.f90; do
+    [ -f "$f" ] || continue
+    d=$(dirname "$f")
+    seed "$f" "run-$(basename "$d")-$(basename "$f")"
 done
 
 cd "$build/fuzz"
