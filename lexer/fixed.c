@@ -228,7 +228,9 @@ bool km_read_fixed(struct km_source *src, int file, int depth)
         char *include = NULL;
         enum km_cpp_what what = km_cpp_line(&cpp, n, p, len, &include);
         if (what == KM_CPP_INCLUDE) {
-            if (!km_close_statement(&st) || !km_cpp_include(&st, n, include))
+            if (!km_close_statement(&st))
+                ok = false;
+            if (!km_cpp_include(&st, n, include))
                 ok = false;
             continue;
         }
