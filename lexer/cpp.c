@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lexer/assemble.h"
 
@@ -524,6 +525,44 @@ static bool comment_ends(const char *p, int len)
     return false;
 }
 
+/* A RETURN on a line of a branch not read (the word, outside a comment,
+ * not a variable's name being assigned): compiled with other macros it
+ * leaves its routine with no timer stopped.  Say so. */
+static void unread_return(struct km_cpp_file *c, int n, const char *p,
+                          int len)
+{
+    const char *e = p + len;
+    char quote = 0;
+    for (const char *q = p; q + 6 <= e; q++) {
+        if (quote) {
+            quote = *q == quote ? 0 : quote;
+            continue;
+        }
+        if (*q == '\'' || *q == '"') {
+            quote = *q;
+            continue;
+        }
+        if (*q == '!')
+            return;
+        if (q > p && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))
+            continue;
+        if (strncasecmp(q, "return", 6) != 0)
+            continue;
+        const char *r = skip_blanks(q + 6, e);
+        if (q + 6 < e && (isalnum((unsigned char)q[6]) || q[6] == '_'))
+            continue;
+        if (r < e && (*r == '=' || *r == '%' || *r == '('))
+            continue;
+        struct km_source *src = c->src;
+        km_warning(src->diag, src->files[c->file].path, n,
+                   (int)(q - p) + 1, "a RETURN in an #if branch kmrun does "
+                   "not read: compiled with the macros that choose it, its "
+                   "routine's time would run on; give kmrun the build's -D "
+                   "options (or --cpp)");
+        return;
+    }
+}
+
 enum km_cpp_what km_cpp_line(struct km_cpp_file *c, int n, const char *p,
                              int len, char **name)
 {
@@ -539,8 +578,12 @@ enum km_cpp_what km_cpp_line(struct km_cpp_file *c, int n, const char *p,
         return KM_CPP_SKIP;
     }
     bool continued = c->dir.len > 0;
-    if (!continued && (len == 0 || p[0] != '#'))
-        return active(c) ? KM_CPP_CODE : KM_CPP_SKIP;
+    if (!continued && (len == 0 || p[0] != '#')) {
+        if (active(c))
+            return KM_CPP_CODE;
+        unread_return(c, n, p, len);
+        return KM_CPP_SKIP;
+    }
     if (!continued)
         c->dir_line = n;
     bool more = len > 0 && p[len - 1] == '\\';
@@ -550,6 +593,11 @@ enum km_cpp_what km_cpp_line(struct km_cpp_file *c, int n, const char *p,
     enum km_cpp_what w = directive(c, c->dir_line, name);
     c->dir.len = 0;
     return w;
+}
+
+int km_cpp_innermost(const struct km_cpp_file *c)
+{
+    return c->depth > 0 ? c->cond[c->depth - 1].line : 0;
 }
 
 bool km_cpp_end(struct km_cpp_file *c)

@@ -71,6 +71,9 @@ void km_cpp_begin(struct km_cpp_file *c, struct km_source *src, int file);
  * *name is set (the caller frees it). */
 enum km_cpp_what km_cpp_line(struct km_cpp_file *c, int n, const char *p,
                              int len, char **name);
+/* The line of the innermost #if open, or 0. */
+int km_cpp_innermost(const struct km_cpp_file *c);
+
 /* The end of the file: an #if left open is an error.  Returns false after
  * any error in the file's directives. */
 bool km_cpp_end(struct km_cpp_file *c);

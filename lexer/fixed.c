@@ -269,6 +269,7 @@ bool km_read_fixed(struct km_source *src, int file, int depth)
             km_open_statement(&st, n, L.label, L.label_col,
                               (L.tab ? KM_SF_TAB_FORM : 0) |
                               (conditional ? KM_SF_CONDITIONAL : 0));
+            src->stmts[st.cur].cpp_if = km_cpp_innermost(&cpp);
         }
         int width = o->line_length > 0 ? o->line_length - 6 : 0;
         int flen = len - L.field;
@@ -298,6 +299,7 @@ bool km_read_fixed(struct km_source *src, int file, int depth)
             col0 += semi + 1;
             width = 0;        /* no padding for a statement begun mid-line */
             km_open_statement(&st, n, 0, 0, KM_SF_SHARES_LINE);
+            src->stmts[st.cur].cpp_if = km_cpp_innermost(&cpp);
         }
     }
     if (!km_close_statement(&st))

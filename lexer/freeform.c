@@ -47,6 +47,7 @@ struct free_state {
     int ncont;                /* continuation lines of the open statement */
     bool saw_comment;         /* the current line holds a `!` comment */
     int line_flags;           /* flags of statements the line begins */
+    int cpp_if;               /* ... and the #if they begin in */
     bool ok;
 };
 
@@ -194,8 +195,9 @@ static int start_statement(struct free_state *fs, int n, const char *p,
     int b = skip_blanks(p, from, len);
     int label;
     int text = read_label(fs, n, p, b, len, &label);
-    km_open_statement(&fs->st, n, label, label ? b + 1 : 0,
-                      flags | fs->line_flags);
+    int i = km_open_statement(&fs->st, n, label, label ? b + 1 : 0,
+                              flags | fs->line_flags);
+    fs->st.src->stmts[i].cpp_if = fs->cpp_if;
     fs->ncont = 0;
     return skip_blanks(p, text, len);
 }
@@ -330,7 +332,7 @@ bool km_read_free(struct km_source *src, int file, int depth)
 {
     struct free_state fs = {{src, file, depth, -1, 0, 0, 0, 0},
                             src->files[file].path, false, 0, 0, 0, false,
-                            0, true};
+                            0, 0, true};
     char *copy = NULL;        /* a conditional line, its sentinel blanked */
     size_t copy_size = 0;
     int width = src->opts.line_length;
@@ -353,6 +355,7 @@ bool km_read_free(struct km_source *src, int file, int depth)
             continue;
         fs.saw_comment = false;
         fs.line_flags = 0;
+        fs.cpp_if = km_cpp_innermost(&cpp);
         int sentinel = conditional_sentinel(p, len);
         if (sentinel >= 0) {
             if (copy_size < (size_t)len + 1) {
@@ -362,7 +365,7 @@ bool km_read_free(struct km_source *src, int file, int depth)
             memcpy(copy, p, (size_t)len);
             copy[sentinel] = copy[sentinel + 1] = ' ';
             p = copy;
-            fs.line_flags = KM_SF_CONDITIONAL;
+            fs.line_flags |= KM_SF_CONDITIONAL;
         }
         bool cut = width > 0 && len > width;
         read_line(&fs, n, p, cut ? width : len);

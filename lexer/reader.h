@@ -98,6 +98,9 @@ struct km_stmt {
     int sub_tok;              /* logical IF: its offset in km_source.tok */
     int cname_len;            /* a construct name before a ':' at the
                                  start of the token text, or 0 */
+    int cpp_if;               /* the line of the innermost #if it begins
+                                 in (read without the preprocessor: another
+                                 branch may be the one compiled), or 0 */
 };
 
 struct km_source {

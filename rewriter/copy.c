@@ -667,6 +667,41 @@ static void directive_kinds(const struct km_file *f, int from, int to,
     }
 }
 
+/* Does line p (of a branch the reader did not read) look like an
+ * executable statement?  Comments, continuations and specification
+ * statements do not. */
+static bool looks_executable(const char *p, int len)
+{
+    static const char *const specs[] = {
+        "integer", "real", "double", "complex", "logical", "character",
+        "type", "class", "use", "implicit", "parameter", "dimension",
+        "common", "external", "intrinsic", "save", "data", "include",
+        "equivalence", "namelist", "allocatable", "pointer", "target",
+        "interface", "procedure", "import", "intent", "optional", "byte",
+        "contiguous", "volatile", "asynchronous", "protected", "value",
+        "format", "entry", "enum", "public", "private", "sequence",
+    };
+    if (len == 0 || p[0] == 'c' || p[0] == 'C' || p[0] == '*' ||
+        p[0] == '#')
+        return false;
+    int i = 0;
+    while (i < len && (p[i] == ' ' || p[i] == '\t' || isdigit((unsigned char)p[i])))
+        i++;
+    if (i >= len || p[i] == '!' || p[i] == '&' || (i == 5 && p[i] != ' '))
+        return false;
+    char w[16];
+    int k = 0;
+    while (i < len && k < 15 && isalpha((unsigned char)p[i]))
+        w[k++] = (char)tolower((unsigned char)p[i++]);
+    w[k] = '\0';
+    if (k == 0)
+        return false;
+    for (size_t j = 0; j < sizeof specs / sizeof specs[0]; j++)
+        if (!strncmp(w, specs[j], strlen(specs[j])))
+            return false;
+    return true;
+}
+
 /* The first line of the directives right above statement i, with only
  * comments between (0 if none): of loop directives (!$omp do, !dir$ ivdep
  * ...) above a DO, before which the loop's KM_IN goes, or (`any`) of every
@@ -674,8 +709,9 @@ static void directive_kinds(const struct km_file *f, int from, int to,
  * never inside !$omp parallel.  Preprocessor conditionals are crossed
  * whole: a loop directive inside #ifdef _OPENMP ... #endif takes the
  * #ifdef with it, and entry code goes above the #if (or, from an #else
- * branch, the #if before it) that its statement is in, so that every
- * branch still declares and enters what the rest of the routine uses. */
+ * branch, the #if before it) that its statement is in, and above a
+ * conditional whose unread branch holds code, so that every branch still
+ * declares and enters what the rest of the routine uses. */
 static int directives_above(const struct copier *C, int i, bool any)
 {
     const struct plan *P = C->P;
@@ -693,6 +729,13 @@ static int directives_above(const struct copier *C, int i, bool any)
     bool pending = false;     /* a lead inside the conditional being crossed */
     for (int n = to; n >= from; n--) {
         enum km_directive d = kind[n - from];
+        if (any && depth > 0 && d == KM_DIR_NONE) {
+            /* code in a branch not read: the entry code goes above it */
+            int start, len;
+            line_bounds(C->f, n, &start, &len);
+            if (looks_executable(C->f->text + start, len))
+                pending = true;
+        }
         if (d == KM_DIR_CPP_ENDIF) {
             depth++;
         } else if (d == KM_DIR_CPP_ELSE) {

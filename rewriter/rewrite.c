@@ -290,6 +290,14 @@ static void hook_end(struct plan *P, struct unit_ctx *c)
         km_fail(P, end, "END statement inside an include file");
         return;
     }
+    const struct km_stmt *first = &P->src->stmts[c->u->header >= 0
+                                                 ? c->u->header
+                                                 : c->u->first];
+    if (P->src->stmts[end].cpp_if != first->cpp_if)
+        km_warn(P, end, "the end of %s's code is inside an #if: compiled "
+                "with macros that choose another branch, its time would "
+                "run on; give kmrun the build's -D options (or --cpp)",
+                c->u->qualified);
     struct sedit *e = km_sedit(P, end);
     add_return_code(P, c, &e->main);
     if (c->end_label || e->nstubs > 0)
