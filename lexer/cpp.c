@@ -196,7 +196,7 @@ static intmax_t unary(struct expr *x)
     if (take(x, "~"))
         return ~unary(x);
     if (take(x, "-"))
-        return -unary(x);
+        return (intmax_t)(0 - (uintmax_t)unary(x));
     if (take(x, "+"))
         return unary(x);
     if (take(x, "(")) {
@@ -225,21 +225,23 @@ static intmax_t apply(struct expr *x, const char *op, intmax_t a, intmax_t b)
     case '=': return a == b;
     case '!': return a != b;
     case '<':
-        return op[1] == '<' ? (b >= 0 && b < 63 ? a << b : 0)
+        return op[1] == '<' ? (b >= 0 && b < 63
+                               ? (intmax_t)((uintmax_t)a << b) : 0)
                : op[1] == '=' ? a <= b : a < b;
     case '>':
         return op[1] == '>' ? (b >= 0 && b < 63 ? a >> b : 0)
                : op[1] == '=' ? a >= b : a > b;
-    case '+': return a + b;
-    case '-': return a - b;
-    case '*': return a * b;
+    /* wrapping, as the preprocessor's arithmetic does, never undefined */
+    case '+': return (intmax_t)((uintmax_t)a + (uintmax_t)b);
+    case '-': return (intmax_t)((uintmax_t)a - (uintmax_t)b);
+    case '*': return (intmax_t)((uintmax_t)a * (uintmax_t)b);
     default:
         if (b == 0) {
             fail(x, "division by zero in the condition");
             return 0;
         }
         if (b == -1)
-            return op[0] == '/' ? -a : 0;
+            return op[0] == '/' ? (intmax_t)(0 - (uintmax_t)a) : 0;
         return op[0] == '/' ? a / b : a % b;
     }
 }
