@@ -367,10 +367,44 @@ static void reg(int32_t *h, const int32_t *hr, const char *text)
     *h = r->id;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Threads                                                                   */
+
+/* One call stack measures one thread: the program's, the first to call
+ * libkm.  Calls from any other (OpenMP's threads running a parallel
+ * region's routines and loops) are counted and otherwise ignored: they
+ * could only corrupt the stack, and their time is inside the region that
+ * started them, on the program's thread.  The check costs the hot path a
+ * thread-local load. */
+static __thread int thread_role __attribute__((tls_model("initial-exec")));
+enum { ROLE_UNKNOWN, ROLE_PROGRAM, ROLE_OTHER };
+static int program_claimed;          /* a thread is the program's */
+static uint64_t other_thread_calls;
+
+static KM_NOINLINE int other_thread_slow(void)
+{
+    if (thread_role == ROLE_UNKNOWN) {
+        int none = 0;
+        thread_role = __atomic_compare_exchange_n(&program_claimed, &none, 1,
+                                                  0, __ATOMIC_ACQ_REL,
+                                                  __ATOMIC_ACQUIRE)
+                          ? ROLE_PROGRAM : ROLE_OTHER;
+        if (thread_role == ROLE_PROGRAM)
+            return 0;
+    }
+    __atomic_fetch_add(&other_thread_calls, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+#define OTHER_THREAD() \
+    (KM_UNLIKELY(thread_role != ROLE_PROGRAM) && other_thread_slow())
+
 /* A registration is libkm's own work: its time goes to the overhead, and
  * so out of the frame that is open around it. */
 void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
 {
+    if (OTHER_THREAD())
+        return;      /* the handle stays 0: the program's thread registers */
     init();
     km_tick t = cold_now();
     reg(h, hr, text);
@@ -929,6 +963,8 @@ static KM_NOINLINE void km_in_find(struct km_region *r, int32_t i)
  * register. */
 void km_in_f(const int32_t *h)
 {
+    if (OTHER_THREAD())
+        return;
     uint32_t k = (uint32_t)*h - 1;
     int32_t i = st.sp + 1;
     if (KM_UNLIKELY(k >= (uint32_t)st.nreg || i >= KM_STACK_DEPTH - 1)) {
@@ -1004,6 +1040,8 @@ static KM_NOINLINE void km_out_measured(int32_t i)
 
 void km_out_f(const int32_t *h)
 {
+    if (OTHER_THREAD())
+        return;
     int32_t i = st.sp;
     struct km_frame *f = &st.stack[i];
     if (KM_UNLIKELY(f->id != *h)) {
@@ -1294,6 +1332,8 @@ static void fill_scalars(struct km_report *rep, const char *event,
     rep->bad_in = st.bad_in;
     rep->lost = st.lost;
     rep->bad_reg = st.bad_reg;
+    rep->other_threads = __atomic_load_n(&other_thread_calls,
+                                         __ATOMIC_RELAXED);
     rep->waited = waited;
 }
 

@@ -373,6 +373,9 @@ static void format_warnings(struct km_text *t, const struct km_report *rep)
         { rep->lost, "region entries beyond the depth of the frame stack "
                      "were not measured" },
         { rep->bad_reg, "region registrations could not be read" },
+        { rep->other_threads, "calls from threads other than the program's "
+                              "(OpenMP) were not measured: their time is in "
+                              "the region that started them" },
     };
     for (size_t i = 0; i < sizeof w / sizeof *w; i++)
         if (w[i].n)

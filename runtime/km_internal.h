@@ -283,6 +283,8 @@ struct km_report {
     uint64_t bad_in;         /* KM_IN / KM_OUT of an unregistered handle */
     uint64_t lost;           /* entries beyond the frame stack's depth */
     uint64_t bad_reg;        /* registrations with unreadable text */
+    uint64_t other_threads;  /* calls from threads other than the
+                                program's, not measured */
     double waited;           /* seconds the thread waited for a processor */
     int32_t mpi_unmeasured;  /* routines run with MPI calls not measured */
     const char *mpi_unmeasured_first;

@@ -146,8 +146,28 @@ static void grow(int32_t id)
     nkinds = n;
 }
 
+/* Like libkm, check the program's thread only (the first to call): the
+ * others' calls are handed on, and libkm counts and ignores them. */
+static __thread int thread_role;     /* 0 not known, 1 program, 2 other */
+static int program_claimed;
+
+static int other_thread(void)
+{
+    if (thread_role == 0) {
+        int none = 0;
+        thread_role = __atomic_compare_exchange_n(&program_claimed, &none, 1,
+                                                  0, __ATOMIC_ACQ_REL,
+                                                  __ATOMIC_ACQUIRE) ? 1 : 2;
+    }
+    return thread_role == 2;
+}
+
 void kc_reg_f(int32_t *h, const int32_t *hr, const char *text)
 {
+    if (other_thread()) {
+        km_reg_f(h, hr, text);
+        return;
+    }
     int32_t routine = *hr;
     km_reg_f(h, hr, text);
     if (*h <= 0)
@@ -170,6 +190,10 @@ static void note_parent(int32_t id)
 
 void kc_in_f(const int32_t *h)
 {
+    if (other_thread()) {
+        km_in_f(h);
+        return;
+    }
     int kind = kind_of(*h);
     if (!KM_KIND_IS_ROUTINE(kind))
         for (int k = sp - 1; k >= 0; k--) {
@@ -189,6 +213,10 @@ void kc_in_f(const int32_t *h)
 
 void kc_out_f(const int32_t *h)
 {
+    if (other_thread()) {
+        km_out_f(h);
+        return;
+    }
     int k = sp - 1;
     while (k >= 0 && stack[k] != *h)
         k--;
