@@ -296,8 +296,11 @@ static void routine_line(FILE *f, const struct kv_stats *st, size_t k, int id,
         fprintf(f, " %10s %10s %8s %7d", kv_human_mark(b[2], net->min, net_est),
                 kv_human_mark(b[3], net->max, net_est),
                 kv_human(b[4], kv_max_over_mean(net)), net->max_rank);
-    snprintf(b[5], sizeof b[5], "%s%.6g", st->r_extrap[id] ? "+" : "",
-             st->rs[KV_M_COUNTS][id].mean);
+    /* a whole count is shown whole while it fits the column */
+    double count = st->rs[KV_M_COUNTS][id].mean;
+    const char *form = count == floor(count) && count < 1e9 ? "%s%.0f"
+                                                             : "%s%.6g";
+    snprintf(b[5], sizeof b[5], form, st->r_extrap[id] ? "+" : "", count);
     fprintf(f, " %10s %10s", kv_human_mark(b[6], st->rs[KV_M_ELAPSED][id].mean,
                                           est & KV_EST(KV_M_ELAPSED)), b[5]);
     fprintf(f, " %10s %10s %6s\n",

@@ -12,6 +12,12 @@
 # into the same lines.
 BEGIN { FS = "\t" }
 { v[$1] = $2 }
+# A count as the summary shows it: whole while below 1e9, else %.6g.
+function count(c) {
+    c += 0
+    return c == int(c) && c < 1e9 ? sprintf("%.0f", c) : sprintf("%.6g", c)
+}
+
 function g(x) { return x == "" ? "-" : sprintf("%.4g", x) }
 function m(x, est) { return x == "" ? "-" : (est == 1 || est == "true" ? "~" : "") g(x) }
 function pct(x) { return x == "" ? "-" : sprintf("%.1f%%", 100 * x) }
@@ -102,7 +108,7 @@ END {
         ne = v[p "net_estimated"]
         print "routine", v[p "name"], m(v[p "net_mean"], ne), pct(v[p "net_share"]), m(v[p "net_min"], ne),
               m(v[p "net_max"], ne), g(v[p "net_max_over_mean"]), v[p "net_max_rank"],
-              m(v[p "elapsed_mean"], v[p "elapsed_estimated"]), plus sprintf("%.6g", v[p "counts_mean"]),
+              m(v[p "elapsed_mean"], v[p "elapsed_estimated"]), plus count(v[p "counts_mean"]),
               m(v[p "mpi_mean"], v[p "mpi_estimated"]), m(v[p "io_mean"], v[p "io_estimated"]),
               pct(v[p "estimated_fraction"])
     }
