@@ -165,6 +165,7 @@ static void construct_statement(struct km_builder *B, int stmt, int kind)
         push_construct(B, stmt);
         if (kind == KS_WHERE || kind == KS_FORALL)
             B->concurrent++;
+        B->critical += kind == KS_CRITICAL;
     } else if (km_closes_construct(kind)) {
         int open = innermost_construct(B);
         int ok = open >= 0 ? B->prog->info[open].kind : KS_NONE;
@@ -181,6 +182,7 @@ static void construct_statement(struct km_builder *B, int stmt, int kind)
         }
         if (ok == KS_WHERE || ok == KS_FORALL)
             B->concurrent--;
+        B->critical -= ok == KS_CRITICAL;
         pop_construct(B, open);
     } else if (km_branches_construct(kind)) {
         int open = innermost_construct(B);
@@ -836,6 +838,7 @@ void km_b_end_statement(struct km_builder *B, int stmt)
     bool opened = in->concurrent || in->kind == KS_WHERE ||
                   in->kind == KS_FORALL;
     in->in_concurrent = B->concurrent - opened > 0;
+    in->in_critical = B->critical - (in->kind == KS_CRITICAL) > 0;
     in->do_parent = B->ndos > 0 ? B->dos[B->ndos - 1].stmt : -1;
     if (in->kind == KS_DO || in->kind == KS_DO_WHILE)
         in->do_parent = B->ndos > 1 ? B->dos[B->ndos - 2].stmt : -1;

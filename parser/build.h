@@ -114,6 +114,7 @@ struct km_builder {
                                          last */
     int ncons, conscap;
     int concurrent;       /* open DO CONCURRENT, FORALL and WHERE */
+    int critical;         /* open CRITICAL constructs */
     struct km_names scalars;  /* names declared without dimensions */
     bool closing_unit;    /* the statement being parsed ends the unit */
     struct km_names arrays;   /* each unit's arrays (km_unit.arrays) */

@@ -74,6 +74,7 @@ struct km_sinfo {
     int goto_form;        /* GO TO, or a logical IF's: enum km_goto_form */
     bool concurrent;      /* DO CONCURRENT: nothing inside may call libkm */
     bool in_concurrent;   /* inside a DO CONCURRENT, FORALL or WHERE */
+    bool in_critical;     /* inside a CRITICAL construct: no jump out */
     int exit_target;      /* EXIT or CYCLE with a construct name: the
                              construct's first statement; else -1 */
 };

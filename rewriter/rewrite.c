@@ -320,10 +320,11 @@ static void hooks(struct plan *P, struct unit_ctx *c)
         if (P->prog->info[i].unit != c->index)
             continue;
         int k = km_effective_kind(P, i);
-        /* Nothing may leave a DO CONCURRENT by a jump, nor call an impure
-         * procedure in it: an ERROR STOP there stays as it is (libkm's
-         * exit handler writes the results). */
-        if (P->prog->info[i].in_concurrent)
+        /* Nothing may leave a DO CONCURRENT or a CRITICAL construct by a
+         * jump (nor call an impure procedure in a DO CONCURRENT): an
+         * ERROR STOP there stays as it is (libkm's exit handler writes
+         * the results). */
+        if (P->prog->info[i].in_concurrent || P->prog->info[i].in_critical)
             continue;
         if (k == KS_RETURN)
             hook_return(P, c, i);
