@@ -512,6 +512,16 @@ static void defined_names(const struct input *in, int nin, char ***names,
     }
 }
 
+/* A MODULE PROCEDURE body takes its kind and purity from an interface
+ * that is often in another file: the module's. */
+static void inherit_interfaces(struct input *in, int nin)
+{
+    for (int f = 0; f < nin; f++)
+        for (int g = 0; g < nin; g++)
+            if (in[f].ok && in[g].ok && f != g)
+                km_inherit_interfaces(&in[f].prog, &in[g].prog);
+}
+
 static bool instrument(const struct options *o, struct input *in,
                        const struct km_settings *set, char **defined,
                        int ndefined, bool *mpi_hooks, struct km_diag *d)
@@ -599,6 +609,7 @@ int main(int argc, char **argv)
     }
     char **defined = NULL;
     int ndefined = 0;
+    inherit_interfaces(in, o.nfiles);
     defined_names(in, o.nfiles, &defined, &ndefined);
     bool mpi_hooks = false;
     for (int i = 0; i < o.nfiles; i++) {

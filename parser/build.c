@@ -523,6 +523,12 @@ static int host_for_new_unit(struct km_builder *B, int stmt)
     return -1;
 }
 
+/* PURE, or ELEMENTAL without IMPURE. */
+static bool is_pure(int prefixes)
+{
+    return (prefixes & KM_P_PURE) && !(prefixes & KM_P_IMPURE);
+}
+
 /* Open unit `ukind` named `name` (NULL: unnamed) at its header `stmt`. */
 static struct km_unit *open_unit(struct km_builder *B, int stmt, int ukind,
                                  char *name, int prefixes)
@@ -540,12 +546,45 @@ static struct km_unit *open_unit(struct km_builder *B, int stmt, int ukind,
     u->header = stmt;
     u->host = host;
     u->recursive = prefixes & KM_P_RECURSIVE;
-    u->pure = (prefixes & KM_P_PURE) || (h && h->pure);
+    u->pure = is_pure(prefixes) || (h && h->pure);
     u->uses = h && h->uses;
     u->qualified = qualified_name(B->prog, u);
     info(B, stmt)->kind = header_kind[ukind];
     info(B, stmt)->name = km_xstrdup(u->name);
     return u;
+}
+
+/* An interface body with the MODULE prefix, in the open (sub)module. */
+static void add_separate(struct km_builder *B, int ukind, const char *name,
+                         bool pure)
+{
+    if (B->unit < 0)
+        return;
+    struct km_program *p = B->prog;
+    struct km_buf q = {0};
+    km_buf_printf(&q, "%s::%s", p->units[B->unit].qualified, name);
+    KM_GROW(p->separates, p->separatecap, p->nseparates + 1);
+    p->separates[p->nseparates++] = (struct km_separate){
+        .qualified = q.data, .kind = ukind, .pure = pure};
+}
+
+void km_inherit_interfaces(struct km_program *p,
+                           const struct km_program *from)
+{
+    for (int u = 0; u < p->nunits; u++) {
+        struct km_unit *un = &p->units[u];
+        for (int k = 0; un->inherits && k < from->nseparates; k++) {
+            const struct km_separate *sep = &from->separates[k];
+            if (strcmp(sep->qualified, un->qualified) != 0)
+                continue;
+            un->kind = sep->kind;
+            un->pure = sep->pure;
+            un->inherits = false;
+        }
+        /* hosts come first: what is inside a PURE procedure is too */
+        if (un->host >= 0 && p->units[un->host].pure)
+            un->pure = true;
+    }
 }
 
 void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
@@ -556,6 +595,8 @@ void km_b_unit(struct km_builder *B, int stmt, int ukind, struct km_tokv name,
         km_b_kind(B, stmt, header_kind[ukind]);
         if (named)
             info(B, stmt)->name = tok_text(B, name);
+        if (named && (prefixes & KM_P_MODULE))
+            add_separate(B, ukind, info(B, stmt)->name, is_pure(prefixes));
         return;
     }
     open_unit(B, stmt, ukind, named ? tok_text(B, name) : NULL, prefixes);
@@ -612,7 +653,9 @@ void km_b_module_procedure(struct km_builder *B, int stmt,
         km_b_kind(B, stmt, KS_MODULE_PROCEDURE);
         return;
     }
-    open_unit(B, stmt, KM_U_SUBROUTINE, last_name(B, text), KM_P_MODULE);
+    struct km_unit *u = open_unit(B, stmt, KM_U_SUBROUTINE,
+                                  last_name(B, text), KM_P_MODULE);
+    u->inherits = true;
     info(B, stmt)->kind = KS_MODULE_PROCEDURE;
 }
 

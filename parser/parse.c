@@ -100,6 +100,7 @@ bool km_parse(struct km_source *src, struct km_program *prog,
                  u->kind == KM_U_SUBMODULE ? "submodule" : "routine",
                  u->name);
     }
+    km_inherit_interfaces(prog, prog);
     km_scanner_free(B.scanner);
     free(B.dos);
     free(B.open_labels);
@@ -138,5 +139,8 @@ void km_program_free(struct km_program *p)
     }
     free(p->units);
     free(p->refs);
+    for (int i = 0; i < p->nseparates; i++)
+        free(p->separates[i].qualified);
+    free(p->separates);
     memset(p, 0, sizeof *p);
 }

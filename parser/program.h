@@ -100,6 +100,8 @@ struct km_unit {
     bool blanket_save;    /* a SAVE with no list */
     bool recursive;
     bool pure;            /* PURE or ELEMENTAL, or inside one */
+    bool inherits;        /* MODULE PROCEDURE NAME: its kind and purity are
+                             its interface's, which this file may not hold */
     bool uses;            /* has a USE statement (or its host has) */
     int *entries;         /* ENTRY statements */
     int nentries;
@@ -112,6 +114,14 @@ struct km_unit {
     int ncalls, callcap;
 };
 
+/* A separate module procedure's interface (MODULE FUNCTION ... in an
+ * interface block): what a MODULE PROCEDURE body elsewhere inherits. */
+struct km_separate {
+    char *qualified;      /* MODULE::NAME, as its body is measured */
+    int kind;             /* KM_U_SUBROUTINE or KM_U_FUNCTION */
+    bool pure;
+};
+
 struct km_program {
     struct km_source *src;
     struct km_sinfo *info;        /* one per statement */
@@ -119,7 +129,14 @@ struct km_program {
     int nunits, unitcap;
     struct km_label_ref *refs;
     int nrefs, refcap;
+    struct km_separate *separates;
+    int nseparates, separatecap;
 };
+
+/* Give every MODULE PROCEDURE body of p whose interface lies in `from`
+ * (another file, or p itself) that interface's kind and purity. */
+void km_inherit_interfaces(struct km_program *p,
+                           const struct km_program *from);
 
 void km_program_free(struct km_program *p);
 

@@ -373,6 +373,18 @@ static void leave_pure(struct plan *P, const struct km_unit *u)
                "nor anything in it", u->qualified);
 }
 
+/* MODULE PROCEDURE NAME is PURE if its interface is, and the interface
+ * was in none of the files kmrun read. */
+static void warn_unseen_interface(struct plan *P, const struct km_unit *u)
+{
+    const struct km_stmt *h = &P->src->stmts[u->header];
+    km_warning(P->diag, km_stmt_path(P->src, h), h->first_line, 1,
+               "the interface of %s is in none of the files given: measured "
+               "as an impure procedure (if the interface says PURE or "
+               "ELEMENTAL, give kmrun its module's file too, or list %s in "
+               "IGNORED_ROUTINES)", u->qualified, u->qualified);
+}
+
 static void instrument_unit(struct plan *P, int unit)
 {
     const struct km_unit *u = &P->prog->units[unit];
@@ -383,6 +395,8 @@ static void instrument_unit(struct plan *P, int unit)
         leave_pure(P, u);
         return;
     }
+    if (u->inherits)
+        warn_unseen_interface(P, u);
     km_collect_labels(P, unit);
     struct unit_ctx c;
     setup_unit(P, &c, unit);
