@@ -20,6 +20,7 @@
 
 #include "control/control.h"
 #include "lexer/reader.h"
+#include "kmrun/interfaces.h"
 #include "kmrun/preprocess.h"
 #include "parser/parse.h"
 #include "rewriter/rewrite.h"
@@ -45,6 +46,13 @@ struct options {
     bool dump;
     enum control_answer answer;
     const char *default_control;  /* --default-control=FILE */
+    const char *output;           /* -o FILE: the one file's copy; no
+                                     KM_message.txt, no control file copied */
+    const char *control;          /* --control=FILE, read as it is */
+    bool line_markers;            /* --line-markers */
+    const char *module_dir;       /* --module-dir=DIR: where the compiler
+                                     writes module files, and kmrun its
+                                     interface index files */
     bool cpp;                     /* --cpp: preprocess every file */
     bool cpp_macros;              /* -D or -U given: preprocess .F files */
     struct km_cpp_opts cpp_opts;
@@ -64,7 +72,16 @@ static void usage(FILE *to)
           "case) free; any other is read as fixed form.\n"
           "\n"
           "  -td DIR               output directory (default: .; created if missing)\n"
-          "  -I DIR                search DIR for INCLUDE files\n"
+          "  -o FILE               write the one file's instrumented copy to\n"
+          "                        FILE (nothing else is written)\n"
+          "  --control=FILE        read FILE as the control file (nothing is\n"
+          "                        copied to DIR)\n"
+          "  --line-markers        write line markers (# N \"file\") so that the\n"
+          "                        compiler and debugger name the original lines\n"
+          "  --module-dir=DIR      the compiler's module directory (-J): index\n"
+          "                        files of separate module procedures'\n"
+          "                        interfaces are written and looked up there\n"
+          "  -I DIR                search DIR for INCLUDE files (and index files)\n"
           "  -y, --use-control     use an existing DIR/KM_control.dat without asking\n"
           "  -n, --reset-control   replace it by the default (old one kept as .old)\n"
           "  --free-form           read every file as free form\n"
@@ -148,6 +165,14 @@ static void parse_options(int argc, char **argv, struct options *o)
             only_files = true;
         } else if (strncmp(a, "-td", 3) == 0) {
             o->dir = value(argc, argv, &i, "-td");
+        } else if (strncmp(a, "-o", 2) == 0) {
+            o->output = value(argc, argv, &i, "-o");
+        } else if (strncmp(a, "--control", 9) == 0) {
+            o->control = value(argc, argv, &i, "--control");
+        } else if (strncmp(a, "--module-dir", 12) == 0) {
+            o->module_dir = value(argc, argv, &i, "--module-dir");
+        } else if (!strcmp(a, "--line-markers")) {
+            o->line_markers = true;
         } else if (strncmp(a, "-I", 2) == 0) {
             const char *dir = value(argc, argv, &i, "-I");
             o->include_dirs[o->ninclude_dirs++] = dir;
@@ -193,6 +218,8 @@ static void parse_options(int argc, char **argv, struct options *o)
         o->include_dirs[o->ninclude_dirs++] = KM_MPIF_INCDIR;
     if (o->nfiles == 0)
         die_usage("%s", "no source file given");
+    if (o->output && o->nfiles > 1)
+        die_usage("%s", "-o takes one source file");
     o->cpp_opts.command = km_cpp_command(o->cpp_opts.command);
     o->ids = km_xcalloc((size_t)o->nfiles, sizeof *o->ids);
     for (int i = 0; i < o->nfiles; i++) {
@@ -350,10 +377,20 @@ static enum control_answer ask(const char *path)
     }
 }
 
-/* Make sure DIR/KM_control.dat exists as the user wants it; read it. */
+/* Make sure DIR/KM_control.dat exists as the user wants it; read it.
+ * (--control=FILE, or -o without it: read that file, or the default, as
+ * it is.) */
 static bool prepare_control(const struct options *o, struct km_settings *set,
                             struct km_diag *d)
 {
+    if (o->control || o->output) {
+        char *def = o->control ? km_xstrdup(o->control)
+                  : o->default_control ? km_xstrdup(o->default_control)
+                                       : find_default_control();
+        bool ok = km_control_read(def, set, d);
+        free(def);
+        return ok;
+    }
     char *path = join(o->dir, "KM_control.dat");
     char *def = o->default_control ? km_xstrdup(o->default_control)
                                    : find_default_control();
@@ -400,6 +437,8 @@ struct input {
 
 static char *output_name(const struct options *o, const char *file)
 {
+    if (o->output)
+        return km_xstrdup(o->output);
     struct km_buf name = {0};
     km_buf_printf(&name, "KM_%s", base_name(file));
     char *out = join(o->dir, name.data);
@@ -514,12 +553,47 @@ static void defined_names(const struct input *in, int nin, char ***names,
 
 /* A MODULE PROCEDURE body takes its kind and purity from an interface
  * that is often in another file: the module's. */
-static void inherit_interfaces(struct input *in, int nin)
+static void inherit_interfaces(const struct options *o, struct input *in,
+                               int nin)
 {
     for (int f = 0; f < nin; f++)
         for (int g = 0; g < nin; g++)
             if (in[f].ok && in[g].ok && f != g)
                 km_inherit_interfaces(&in[f].prog, &in[g].prog);
+    /* then the index files of earlier compiles, where the compiler
+     * looks for module files */
+    const char **dirs = km_xcalloc((size_t)o->ninclude_dirs + 2,
+                                   sizeof *dirs);
+    int n = 0;
+    if (o->module_dir)
+        dirs[n++] = o->module_dir;
+    for (int k = 0; k < o->ninclude_dirs; k++)
+        dirs[n++] = o->include_dirs[k];
+    dirs[n++] = ".";
+    for (int f = 0; f < nin; f++)
+        if (in[f].ok)
+            km_find_interfaces(&in[f].prog, dirs, n);
+    free(dirs);
+}
+
+/* --module-dir: the interfaces the file's (sub)modules declare, for the
+ * compiles that read their separate module procedures' bodies. */
+static bool write_interfaces(const struct options *o, const struct input *in,
+                             struct km_diag *d)
+{
+    bool ok = true;
+    for (int u = 0; o->module_dir && u < in->prog.nunits; u++) {
+        struct km_buf text = {0};
+        char *name = NULL;
+        if (km_interface_index(&in->prog, u, &name, &text)) {
+            char *path = join(o->module_dir, name);
+            ok = write_whole(path, text.data, text.len, d) && ok;
+            free(path);
+            free(name);
+        }
+        km_buf_free(&text);
+    }
+    return ok;
 }
 
 static bool instrument(const struct options *o, struct input *in,
@@ -542,7 +616,9 @@ static bool instrument(const struct options *o, struct input *in,
         wo.defined = defined;
         wo.ndefined = ndefined;
         wo.mpi_hooks = mpi_hooks;
+        wo.line_markers = o->line_markers ? in->file : NULL;
         ok = km_rewrite(&in->prog, set, &wo, &text, d) &&
+             write_interfaces(o, in, d) &&
              write_whole(in->out, text.data ? text.data : "", text.len, d);
         d->map = NULL;
     }
@@ -589,7 +665,8 @@ int main(int argc, char **argv)
     km_settings_default(&set);
     int status = 0;
     if (!o.dump) {
-        if (!make_dir(o.dir, &d) || !prepare_control(&o, &set, &d)) {
+        if ((!o.output && !make_dir(o.dir, &d)) ||
+            !prepare_control(&o, &set, &d)) {
             km_diag_flush(&d);
             km_diag_free(&d);
             km_settings_free(&set);
@@ -609,7 +686,7 @@ int main(int argc, char **argv)
     }
     char **defined = NULL;
     int ndefined = 0;
-    inherit_interfaces(in, o.nfiles);
+    inherit_interfaces(&o, in, o.nfiles);
     defined_names(in, o.nfiles, &defined, &ndefined);
     bool mpi_hooks = false;
     for (int i = 0; i < o.nfiles; i++) {
@@ -622,7 +699,7 @@ int main(int argc, char **argv)
         free(defined[k]);
     free(defined);
     free(in);
-    if (!o.dump && !write_prefix_shim(&o, &set, mpi_hooks, &d))
+    if (!o.dump && !o.output && !write_prefix_shim(&o, &set, mpi_hooks, &d))
         status = 1;
     if (failed) {
         km_note(&d, "%d of %d files could not be instrumented", failed,
@@ -630,7 +707,7 @@ int main(int argc, char **argv)
         status = 1;
     }
     km_diag_flush(&d);
-    if (!o.dump) {
+    if (!o.dump && !o.output) {
         char *msg = join(o.dir, "KM_message.txt");
         d.quiet = 0;
         if (!write_whole(msg, d.log.data ? d.log.data : "", d.log.len, &d)) {

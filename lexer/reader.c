@@ -161,6 +161,17 @@ static int line_marker(const char *p, int len, char **name)
     return n > 0 && n < 100000000 ? (int)n : 0;
 }
 
+bool km_is_line_marker(const struct km_file *f, int n)
+{
+    if (!f->orig_line)
+        return false;
+    int len;
+    char *name = NULL;
+    bool yes = line_marker(km_line_text(f, n, &len), len, &name) > 0;
+    free(name);
+    return yes;
+}
+
 /* Where each line of a preprocessed file came from, by its line markers. */
 static void map_lines(struct km_file *f)
 {

@@ -156,6 +156,9 @@ int km_default_line_length(enum km_form form);
 int km_user_line(const struct km_source *src, int f, int n,
                  const char **name);
 
+/* Is physical line n of a preprocessed file f a line marker? */
+bool km_is_line_marker(const struct km_file *f, int n);
+
 /* Send the diagnostics of a preprocessed source's file 0 back to the
  * user's files and lines. */
 void km_map_diagnostics(struct km_source *src, struct km_diag *diag);

@@ -565,7 +565,7 @@ static void add_separate(struct km_builder *B, int ukind, const char *name,
     km_buf_printf(&q, "%s::%s", p->units[B->unit].qualified, name);
     KM_GROW(p->separates, p->separatecap, p->nseparates + 1);
     p->separates[p->nseparates++] = (struct km_separate){
-        .qualified = q.data, .kind = ukind, .pure = pure};
+        .qualified = q.data, .kind = ukind, .pure = pure, .unit = B->unit};
 }
 
 void km_inherit_interfaces(struct km_program *p,

@@ -120,6 +120,7 @@ struct km_separate {
     char *qualified;      /* MODULE::NAME, as its body is measured */
     int kind;             /* KM_U_SUBROUTINE or KM_U_FUNCTION */
     bool pure;
+    int unit;             /* the (sub)module that declares it */
 };
 
 struct km_program {

@@ -44,6 +44,14 @@ struct copier {
     bool *before_done;        /* its code before it went out, */
     bool *moved;              /* ... taking its label */
     struct code none_post;
+    /* line markers (opts->line_markers): the compiler numbers the line
+     * that begins at byte mark_pos of the output mark_line, in file
+     * mark_name */
+    size_t mark_pos;
+    int mark_line;
+    const char *mark_name;
+    int pin_line;             /* inserted code is numbered this line */
+    const char *pin_name;
 };
 
 /* One physical line of an edited statement, as it will be written. */
@@ -70,9 +78,95 @@ static void line_bounds(const struct km_file *f, int n, int *start, int *len)
     *len = b - a;
 }
 
+/* The line the compiler gives the next line of output. */
+static int compiler_line(struct copier *C)
+{
+    const struct km_buf *out = C->em.out;
+    for (size_t k = C->mark_pos; k < out->len; k++)
+        if (out->data[k] == '\n')
+            C->mark_line++;
+    C->mark_pos = out->len;
+    return C->mark_line;
+}
+
+static void add_marker(struct km_buf *out, int line, const char *name,
+                       const char *eol)
+{
+    km_buf_printf(out, "# %d \"", line);
+    for (const char *p = name; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            km_buf_addc(out, '\\');
+        km_buf_addc(out, *p);
+    }
+    km_buf_addc(out, '"');
+    km_buf_adds(out, eol);
+}
+
+/* The next line out is numbered `line` of `name`. */
+static void mark_user(struct copier *C, int line, const char *name)
+{
+    if (compiler_line(C) == line && C->mark_name &&
+        strcmp(C->mark_name, name) == 0)
+        return;
+    add_marker(C->em.out, line, name, C->em.eol);
+    C->mark_pos = C->em.out->len;
+    C->mark_line = line;
+    C->mark_name = name;
+}
+
+/* What goes out next belongs to physical line n: if the compiler would
+ * number it otherwise, a line marker will say which line it is.  Inserted
+ * code that follows, however many lines, is numbered n too (the pin). */
+static void mark(struct copier *C, int n)
+{
+    const char *path = C->P->opts->line_markers;
+    if (!path)
+        return;
+    const char *name = NULL;
+    C->pin_line = km_user_line(C->P->src, 0, n, &name);
+    C->pin_name = name ? name : path;
+}
+
+/* About to write a line: number it as the pin says. */
+static void numbered(struct copier *C)
+{
+    if (C->pin_name)
+        mark_user(C, C->pin_line, C->pin_name);
+}
+
+/* One inserted statement, every line of it numbered as the pin says (a
+ * debugger's breakpoint on the user's next line must not land in it). */
+static void emit_pinned(struct copier *C, int label, int indent,
+                        const char *text)
+{
+    if (!C->P->opts->line_markers || !C->pin_name) {
+        km_emit_stmt(&C->em, label, indent, text);
+        return;
+    }
+    numbered(C);
+    size_t pos = C->em.out->len;
+    km_emit_stmt(&C->em, label, indent, text);
+    struct km_buf *out = C->em.out;
+    struct km_buf tail = {0};
+    km_buf_add(&tail, out->data + pos, out->len - pos);
+    out->len = pos;
+    for (size_t k = 0; k < tail.len; k++) {
+        km_buf_addc(out, tail.data[k]);
+        if (tail.data[k] == '\n' && k + 1 < tail.len)
+            add_marker(out, C->pin_line, C->pin_name, C->em.eol);
+    }
+    km_buf_free(&tail);
+    C->mark_pos = out->len;
+    C->mark_line = C->pin_line + 1;
+}
+
 static void copy_line(struct copier *C, int n)
 {
     const struct km_file *f = C->f;
+    if (C->P->opts->line_markers && km_is_line_marker(f, n))
+        return;           /* the preprocessor's own: ours replace them */
+    mark(C, n);
+    numbered(C);
     int start = f->line_start[n - 1];
     int end = n < f->nlines ? f->line_start[n] : (int)f->size;
     km_buf_add(C->em.out, f->text + start, (size_t)(end - start));
@@ -85,13 +179,13 @@ static void emit_code(struct copier *C, const struct code *k, int indent,
 {
     for (int j = 0; j < k->n; j++) {
         int label = j == 0 && first_label > 0 ? first_label : k->v[j].label;
-        km_emit_stmt(&C->em, label, indent + k->v[j].indent, k->v[j].text);
+        emit_pinned(C, label, indent + k->v[j].indent, k->v[j].text);
     }
 }
 
 static void emit_one(struct copier *C, int label, int indent, char *text)
 {
-    km_emit_stmt(&C->em, label, indent, text);
+    emit_pinned(C, label, indent, text);
     free(text);
 }
 
@@ -441,6 +535,7 @@ static void write_rest(const struct copier *C, const char *rest, bool mark,
 static void write_line(struct copier *C, const struct eline *L)
 {
     struct km_buf *out = C->em.out;
+    numbered(C);
     if (!L->changed) {
         km_buf_add(out, L->text.data, L->text.len);
         km_buf_adds(out, C->em.eol);
@@ -556,6 +651,7 @@ static void free_line(struct eline *L)
 
 static void comment_out(struct copier *C, const struct eline *L)
 {
+    numbered(C);
     km_buf_addc(C->em.out, C->lay->comment);
     km_buf_add(C->em.out, L->text.data, L->text.len);
     km_buf_adds(C->em.out, C->em.eol);
@@ -597,6 +693,7 @@ static void emit_lines(struct copier *C, int i, const struct sedit *e,
     bool dropping = false;
     for (int k = 0; k < nl; k++) {
         struct eline *L = &lines[k];
+        mark(C, L->n);
         if (!L->stmt_line) {
             write_line(C, L);
             continue;
@@ -616,6 +713,7 @@ static void emit_lines(struct copier *C, int i, const struct sedit *e,
                 dropping = true;
             } else {
                 emit_code(C, &e->act_pre, indent + 2, 0);
+                mark(C, L->n);
                 write_line(C, &T);
             }
             free_line(&T);
@@ -818,6 +916,7 @@ static void emit_entry(struct copier *C, int i, const struct sedit *e)
     if (C->entry_done[i])
         return;
     C->entry_done[i] = true;
+    mark(C, C->P->src->stmts[i].first_line);
     emit_code(C, &e->entry, indent_of(C, i), 0);
 }
 
@@ -831,6 +930,7 @@ static bool emit_before(struct copier *C, int i, const struct sedit *e)
         return C->moved[i];
     C->before_done[i] = true;
     int indent = indent_of(C, i);
+    mark(C, s->first_line);
     emit_code(C, &e->open, indent, 0);
     int lead = e->main_label >= 0 ? e->main_label : s->label;
     if (e->nstubs > 0 && !e->stubs_after)
@@ -855,7 +955,10 @@ static int emit_rest(struct copier *C, int i, const struct sedit *e,
     const struct km_stmt *s = &P->src->stmts[i];
     int indent = indent_of(C, i);
     int last = s->last_line;
+    mark(C, C->isolate ? C->iso_first : s->first_line);
     emit_lines(C, i, e, moved);
+    /* what follows the statement is numbered as its last line */
+    mark(C, s->last_line);
     if (e->stubs_after) {
         emit_stubs(C, e, e->after_label, indent);
         emit_one(C, e->after_label, indent, km_fmt("CONTINUE"));
@@ -863,6 +966,7 @@ static int emit_rest(struct copier *C, int i, const struct sedit *e,
     emit_code(C, &e->post[0], indent, 0);
     int end_dir = e->nslots > 1 ? loop_end_directives_below(C, i) : 0;
     for (int m = 1; m < e->nslots; m++) {
+        mark(C, last);
         if (e->term[m] && e->term[m] != e->term[m - 1])
             emit_one(C, e->term[m], indent, km_fmt("CONTINUE"));
         if (m == 1 && end_dir) {
@@ -872,6 +976,7 @@ static int emit_rest(struct copier *C, int i, const struct sedit *e,
                 copy_line(C, n);
             last = end_dir;
         }
+        mark(C, last);
         emit_code(C, &e->post[m], indent, 0);
     }
     return last;
@@ -961,6 +1066,7 @@ static void setup(struct copier *C, struct plan *P, struct km_buf *out)
     C->entry_done = km_xcalloc((size_t)n, sizeof *C->entry_done);
     C->before_done = km_xcalloc((size_t)n, sizeof *C->before_done);
     C->moved = km_xcalloc((size_t)n, sizeof *C->moved);
+    C->mark_line = 1;
     C->none.main_label = -1;
     C->none.nslots = 1;
     C->none.post = &C->none_post;

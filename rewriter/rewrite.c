@@ -379,9 +379,10 @@ static void warn_unseen_interface(struct plan *P, const struct km_unit *u)
 {
     const struct km_stmt *h = &P->src->stmts[u->header];
     km_warning(P->diag, km_stmt_path(P->src, h), h->first_line, 1,
-               "the interface of %s is in none of the files given: measured "
-               "as an impure procedure (if the interface says PURE or "
-               "ELEMENTAL, give kmrun its module's file too, or list %s in "
+               "the interface of %s is in none of the files given (nor in "
+               "an index file of --module-dir or -I): measured as an impure "
+               "procedure (if the interface says PURE or ELEMENTAL, give "
+               "kmrun its module's file too, or list %s in "
                "IGNORED_ROUTINES)", u->qualified, u->qualified);
 }
 

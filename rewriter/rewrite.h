@@ -28,6 +28,12 @@ struct km_rewrite_opts {
     int ndefined;
     bool *mpi_hooks;          /* if not NULL, set when MPI_INIT or
                                  MPI_FINALIZE got their calls */
+    const char *line_markers; /* if not NULL, the source's path as the
+                                 compiler is given it: write line markers
+                                 (# N "path") so that the compiler, the
+                                 debugger and runtime errors name the
+                                 user's lines, inserted code the line of
+                                 the statement it belongs to */
 };
 
 /* Write the instrumented source to `out`.  Returns false, with

@@ -71,6 +71,13 @@ scrub() {
     sed -e 's/[0-9]\.[0-9]*[eE][-+][0-9]*/<time>/g'
 }
 
+# fortran_files DIR: the Fortran sources of DIR, either form.
+fortran_files() {
+    for f in "$1"/*.f "$1"/*.F "$1"/*.f90 "$1"/*.F90; do
+        [ -f "$f" ] && echo "$f"
+    done
+}
+
 have() { command -v "$1" >/dev/null 2>&1; }
 
 mpirun_n() {
