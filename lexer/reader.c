@@ -167,7 +167,8 @@ bool km_is_line_marker(const struct km_file *f, int n)
         return false;
     int len;
     char *name = NULL;
-    bool yes = line_marker(km_line_text(f, n, &len), len, &name) > 0;
+    const char *p = km_line_text(f, n, &len);
+    bool yes = line_marker(p, len, &name) > 0;
     free(name);
     return yes;
 }
