@@ -1,0 +1,723 @@
+/*
+ * kmfc — the compiler wrapper: `make FC="kmfc mpif90"`.
+ *
+ * kmfc COMPILER ARGS... runs the compile as the build asked, with every
+ * Fortran source instrumented first: kmrun -o writes the instrumented copy
+ * KM_<stem><ext> beside the object file (the user reads it there), with
+ * line markers so that diagnostics, runtime errors and debuggers name the
+ * original file and line; the compiler then gets the copy in place of the
+ * source, with the same flags, the object named as the plain compile
+ * names it, and -I<the source's directory> first (INCLUDE and #include
+ * search the including file's directory).  A link gets libkm.  Everything
+ * else, and configure's and CMake's probes, pass through untouched.
+ *
+ * Must never: change where an output lands (object, module, dependency
+ * file), write over a file kmtool did not write, share a temporary name
+ * between two compiles (parallel make), or fail a build kmrun cannot read
+ * (that file is compiled as it is, with a warning; KMFC_STRICT=1 fails).
+ */
+#define _XOPEN_SOURCE 700  /* realpath */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support/buf.h"
+
+#ifndef KM_BINDIR
+#define KM_BINDIR "/usr/local/bin"
+#endif
+#ifndef KM_LIBDIR
+#define KM_LIBDIR "/usr/local/lib"
+#endif
+#ifndef KM_PKGDATADIR
+#define KM_PKGDATADIR "/usr/local/share/kmtool"
+#endif
+
+static bool verbose;
+
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "kmfc: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+}
+
+/* --- the compile line ----------------------------------------------------- */
+
+/* Options whose value is the next argument when not attached. */
+static const char *const with_value[] = {
+    "-o", "-I", "-J", "-D", "-U", "-L", "-l", "-MF", "-MT", "-MQ", "-x",
+    "-include", "-isystem", "-iquote", "-idirafter", "-imacros", "-module",
+    "-Xlinker", "-Xpreprocessor", "-Xassembler", "-fintrinsic-modules-path",
+    "-z", "-T", "-u", "-e", "-module-dir",
+};
+
+/* Options that may stand alone or take their value attached (-Ifoo). */
+static const char *const attachable[] = {"-I", "-J", "-D", "-U", "-L", "-l"};
+
+static bool takes_value(const char *a)
+{
+    for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
+        if (!strcmp(a, with_value[k]))
+            return true;
+    return false;
+}
+
+static const char *ext_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    return dot ? dot : "";
+}
+
+/* The Fortran extensions gfortran knows; `cpp`: those it preprocesses. */
+static bool fortran_ext(const char *e, bool *cpp)
+{
+    static const char *const plain[] = {".f", ".for", ".ftn", ".f77",
+                                        ".f90", ".f95", ".f03", ".f08"};
+    static const char *const pre[] = {".F", ".FOR", ".FTN", ".F77", ".fpp",
+                                      ".FPP", ".F90", ".F95", ".F03", ".F08"};
+    for (size_t k = 0; k < sizeof plain / sizeof *plain; k++)
+        if (!strcmp(e, plain[k])) {
+            *cpp = false;
+            return true;
+        }
+    for (size_t k = 0; k < sizeof pre / sizeof *pre; k++)
+        if (!strcmp(e, pre[k])) {
+            *cpp = true;
+            return true;
+        }
+    return false;
+}
+
+static bool is_fortran(const char *path)
+{
+    bool cpp;
+    return fortran_ext(ext_of(path), &cpp);
+}
+
+struct line {
+    char **argv;              /* argv[0]: the compiler */
+    int argc;
+    int *sources;             /* indexes of the Fortran sources */
+    int nsources;
+    int output;               /* index of -o's value, or -1 */
+    const char *module_dir;   /* -J / -module / -module-dir value */
+    bool compile_only;        /* -c */
+    bool no_code;             /* -E -S -M -MM -fsyntax-only: nothing to
+                                 instrument */
+    bool query;               /* --version -v -V -dumpversion --help ...
+                                 with no input */
+    bool other_input;         /* objects, libraries, C sources, -l */
+    bool cpp, nocpp;          /* -cpp / -fpp, -nocpp */
+    bool deps;                /* -MD / -MMD: a dependency file is written */
+    const char *dep_file;     /* -MF value */
+    const char *form;         /* --free-form / --fixed-form, or NULL */
+    const char *line_length;  /* -ffixed-line-length-N etc.: N or none */
+    bool d_lines;             /* -fd-lines-as-code */
+    const char *openmp;       /* -fopenmp and friends: they define _OPENMP */
+    bool lang_forced;         /* -x: the compiler is told the language */
+    bool shared;              /* -shared: a library, not a program */
+};
+
+/* The value of option `a` at argv[*i] (attached or the next argument). */
+static const char *option_value(const struct line *L, int *i, const char *a)
+{
+    const char *arg = L->argv[*i];
+    size_t n = strlen(a);
+    if (arg[n])
+        return arg + n + (arg[n] == '=');
+    return *i + 1 < L->argc ? L->argv[++*i] : "";
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* -ffixed-line-length-N, -ffree-line-length-N (-none), or flang's =N. */
+static const char *line_length_of(const char *a)
+{
+    const char *v = NULL;
+    if (starts(a, "-ffixed-line-length"))
+        v = a + strlen("-ffixed-line-length");
+    else if (starts(a, "-ffree-line-length"))
+        v = a + strlen("-ffree-line-length");
+    if (!v || (*v != '-' && *v != '='))
+        return NULL;
+    v++;
+    return strcmp(v, "0") == 0 ? "none" : v;
+}
+
+static void read_line(struct line *L, int argc, char **argv)
+{
+    memset(L, 0, sizeof *L);
+    L->argv = argv;
+    L->argc = argc;
+    L->output = -1;
+    L->sources = calloc((size_t)argc + 1, sizeof *L->sources);
+    bool queries = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] == 0) {
+            if (is_fortran(a) && !L->lang_forced)
+                L->sources[L->nsources++] = i;
+            else
+                L->other_input = true;
+            continue;
+        }
+        const char *v;
+        if (!strcmp(a, "-c")) {
+            L->compile_only = true;
+        } else if (!strcmp(a, "-o")) {
+            L->output = i + 1 < argc ? ++i : -1;
+        } else if (!strcmp(a, "-E") || !strcmp(a, "-S") || !strcmp(a, "-M") ||
+                   !strcmp(a, "-MM") || !strcmp(a, "-fsyntax-only")) {
+            L->no_code = true;
+        } else if (!strcmp(a, "--version") || !strcmp(a, "-v") ||
+                   !strcmp(a, "-V") || !strcmp(a, "--help") ||
+                   !strcmp(a, "-###") || starts(a, "-dump") ||
+                   starts(a, "-print-") || starts(a, "--print")) {
+            queries = true;
+        } else if (!strcmp(a, "-shared")) {
+            L->shared = true;
+        } else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD")) {
+            L->deps = true;
+        } else if (!strcmp(a, "-MF")) {
+            L->dep_file = option_value(L, &i, "-MF");
+        } else if (!strcmp(a, "-cpp") || !strcmp(a, "-fpp") ||
+                   !strcmp(a, "-Mpreprocess")) {
+            L->cpp = true;
+        } else if (!strcmp(a, "-nocpp") || !strcmp(a, "-nofpp")) {
+            L->nocpp = true;
+        } else if (!strcmp(a, "-ffree-form") || !strcmp(a, "-free") ||
+                   !strcmp(a, "-Mfree")) {
+            L->form = "--free-form";
+        } else if (!strcmp(a, "-ffixed-form") || !strcmp(a, "-fixed") ||
+                   !strcmp(a, "-Mfixed")) {
+            L->form = "--fixed-form";
+        } else if ((v = line_length_of(a)) != NULL) {
+            L->line_length = v;
+        } else if (!strcmp(a, "-fd-lines-as-code")) {
+            L->d_lines = true;
+        } else if (!strcmp(a, "-fopenmp") || !strcmp(a, "-qopenmp") ||
+                   !strcmp(a, "-mp") || !strcmp(a, "-fiopenmp")) {
+            L->openmp = a;
+        } else if (starts(a, "-J")) {
+            L->module_dir = option_value(L, &i, "-J");
+        } else if (!strcmp(a, "-module") || !strcmp(a, "-module-dir")) {
+            L->module_dir = option_value(L, &i, a);
+        } else if (starts(a, "-x")) {
+            const char *lang = option_value(L, &i, "-x");
+            L->lang_forced = strcmp(lang, "none") != 0;
+        } else if (starts(a, "-l")) {
+            option_value(L, &i, "-l");
+            L->other_input = true;
+        } else if (takes_value(a)) {
+            i++;
+        }
+    }
+    L->query = queries && L->nsources == 0 && !L->other_input;
+}
+
+/* --- probes ------------------------------------------------------------------ */
+
+/* configure's conftest programs and CMake's compiler checks must see the
+ * compiler as it is. */
+static bool probe_path(const char *p)
+{
+    const char *base = strrchr(p, '/');
+    base = base ? base + 1 : p;
+    return starts(base, "conftest") || strstr(p, "CMakeFiles/CMakeTmp") ||
+           strstr(p, "CMakeFiles/CMakeScratch") ||
+           strstr(p, "CompilerIdFortran") || strstr(p, "CMakeFortranCompilerId");
+}
+
+static bool is_probe(const struct line *L)
+{
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) && probe_path(cwd))
+        return true;
+    for (int k = 0; k < L->nsources; k++)
+        if (probe_path(L->argv[L->sources[k]]))
+            return true;
+    return L->output >= 0 && probe_path(L->argv[L->output]);
+}
+
+/* --- where kmtool is ------------------------------------------------------------- */
+
+static char *dir_of_self(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = 0;
+    return km_xstrdup(exe);
+}
+
+static char *join(const char *a, const char *b)
+{
+    struct km_buf p = {0};
+    km_buf_printf(&p, "%s/%s", a, b);
+    return p.data;
+}
+
+/* $ENV, else REL beside this executable if it exists, else FALLBACK. */
+static char *locate(const char *env, const char *rel, const char *fallback)
+{
+    const char *e = getenv(env);
+    if (e && *e)
+        return km_xstrdup(e);
+    char *self = dir_of_self();
+    if (self) {
+        char *p = join(self, rel);
+        free(self);
+        if (access(p, F_OK) == 0)
+            return p;
+        free(p);
+    }
+    return km_xstrdup(fallback);
+}
+
+/* The control file: $KM_CONTROL, else KM_control.dat in the build
+ * directory (the current one or a parent), else in the source's
+ * directory or a parent, else NULL (kmrun reads the installed default). */
+static char *find_up(const char *start)
+{
+    char dir[PATH_MAX];
+    if (!realpath(start, dir))
+        return NULL;
+    for (;;) {
+        char *p = join(dir, "KM_control.dat");
+        if (access(p, R_OK) == 0)
+            return p;
+        free(p);
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+            return NULL;
+        *slash = 0;
+    }
+}
+
+static char *dir_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return km_xstrdup(".");
+    if (slash == path)
+        return km_xstrdup("/");
+    return km_xstrndup(path, (size_t)(slash - path));
+}
+
+static char *control_for(const char *source)
+{
+    const char *e = getenv("KM_CONTROL");
+    if (e && *e)
+        return km_xstrdup(e);
+    char *c = find_up(".");
+    if (!c) {
+        char *d = dir_name(source);
+        c = find_up(d);
+        free(d);
+    }
+    return c;
+}
+
+/* --- running things ------------------------------------------------------------ */
+
+static void show(char **argv)
+{
+    fprintf(stderr, "kmfc:");
+    for (int k = 0; argv[k]; k++)
+        fprintf(stderr, " %s", argv[k]);
+    fprintf(stderr, "\n");
+}
+
+/* Run argv and wait; returns its exit status (127: could not run). */
+static int run(char **argv)
+{
+    if (verbose)
+        show(argv);
+    pid_t pid = fork();
+    if (pid < 0) {
+        say("cannot run %s: %s", argv[0], strerror(errno));
+        return 127;
+    }
+    if (pid == 0) {
+        execvp(argv[0], argv);
+        say("cannot run %s: %s", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return 127;
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static void run_and_exit(char **argv)
+{
+    if (verbose)
+        show(argv);
+    execvp(argv[0], argv);
+    say("cannot run %s: %s", argv[0], strerror(errno));
+    exit(127);
+}
+
+struct args {
+    char **v;
+    int n, cap;
+};
+
+static void push(struct args *a, const char *s)
+{
+    KM_GROW(a->v, a->cap, a->n + 2);
+    a->v[a->n++] = km_xstrdup(s);
+    a->v[a->n] = NULL;
+}
+
+/* One argument: `opt` and `value` run together (--control=FILE, -IDIR). */
+static void push_joined(struct args *a, const char *opt, const char *value)
+{
+    struct km_buf b = {0};
+    km_buf_printf(&b, "%s%s", opt, value);
+    push(a, b.data);
+    km_buf_free(&b);
+}
+
+static void free_args(struct args *a)
+{
+    for (int k = 0; k < a->n; k++)
+        free(a->v[k]);
+    free(a->v);
+}
+
+/* --- instrumenting one source --------------------------------------------------- */
+
+static char *stem_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return km_xstrndup(base, dot ? (size_t)(dot - base) : strlen(base));
+}
+
+/* The object file a compile of `source` writes. */
+static char *object_of(const struct line *L, const char *source)
+{
+    if (L->compile_only && L->output >= 0 && L->nsources == 1)
+        return km_xstrdup(L->argv[L->output]);
+    char *stem = stem_of(source);
+    struct km_buf o = {0};
+    km_buf_printf(&o, "%s.o", stem);
+    free(stem);
+    return o.data;
+}
+
+/* Was the file at `path` written by kmfc (so it may be written again)?
+ * Its first line is kmrun's line marker. */
+static bool ours_or_absent(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return errno == ENOENT;
+    char first[8] = "";
+    bool ours = fgets(first, sizeof first, fp) && starts(first, "# 1 \"");
+    fclose(fp);
+    return ours;
+}
+
+/* What the copy's extension is: the source's, or when kmrun ran the
+ * preprocessor, its unpreprocessed twin (.F90 -> .f90), so the compiler
+ * does not run it again. */
+static const char *copy_ext(const char *ext, bool preprocessed)
+{
+    static const char *const map[][2] = {
+        {".F", ".f"}, {".FOR", ".for"}, {".FTN", ".ftn"}, {".F77", ".f"},
+        {".fpp", ".f"}, {".FPP", ".f"}, {".F90", ".f90"}, {".F95", ".f95"},
+        {".F03", ".f03"}, {".F08", ".f08"},
+    };
+    if (preprocessed)
+        for (size_t k = 0; k < sizeof map / sizeof *map; k++)
+            if (!strcmp(ext, map[k][0]))
+                return map[k][1];
+    return ext;
+}
+
+/* The preprocessor kmrun runs: the user's compiler, which knows the
+ * build's predefined macros (-fopenmp's _OPENMP too); $KM_CPP wins. */
+static char *cpp_command(const struct line *L)
+{
+    const char *env = getenv("KM_CPP");
+    if (env && *env)
+        return NULL;
+    struct km_buf c = {0};
+    km_buf_printf(&c, "%s -E -cpp", L->argv[0]);
+    if (L->openmp)
+        km_buf_printf(&c, " %s", L->openmp);
+    return c.data;
+}
+
+/* kmrun -o COPY SOURCE with what the compile line says about reading it.
+ * Returns whether the copy was written. */
+static bool instrument(const struct line *L, const char *kmrun,
+                       const char *source, const char *copy, bool preprocess)
+{
+    struct args a = {0};
+    push(&a, kmrun);
+    push(&a, "--line-markers");
+    char *control = control_for(source);
+    if (control)
+        push_joined(&a, "--control=", control);
+    free(control);
+    push_joined(&a, "--module-dir=", L->module_dir ? L->module_dir : ".");
+    if (L->form)
+        push(&a, L->form);
+    if (L->line_length)
+        push_joined(&a, "--line-length=", L->line_length);
+    if (L->d_lines)
+        push(&a, "--d-lines-as-code");
+    if (preprocess) {
+        push(&a, "--cpp");
+        char *cmd = cpp_command(L);
+        if (cmd)
+            push_joined(&a, "--cpp-command=", cmd);
+        free(cmd);
+    }
+    for (int i = 1; i < L->argc; i++) {
+        const char *x = L->argv[i];
+        for (size_t k = 0; k < sizeof attachable / sizeof *attachable; k++) {
+            const char *o = attachable[k];
+            if (strcmp(o, "-I") && strcmp(o, "-D") && strcmp(o, "-U"))
+                continue;
+            if (!strcmp(x, o) && i + 1 < L->argc)
+                push_joined(&a, o, L->argv[i + 1]);
+            else if (starts(x, o) && x[2])
+                push(&a, x);
+        }
+    }
+    push(&a, "-o");
+    push(&a, copy);
+    push(&a, source);
+    int rc = run(a.v);
+    free_args(&a);
+    return rc == 0;
+}
+
+/* The copy of `source`: KM_<stem of the object><ext> beside the object. */
+static char *copy_path(const struct line *L, const char *source, bool pre)
+{
+    char *obj = object_of(L, source);
+    char *dir = dir_name(obj);
+    char *stem = stem_of(obj);
+    /* CMake names objects x.f90.o */
+    const char *e = ext_of(source);
+    size_t sl = strlen(stem), el = strlen(e);
+    if (sl > el && !strcmp(stem + sl - el, e))
+        stem[sl - el] = 0;
+    struct km_buf p = {0};
+    if (strcmp(dir, ".") == 0)
+        km_buf_printf(&p, "KM_%s%s", stem, copy_ext(e, pre));
+    else
+        km_buf_printf(&p, "%s/KM_%s%s", dir, stem, copy_ext(e, pre));
+    free(obj);
+    free(dir);
+    free(stem);
+    return p.data;
+}
+
+/* A dependency file names what was compiled: the copy.  It is the
+ * source the build knows. */
+static void fix_dep_file(const char *dep, const char *copy, const char *source)
+{
+    struct km_buf in = {0}, out = {0};
+    if (!km_buf_read_file(&in, dep)) {
+        km_buf_free(&in);
+        return;
+    }
+    size_t n = strlen(copy);
+    for (size_t k = 0; k < in.len;) {
+        if (k + n <= in.len && !memcmp(in.data + k, copy, n)) {
+            km_buf_adds(&out, source);
+            k += n;
+        } else {
+            km_buf_addc(&out, in.data[k++]);
+        }
+    }
+    FILE *fp = fopen(dep, "w");
+    if (fp) {
+        fwrite(out.data ? out.data : "", 1, out.len, fp);
+        fclose(fp);
+    }
+    km_buf_free(&in);
+    km_buf_free(&out);
+}
+
+/* --- the link ------------------------------------------------------------------ */
+
+static void add_link(struct args *a)
+{
+    char *lib = locate("KMFC_LIBKM", "../lib/libkm.a", KM_LIBDIR "/libkm.a");
+    push(a, lib);
+    free(lib);
+}
+
+/* -I<directory of each instrumented source>: the copy lies elsewhere, and
+ * INCLUDE and #include search the including file's directory first. */
+static void push_source_dirs(struct args *a, const struct line *L,
+                             char *const *copies)
+{
+    for (int k = 0; k < L->nsources; k++) {
+        if (!copies[k])
+            continue;
+        char *d = dir_name(L->argv[L->sources[k]]);
+        push_joined(a, "-I", d);
+        free(d);
+    }
+}
+
+/* --- main ------------------------------------------------------------------------- */
+
+static void usage(void)
+{
+    fputs("usage: kmfc COMPILER [ARGS...]\n"
+          "Compile as COMPILER ARGS would, with every Fortran source measured\n"
+          "by kmtool (see kmfc(1)): make FC=\"kmfc mpif90\".\n", stderr);
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+        usage();
+    if (!strcmp(argv[1], "--version")) {
+        printf("kmfc (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+        return 0;
+    }
+    verbose = getenv("KMFC_VERBOSE") && *getenv("KMFC_VERBOSE") &&
+              strcmp(getenv("KMFC_VERBOSE"), "0") != 0;
+    const char *off = getenv("KMFC_OFF");
+    struct line L;
+    read_line(&L, argc - 1, argv + 1);
+    if ((off && *off && strcmp(off, "0") != 0) || L.query || L.no_code ||
+        is_probe(&L))
+        run_and_exit(argv + 1);
+    bool strict = getenv("KMFC_STRICT") && strcmp(getenv("KMFC_STRICT"), "0");
+    char *kmrun = locate("KMFC_KMRUN", "kmrun", KM_BINDIR "/kmrun");
+
+    /* The sources, each instrumented: copies[k] replaces argv[sources[k]] */
+    char **copies = km_xcalloc((size_t)L.nsources + 1, sizeof *copies);
+    for (int k = 0; k < L.nsources; k++) {
+        const char *src = L.argv[L.sources[k]];
+        bool cpp;
+        fortran_ext(ext_of(src), &cpp);
+        bool pre = (cpp || L.cpp) && !L.nocpp;
+        char *copy = copy_path(&L, src, pre);
+        if (!ours_or_absent(copy)) {
+            say("%s exists and is not kmtool's: %s is compiled as it is",
+                copy, src);
+            free(copy);
+            if (strict)
+                return 1;
+            continue;
+        }
+        if (!instrument(&L, kmrun, src, copy, pre)) {
+            say("%s could not be instrumented: compiled as it is", src);
+            free(copy);
+            if (strict)
+                return 1;
+            continue;
+        }
+        copies[k] = copy;
+    }
+
+    /* Compile: each instrumented source gets -o with the object the plain
+     * compile writes (the copy's name would give KM_x.o); several at
+     * once are compiled one at a time for that. */
+    bool link = !L.compile_only && !L.shared;
+    int status = 0;
+    int groups = L.compile_only && L.output < 0 && !L.other_input &&
+                 L.nsources > 1 ? L.nsources : 1;
+    for (int g = 0; g < groups && status == 0; g++) {
+        struct args a = {0};
+        bool first_include = false;
+        for (int i = 0; i < L.argc; i++) {
+            int which = -1;
+            for (int k = 0; k < L.nsources; k++)
+                if (L.sources[k] == i)
+                    which = k;
+            if (which >= 0 && groups > 1 && which != g)
+                continue;
+            if (which >= 0 && copies[which]) {
+                push(&a, copies[which]);
+                continue;
+            }
+            if (!first_include && starts(L.argv[i], "-I")) {
+                /* the sources' own directories first, as for the source */
+                push_source_dirs(&a, &L, copies);
+                first_include = true;
+            }
+            push(&a, L.argv[i]);
+        }
+        if (!first_include)
+            push_source_dirs(&a, &L, copies);
+        if (L.compile_only && L.output < 0 && (groups > 1 || L.nsources == 1)) {
+            int k = groups > 1 ? g : 0;
+            if (copies[k]) {
+                char *obj = object_of(&L, L.argv[L.sources[k]]);
+                push(&a, "-o");
+                push(&a, obj);
+                free(obj);
+            }
+        }
+        if (link)
+            add_link(&a);
+        status = run(a.v);
+        free_args(&a);
+    }
+    if (status == 0 && L.deps)
+        for (int k = 0; k < L.nsources; k++) {
+            if (!copies[k])
+                continue;
+            char *dep = NULL;
+            if (L.dep_file) {
+                dep = km_xstrdup(L.dep_file);
+            } else {
+                char *obj = object_of(&L, L.argv[L.sources[k]]);
+                size_t n = strlen(obj);
+                if (n > 2 && !strcmp(obj + n - 2, ".o"))
+                    obj[n - 2] = 0;
+                struct km_buf b = {0};
+                km_buf_printf(&b, "%s.d", obj);
+                dep = b.data;
+                free(obj);
+            }
+            fix_dep_file(dep, copies[k], L.argv[L.sources[k]]);
+            free(dep);
+        }
+    for (int k = 0; k < L.nsources; k++)
+        free(copies[k]);
+    free(copies);
+    free(kmrun);
+    free(L.sources);
+    return status;
+}
