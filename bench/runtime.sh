@@ -107,6 +107,9 @@ build() {
         for f in "$@"; do
             kmfiles="$kmfiles $prog/$cfg/KM_$(basename "$f")"
         done
+        # (libkm's MPI calls, written by kmrun for an MPI program)
+        [ -f "$prog/$cfg/KM_libkm_mpi.f" ] &&
+            kmfiles="$kmfiles $prog/$cfg/KM_libkm_mpi.f"
         # shellcheck disable=SC2086
         $fc $FFLAGS -o "$prog/$cfg/prog" $kmfiles "$LIBKM" >> "$prog/build.log" 2>&1 ||
             die "cannot build the $cfg $prog: $(tail -3 "$prog/build.log")"

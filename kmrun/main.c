@@ -50,6 +50,7 @@ struct options {
                                      KM_message.txt, no control file copied */
     const char *control;          /* --control=FILE, read as it is */
     bool line_markers;            /* --line-markers */
+    const char *mpi_glue;         /* --mpi-glue=FILE: write it, nothing else */
     const char *module_dir;       /* --module-dir=DIR: where the compiler
                                      writes module files, and kmrun its
                                      interface index files */
@@ -82,6 +83,8 @@ static void usage(FILE *to)
           "                        files of separate module procedures'\n"
           "                        interfaces are written and looked up there\n"
           "  -I DIR                search DIR for INCLUDE files (and index files)\n"
+          "  --mpi-glue=FILE       write libkm's MPI calls (Fortran, for your MPI\n"
+          "                        compiler) to FILE and stop\n"
           "  -y, --use-control     use an existing DIR/KM_control.dat without asking\n"
           "  -n, --reset-control   replace it by the default (old one kept as .old)\n"
           "  --free-form           read every file as free form\n"
@@ -171,6 +174,8 @@ static void parse_options(int argc, char **argv, struct options *o)
             o->control = value(argc, argv, &i, "--control");
         } else if (strncmp(a, "--module-dir", 12) == 0) {
             o->module_dir = value(argc, argv, &i, "--module-dir");
+        } else if (strncmp(a, "--mpi-glue", 10) == 0) {
+            o->mpi_glue = value(argc, argv, &i, "--mpi-glue");
         } else if (!strcmp(a, "--line-markers")) {
             o->line_markers = true;
         } else if (strncmp(a, "-I", 2) == 0) {
@@ -216,7 +221,7 @@ static void parse_options(int argc, char **argv, struct options *o)
      * directory is searched after the user's. */
     if (KM_MPIF_INCDIR[0])
         o->include_dirs[o->ninclude_dirs++] = KM_MPIF_INCDIR;
-    if (o->nfiles == 0)
+    if (o->nfiles == 0 && !o->mpi_glue)
         die_usage("%s", "no source file given");
     if (o->output && o->nfiles > 1)
         die_usage("%s", "-o takes one source file");
@@ -635,6 +640,16 @@ static void unload(struct input *in)
     free(in->out);
 }
 
+/* libkm's MPI calls, a Fortran file the user's MPI compiler compiles. */
+static bool write_mpi_glue(const char *path, struct km_diag *d)
+{
+    struct km_buf text = {0};
+    km_rewrite_mpi_glue(&text);
+    bool ok = write_whole(path, text.data, text.len, d);
+    km_buf_free(&text);
+    return ok;
+}
+
 /* With an INNER_PREFIX other than KM_: DIR/KM_prefix_<prefix>.f, the
  * routines the instrumented files call, which forward to libkm. */
 static bool write_prefix_shim(const struct options *o,
@@ -661,6 +676,16 @@ int main(int argc, char **argv)
     struct options o = {0};
     parse_options(argc, argv, &o);
     struct km_diag d = {0};
+    if (o.mpi_glue) {
+        int rc = write_mpi_glue(o.mpi_glue, &d) ? 0 : 1;
+        km_diag_flush(&d);
+        km_diag_free(&d);
+        free(o.files);
+        free(o.include_dirs);
+        free_cpp_args(&o);
+        free(o.ids);
+        return rc;
+    }
     struct km_settings set;
     km_settings_default(&set);
     int status = 0;
@@ -701,6 +726,15 @@ int main(int argc, char **argv)
     free(in);
     if (!o.dump && !o.output && !write_prefix_shim(&o, &set, mpi_hooks, &d))
         status = 1;
+    if (!o.dump && !o.output && mpi_hooks) {
+        char *glue = join(o.dir, "KM_libkm_mpi.f");
+        if (write_mpi_glue(glue, &d))
+            km_note(&d, "wrote %s (libkm's MPI calls): compile it with the "
+                    "instrumented files, with your MPI compiler", glue);
+        else
+            status = 1;
+        free(glue);
+    }
     if (failed) {
         km_note(&d, "%d of %d files could not be instrumented", failed,
                 o.nfiles);

@@ -49,4 +49,8 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
 void km_rewrite_prefix_shim(const char *prefix, bool with_mpi,
                             struct km_buf *out);
 
+/* The Fortran file of libkm's MPI calls (KM_libkm_mpi.f): compiled by the
+ * user's MPI compiler, it keeps every MPI ABI out of libkm. */
+void km_rewrite_mpi_glue(struct km_buf *out);
+
 #endif

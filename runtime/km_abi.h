@@ -77,8 +77,9 @@ enum km_flag {
 };
 
 /* The entry points' C names, through the Fortran name mangling configure
- * found (F77_FUNC_ in config.h).  libkm defines them; tests/kmcheck.c and
- * bench/stub.c stand in for them. */
+ * found (F77_FUNC_ in config.h).  libkm defines them but KM_MPII and
+ * KM_MPIF, which KM_libkm_mpi.f defines (runtime/km_mpi.c); tests/kmcheck.c
+ * and bench/stub.c stand in for them. */
 #ifdef F77_FUNC_
 #include <stdint.h>
 

@@ -1,80 +1,107 @@
 /*
- * km_mpi.c — every MPI call libkm makes, and the KM_MPII / KM_MPIF entry
- * points.
+ * km_mpi.c — every MPI call libkm makes, and the core side of the
+ * KM_MPII / KM_MPIF hooks.
  *
- * Only MPI programs link this file: the instrumented code calls KM_MPII and
- * KM_MPIF, which live here, and they hand the core a table of the few MPI
- * operations it needs (struct km_mpi_ops).  Compiled against mpi.h only;
- * the user's MPI link supplies the library.
+ * libkm includes no mpi.h and links no MPI library: the calls are made by
+ * a Fortran file kmtool writes (KM_libkm_mpi.f, rewriter/rewrite.c's
+ * km_rewrite_mpi_glue) that the user's MPI compiler compiles with its own
+ * mpif.h, whatever MPI that is (Open MPI, MPICH and its derivatives).
+ * The instrumented code calls KM_MPII and KM_MPIF, which live there and
+ * call back KM_MPI_INIT_C and KM_MPI_FINALIZE_C here; these hand the core
+ * a table of the few MPI operations it needs (struct km_mpi_ops), each
+ * one a call of that file's KM_XMPI_ routines.  A serial program never
+ * links this file.
  *
- * Must never: use the MPI_ names (only PMPI_, so the runtime's own traffic
- * is invisible to the user's figures and to other tools that intercept
- * MPI), talk on the user's communicators (a private duplicate of
- * MPI_COMM_WORLD carries everything, with errors returned rather than
- * fatal), or hold any measurement state.
+ * Must never: hold any measurement state, or assume anything of an MPI
+ * but what the Fortran binding promises (INTEGER handles, byte counts).
  */
 #include "runtime/km_internal.h"
 
 #include <limits.h>
-#include <mpi.h>
+#include <stdint.h>
 
-#define KM_TAG 7183
+#define kmx_state F77_FUNC_(km_xmpi_state, KM_XMPI_STATE)
+#define kmx_rank_size F77_FUNC_(km_xmpi_rank_size, KM_XMPI_RANK_SIZE)
+#define kmx_begin F77_FUNC_(km_xmpi_begin, KM_XMPI_BEGIN)
+#define kmx_send F77_FUNC_(km_xmpi_send, KM_XMPI_SEND)
+#define kmx_recv F77_FUNC_(km_xmpi_recv, KM_XMPI_RECV)
+#define kmx_bcast F77_FUNC_(km_xmpi_bcast, KM_XMPI_BCAST)
+#define kmx_barrier F77_FUNC_(km_xmpi_barrier, KM_XMPI_BARRIER)
+#define kmx_end F77_FUNC_(km_xmpi_end, KM_XMPI_END)
+#define km_mpi_init_c F77_FUNC_(km_mpi_init_c, KM_MPI_INIT_C)
+#define km_mpi_finalize_c F77_FUNC_(km_mpi_finalize_c, KM_MPI_FINALIZE_C)
 
-static MPI_Comm comm = MPI_COMM_NULL;
+void kmx_state(int32_t *state);
+void kmx_rank_size(int32_t *rank, int32_t *size, int32_t *err);
+void kmx_begin(int32_t *err);
+void kmx_send(const void *buf, const int32_t *n, const int32_t *dest,
+              int32_t *err);
+void kmx_recv(void *buf, const int32_t *n, const int32_t *src, int32_t *err);
+void kmx_bcast(int32_t *v, int32_t *err);
+void kmx_barrier(int32_t *err);
+void kmx_end(void);
+void km_mpi_init_c(void);
+void km_mpi_finalize_c(void);
 
 static int mpi_finalized(void)
 {
-    int initialized = 0, finalized = 0;
-    PMPI_Initialized(&initialized);
-    PMPI_Finalized(&finalized);
-    return !initialized || finalized;
+    int32_t state = 0;
+    kmx_state(&state);
+    return state != 1;
 }
 
 static int mpi_rank_size(int *rank, int *size)
 {
-    return PMPI_Comm_rank(MPI_COMM_WORLD, rank) != MPI_SUCCESS ||
-           PMPI_Comm_size(MPI_COMM_WORLD, size) != MPI_SUCCESS;
+    int32_t r = 0, s = 1, err = 0;
+    kmx_rank_size(&r, &s, &err);
+    *rank = r;
+    *size = s;
+    return err != 0;
 }
 
 static int mpi_begin(void)
 {
-    if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
-        return -1;
-    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    return 0;
+    int32_t err = 0;
+    kmx_begin(&err);
+    return err ? -1 : 0;
 }
 
 static int mpi_send(const void *buf, size_t n, int dest)
 {
-    if (n > INT_MAX)
+    if (n > INT32_MAX)
         return -1;
-    return PMPI_Send((void *)buf, (int)n, MPI_BYTE, dest, KM_TAG, comm) !=
-           MPI_SUCCESS;
+    int32_t len = (int32_t)n, to = dest, err = 0;
+    kmx_send(buf, &len, &to, &err);
+    return err != 0;
 }
 
 static int mpi_recv(void *buf, size_t n, int src)
 {
-    if (n > INT_MAX)
+    if (n > INT32_MAX)
         return -1;
-    return PMPI_Recv(buf, (int)n, MPI_BYTE, src, KM_TAG, comm,
-                     MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    int32_t len = (int32_t)n, from = src, err = 0;
+    kmx_recv(buf, &len, &from, &err);
+    return err != 0;
 }
 
 static int mpi_bcast_int(int *v)
 {
-    return PMPI_Bcast(v, 1, MPI_INT, 0, comm) != MPI_SUCCESS;
+    int32_t x = *v, err = 0;
+    kmx_bcast(&x, &err);
+    *v = x;
+    return err != 0;
 }
 
 static int mpi_barrier(void)
 {
-    return PMPI_Barrier(comm) != MPI_SUCCESS;
+    int32_t err = 0;
+    kmx_barrier(&err);
+    return err != 0;
 }
 
 static void mpi_end(void)
 {
-    if (comm != MPI_COMM_NULL)
-        PMPI_Comm_free(&comm);
-    comm = MPI_COMM_NULL;
+    kmx_end();
 }
 
 static const struct km_mpi_ops ops = {
@@ -88,12 +115,12 @@ static const struct km_mpi_ops ops = {
     .end = mpi_end,
 };
 
-void km_mpii_f(void)
+void km_mpi_init_c(void)
 {
     km_core_mpi_init(&ops);
 }
 
-void km_mpif_f(void)
+void km_mpi_finalize_c(void)
 {
     km_core_mpi_finalize(&ops);
 }

@@ -5,7 +5,8 @@
 # Everything comes from Debian's own archive.  Chromium (and a font for it
 # to draw text with) runs the test of kmview's HTML report headless.
 KMTOOL_PACKAGES="gcc make autoconf automake flex bison gfortran \
-libopenmpi-dev openmpi-bin cmake gdb chromium fonts-dejavu-core"
+libopenmpi-dev openmpi-bin mpich libmpich-dev flang-19 cmake gdb chromium \
+fonts-dejavu-core"
 
 km_missing_packages() {
     missing=""

@@ -25,7 +25,7 @@ checks=0
 
 # A fresh work directory for this test.
 workdir() {
-    name=$(basename "$0" .test)
+    name=${KM_TEST_NAME:-$(basename "$0" .test)}
     WORK="$top_builddir/tests/work/$name"
     rm -rf "$WORK"
     mkdir -p "$WORK"

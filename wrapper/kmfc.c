@@ -118,8 +118,8 @@ struct line {
     bool compile_only;        /* -c */
     bool no_code;             /* -E -S -M -MM -fsyntax-only: nothing to
                                  instrument */
-    bool query;               /* --version -v -V -dumpversion --help ...
-                                 with no input */
+    bool query;               /* no input: --version, -v, -qversion,
+                                 -print-file-name=... */
     bool other_input;         /* objects, libraries, C sources, -l */
     bool cpp, nocpp;          /* -cpp / -fpp, -nocpp */
     bool deps;                /* -MD / -MMD: a dependency file is written */
@@ -168,7 +168,6 @@ static void read_line(struct line *L, int argc, char **argv)
     L->argc = argc;
     L->output = -1;
     L->sources = calloc((size_t)argc + 1, sizeof *L->sources);
-    bool queries = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] == 0) {
@@ -186,11 +185,6 @@ static void read_line(struct line *L, int argc, char **argv)
         } else if (!strcmp(a, "-E") || !strcmp(a, "-S") || !strcmp(a, "-M") ||
                    !strcmp(a, "-MM") || !strcmp(a, "-fsyntax-only")) {
             L->no_code = true;
-        } else if (!strcmp(a, "--version") || !strcmp(a, "-v") ||
-                   !strcmp(a, "-V") || !strcmp(a, "--help") ||
-                   !strcmp(a, "-###") || starts(a, "-dump") ||
-                   starts(a, "-print-") || starts(a, "--print")) {
-            queries = true;
         } else if (!strcmp(a, "-shared")) {
             L->shared = true;
         } else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD")) {
@@ -229,7 +223,9 @@ static void read_line(struct line *L, int argc, char **argv)
             i++;
         }
     }
-    L->query = queries && L->nsources == 0 && !L->other_input;
+    /* nothing to compile or link: a question to the compiler (-qversion,
+     * -V, ...), whatever its flag */
+    L->query = L->nsources == 0 && !L->other_input;
 }
 
 /* --- probes ------------------------------------------------------------------ */
@@ -350,8 +346,9 @@ static void show(char **argv)
     fprintf(stderr, "\n");
 }
 
-/* Run argv and wait; returns its exit status (127: could not run). */
-static int run(char **argv)
+/* Run argv and wait (quiet: its output thrown away); returns its exit
+ * status (127: could not run). */
+static int run_how(char **argv, bool quiet)
 {
     if (verbose)
         show(argv);
@@ -361,6 +358,10 @@ static int run(char **argv)
         return 127;
     }
     if (pid == 0) {
+        if (quiet) {
+            freopen("/dev/null", "w", stdout);
+            freopen("/dev/null", "w", stderr);
+        }
         execvp(argv[0], argv);
         say("cannot run %s: %s", argv[0], strerror(errno));
         _exit(127);
@@ -372,6 +373,11 @@ static int run(char **argv)
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static int run(char **argv)
+{
+    return run_how(argv, false);
 }
 
 static void run_and_exit(char **argv)
@@ -574,11 +580,57 @@ static void fix_dep_file(const char *dep, const char *copy, const char *source)
 
 /* --- the link ------------------------------------------------------------------ */
 
-static void add_link(struct args *a)
+/* libkm's MPI calls (kmrun --mpi-glue), compiled in `tmp` by the link's
+ * own compiler: if it compiles (it finds an mpif.h), the program is an
+ * MPI program and links them.  Returns the object, or NULL. */
+static char *mpi_glue(const char *compiler, const char *kmrun, const char *tmp)
 {
+    char *src = join(tmp, "KM_libkm_mpi.f");
+    char *obj = join(tmp, "KM_libkm_mpi.o");
+    struct args a = {0};
+    push(&a, kmrun);
+    push_joined(&a, "--mpi-glue=", src);
+    bool ok = run(a.v) == 0;
+    free_args(&a);
+    if (ok) {
+        struct args c = {0};
+        push(&c, compiler);
+        push(&c, "-c");
+        push(&c, "-o");
+        push(&c, obj);
+        push(&c, src);
+        ok = run_how(c.v, true) == 0;
+        free_args(&c);
+    }
+    unlink(src);
+    free(src);
+    if (!ok) {
+        free(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static void add_link(struct args *a, const char *glue)
+{
+    if (glue)
+        push(a, glue);
     char *lib = locate("KMFC_LIBKM", "../lib/libkm.a", KM_LIBDIR "/libkm.a");
     push(a, lib);
     free(lib);
+}
+
+/* A directory of this link's own (parallel links share nothing). */
+static char *temp_dir(void)
+{
+    const char *t = getenv("TMPDIR");
+    struct km_buf b = {0};
+    km_buf_printf(&b, "%s/kmfc.XXXXXX", t && *t ? t : "/tmp");
+    if (!mkdtemp(b.data)) {
+        km_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
 }
 
 /* -I<directory of each instrumented source>: the copy lies elsewhere, and
@@ -654,6 +706,8 @@ int main(int argc, char **argv)
      * compile writes (the copy's name would give KM_x.o); several at
      * once are compiled one at a time for that. */
     bool link = !L.compile_only && !L.shared;
+    char *tmp = link ? temp_dir() : NULL;
+    char *glue = tmp ? mpi_glue(L.argv[0], kmrun, tmp) : NULL;
     int status = 0;
     int groups = L.compile_only && L.output < 0 && !L.other_input &&
                  L.nsources > 1 ? L.nsources : 1;
@@ -690,7 +744,7 @@ int main(int argc, char **argv)
             }
         }
         if (link)
-            add_link(&a);
+            add_link(&a, glue);
         status = run(a.v);
         free_args(&a);
     }
@@ -714,6 +768,12 @@ int main(int argc, char **argv)
             fix_dep_file(dep, copies[k], L.argv[L.sources[k]]);
             free(dep);
         }
+    if (glue)
+        unlink(glue);
+    if (tmp)
+        rmdir(tmp);
+    free(glue);
+    free(tmp);
     for (int k = 0; k < L.nsources; k++)
         free(copies[k]);
     free(copies);

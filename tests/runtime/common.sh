@@ -53,6 +53,14 @@ finish() {
 work=$(mktemp -d "${TMPDIR:-/tmp}/kmrt-$test_name.XXXXXX") || exit 1
 cd "$work" || exit 1
 
+# An MPI program links libkm's MPI calls too: the Fortran file kmrun
+# writes, compiled with the program's MPI compiler (MPIGLUE before LIBKM).
+# (outside $work, whose files some tests list; every test writes the same
+# text, each by an atomic rename)
+MPIGLUE=$top_builddir/tests/KM_libkm_mpi.f
+"$top_builddir/kmrun/kmrun" --mpi-glue="$MPIGLUE" ||
+    { echo "FAIL: $test_name: kmrun --mpi-glue"; exit 1; }
+
 # check FILE [exact]: structure and arithmetic of a KM_output file
 # (exact: the accounting identity must hold where nothing was extrapolated)
 check() {

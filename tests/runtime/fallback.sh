@@ -112,9 +112,9 @@ if ! command -v "${MPIF77%% *}" > /dev/null 2>&1 ||
 fi
 limit=
 command -v timeout > /dev/null 2>&1 && limit="timeout 300"
-$MPIF77 -o mpiprog "$FIX/mpi.f" "$LIBKM" > build.log 2>&1 ||
+$MPIF77 -o mpiprog "$FIX/mpi.f" "$MPIGLUE" "$LIBKM" > build.log 2>&1 ||
     { fail "cannot build mpi.f with $MPIF77: $(cat build.log)"; finish; }
-$MPIF77 -o mpistop "$FIX/mpistop.f" "$LIBKM" > build.log 2>&1 ||
+$MPIF77 -o mpistop "$FIX/mpistop.f" "$MPIGLUE" "$LIBKM" > build.log 2>&1 ||
     { fail "cannot build mpistop.f with $MPIF77: $(cat build.log)"; finish; }
 
 # rank_gone PROG: mpirun's line for one rank, in a directory of its own

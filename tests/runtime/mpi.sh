@@ -15,7 +15,7 @@ grep -q 'define KM_HAVE_MPI 1' "$top_builddir/config.h" 2>/dev/null ||
 limit=
 command -v timeout > /dev/null 2>&1 && limit="timeout 300"
 
-$MPIF77 -o prog "$FIX/mpi.f" "$LIBKM" > build.log 2>&1 ||
+$MPIF77 -o prog "$FIX/mpi.f" "$MPIGLUE" "$LIBKM" > build.log 2>&1 ||
     { fail "cannot build mpi.f with $MPIF77: $(cat build.log)"; finish; }
 
 # libkm's own messages must never count as the program's MPI calls, nor be

@@ -12,7 +12,7 @@ grep -q 'define KM_HAVE_MPI 1' "$top_builddir/config.h" 2>/dev/null ||
 limit=
 command -v timeout > /dev/null 2>&1 && limit="timeout 300"
 
-$MPIF77 -o prog "$FIX/mpistop.f" "$LIBKM" > build.log 2>&1 ||
+$MPIF77 -o prog "$FIX/mpistop.f" "$MPIGLUE" "$LIBKM" > build.log 2>&1 ||
     { fail "cannot build mpistop.f with $MPIF77: $(cat build.log)"; finish; }
 # mpirun may well report the missing MPI_FINALIZE with a failure status
 $limit $MPIRUN $MPIRUN_FLAGS -np 2 ./prog > out 2> err

@@ -71,7 +71,7 @@ fi
 if grep -q 'define KM_HAVE_MPI 1' "$top_builddir/config.h" 2>/dev/null &&
    command -v "$MPIF77" > /dev/null 2>&1 && command -v "$MPIRUN" > /dev/null 2>&1; then
     mkdir mpi && cd mpi || exit 1
-    $MPIF77 -o prog "$FIX/sigmpi.f" "$FIX/tick.f" "$LIBKM" > build.log 2>&1 ||
+    $MPIF77 -o prog "$FIX/sigmpi.f" "$FIX/tick.f" "$MPIGLUE" "$LIBKM" > build.log 2>&1 ||
         { fail "cannot build sigmpi.f: $(cat build.log)"; finish; }
     # (straight to mpirun: timeout(1) would follow the SIGTERM with a
     # SIGCONT, which Open MPI's mpirun takes as a second signal and answers
