@@ -4,6 +4,8 @@
  *   kmview [options] FILE...     summary, CSV, JSON, HTML report of one run
  *   kmview diff [options] A B    relative profile of two runs
  *   kmview ranks [options] FILE  groups of ranks and the odd ones out
+ *   kmview filter [options] FILE a control file without what costs more
+ *                                to measure than it tells
  *
  * Owns the command line and the order of work: read every input first (a
  * bad file stops everything before any output exists), then write every
@@ -21,6 +23,7 @@
 
 #include "kmview/diff.h"
 #include "kmview/export.h"
+#include "kmview/filter.h"
 #include "kmview/html.h"
 #include "kmview/out.h"
 #include "kmview/ranks.h"
@@ -41,6 +44,9 @@ struct options {
     size_t groups;
     int reasons;
     uint64_t max_size;       /* --max-size: bytes read at most per file */
+    double target;           /* filter: --target, a fraction */
+    const char *control;     /* filter: --control */
+    const char *output;      /* filter: -o */
 };
 
 static void usage(FILE *to)
@@ -65,6 +71,11 @@ static void usage(FILE *to)
           "  --groups=K      cut the dendrogram into K groups instead\n"
           "  -n, --top=N     differences named per outlier group (default 5)\n"
           "  --csv=DIR, -q as above\n"
+          "kmview filter FILE...  propose a control file that leaves out the\n"
+          "                  routines that cost more to measure than they tell\n"
+          "  --target=PCT    libkm's overhead wanted, %% of the run (default 2)\n"
+          "  --control=FILE  the control file to start from (default: kmtool's)\n"
+          "  -o FILE         write it to FILE (default: standard output)\n"
           "\n"
           "Every command:\n"
           "  --max-size=N    read at most N bytes of a file (suffix K, M, G or T;\n"
@@ -140,6 +151,7 @@ static void parse_options(int argc, char **argv, int first,
     o->max_size = KV_DEFAULT_MAX_SIZE;
     o->cut = 0.05;
     o->reasons = 5;
+    o->target = 0.02;
     bool only_files = false;
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
@@ -173,6 +185,16 @@ static void parse_options(int argc, char **argv, int first,
         } else if (is_option(a, "--max-size"))
             o->max_size = parse_size(value(argc, argv, &i, "--max-size"),
                                      "--max-size");
+        else if (is_option(a, "--target")) {
+            const char *v = value(argc, argv, &i, "--target");
+            char *end;
+            o->target = strtod(v, &end) / 100;
+            if (*end || end == v || !(o->target >= 0))
+                die_usage("bad value for --target: '%s'", v);
+        } else if (is_option(a, "--control"))
+            o->control = value(argc, argv, &i, "--control");
+        else if (!strcmp(a, "-o"))
+            o->output = value(argc, argv, &i, "-o");
         else if (is_option(a, "--groups"))
             o->groups = (size_t)parse_long(value(argc, argv, &i, "--groups"),
                                            "--groups", 1);
@@ -294,6 +316,24 @@ static int cmd_ranks(struct options *o)
     return rc;
 }
 
+static int cmd_filter(struct options *o)
+{
+    if (o->nfiles == 0)
+        die_usage("%s", "no KM_output file given");
+    struct kv_run run;
+    struct kv_out out = { 0 };
+    read_run(&run, o->files, o->nfiles, o->max_size);
+    struct kv_filter_opts fo = {
+        .target = o->target, .distortion = 0.05, .control = o->control,
+        .default_control = KM_PKGDATADIR "/KM_control.dat",
+    };
+    FILE *f = o->output ? kv_out_open(&out, o->output) : stdout;
+    int rc = f ? kv_filter(f, &run, &fo) : -1;
+    rc = o->output ? finish(&out, rc) : (rc ? 1 : 0);
+    kv_run_free(&run);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct options o = { 0 };
@@ -304,6 +344,9 @@ int main(int argc, char **argv)
     } else if (argc > 1 && strcmp(argv[1], "ranks") == 0) {
         parse_options(argc, argv, 2, &o);
         rc = cmd_ranks(&o);
+    } else if (argc > 1 && strcmp(argv[1], "filter") == 0) {
+        parse_options(argc, argv, 2, &o);
+        rc = cmd_filter(&o);
     } else {
         parse_options(argc, argv, 1, &o);
         rc = cmd_summary(&o);

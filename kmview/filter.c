@@ -1,0 +1,240 @@
+/*
+ * filter.c — kmview filter (see filter.h).
+ *
+ * The cost model: a region's first TIME_PREDICTION_MODE_NUMBER executions
+ * on a rank are measured (the Overhead line's first figure each), the rest
+ * estimated (its second figure).  That model only shares out the overhead
+ * each rank actually reports (libkm overhead): the figures printed are
+ * that overhead, before and after, as the model divides it.
+ */
+#include "kmview/filter.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "control/control.h"
+#include "support/buf.h"
+#include "support/diag.h"
+
+struct candidate {
+    int routine;
+    double cost;              /* model seconds, all ranks */
+    double elapsed;           /* all ranks */
+    uint64_t count;
+};
+
+/* A region's cost on one rank: measured up to the threshold, then
+ * estimated. */
+static double events_cost(uint64_t n, long threshold, double measured,
+                          double estimated)
+{
+    double m = threshold > 0 && n > (uint64_t)threshold ? (double)threshold
+                                                        : (double)n;
+    return m * measured + ((double)n - m) * estimated;
+}
+
+/* The name after the last "::" or "/" (a procedure's own name). */
+static const char *bare(const char *name)
+{
+    const char *b = name;
+    for (const char *p = name; *p; p++)
+        if (*p == '/' || (p[0] == ':' && p[1] == ':'))
+            b = p + (*p == '/' ? 1 : 2);
+    return b;
+}
+
+/* CALL NAME(...) -> NAME, upper case, into buf; false if not a CALL. */
+static bool callee_of(const char *text, char *buf, size_t size)
+{
+    while (isspace((unsigned char)*text))
+        text++;
+    if (strncasecmp(text, "CALL", 4) != 0)
+        return false;
+    text += 4;
+    while (isspace((unsigned char)*text))
+        text++;
+    size_t n = 0;
+    while ((isalnum((unsigned char)*text) || *text == '_') && n + 1 < size)
+        buf[n++] = (char)toupper((unsigned char)*text++);
+    buf[n] = 0;
+    return n > 0;
+}
+
+static int by_cost(const void *a, const void *b)
+{
+    const struct candidate *x = a, *y = b;
+    return (x->cost < y->cost) - (x->cost > y->cost);
+}
+
+/* The base control file with every active IGNORED_ROUTINES line taken out
+ * and `line` (one holding them all) put before END_OF_DATA (below it, all
+ * is comment) or at the end. */
+static bool copy_base(struct km_buf *out, const char *path, const char *line)
+{
+    struct km_buf in = {0};
+    if (!km_buf_read_file(&in, path)) {
+        km_buf_free(&in);
+        return false;
+    }
+    const char *p = in.data ? in.data : "";
+    const char *end = p + in.len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        const char *q = p;
+        while (q < e && isspace((unsigned char)*q))
+            q++;
+        if (line && (size_t)(e - q) >= 11 &&
+            strncasecmp(q, "END_OF_DATA", 11) == 0) {
+            km_buf_adds(out, line);
+            line = NULL;
+        }
+        if (!((size_t)(e - q) >= 16 && strncasecmp(q, "IGNORED_ROUTINES", 16) == 0)) {
+            km_buf_add(out, p, (size_t)(e - p));
+            km_buf_addc(out, '\n');
+        }
+        p = nl ? nl + 1 : end;
+    }
+    if (line)
+        km_buf_adds(out, line);
+    km_buf_free(&in);
+    return true;
+}
+
+static void add_lower(struct km_buf *b, const char *s)
+{
+    for (; *s; s++)
+        km_buf_addc(b, (char)tolower((unsigned char)*s));
+}
+
+int kv_filter(FILE *to, const struct kv_run *run,
+              const struct kv_filter_opts *o)
+{
+    double measured, estimated;
+    if (!run->overhead || sscanf(run->overhead, "%lf s per measured entry "
+                                 "and exit, %lf s per estimated one",
+                                 &measured, &estimated) != 2) {
+        fprintf(stderr, "kmview: %s: no Overhead line (a KM_output of "
+                "version 2 has one): nothing to estimate from\n",
+                run->nsources ? run->sources[0] : "input");
+        return -1;
+    }
+    const char *path = o->control ? o->control : o->default_control;
+    struct km_settings set;
+    km_settings_default(&set);
+    struct km_diag d = {0};
+    if (!km_control_read(path, &set, &d)) {
+        km_diag_flush(&d);
+        km_diag_free(&d);
+        km_settings_free(&set);
+        return -1;
+    }
+    km_diag_free(&d);
+
+    size_t nr = run->nroutines;
+    struct candidate *c = km_xcalloc(nr + 1, sizeof *c);
+    for (size_t r = 0; r < nr; r++)
+        c[r].routine = (int)r;
+    double total = 0, overhead = 0, model = 0;
+    char name[256];
+    for (size_t s = 0; s < run->nsections; s++) {
+        const struct kv_rank *rk = &run->ranks[s];
+        if (rk->lost)
+            continue;
+        if (!isnan(rk->fig[KV_F_TOTAL]))
+            total += rk->fig[KV_F_TOTAL];
+        if (!isnan(rk->fig[KV_F_OVERHEAD]))
+            overhead += rk->fig[KV_F_OVERHEAD];
+        for (size_t k = 0; k < rk->nrc; k++) {
+            const struct kv_rcell *rc = &rk->rc[k];
+            double e = events_cost(rc->count, set.threshold, measured,
+                                   estimated);
+            c[rc->routine].cost += e;
+            c[rc->routine].elapsed += rc->elapsed;
+            c[rc->routine].count += rc->count;
+            model += e;
+        }
+        for (size_t k = 0; k < rk->nlc; k++) {
+            const struct kv_lcell *lc = &rk->lc[k];
+            const struct kv_location *loc = &run->locations[lc->location];
+            double e = events_cost(lc->count, set.threshold, measured,
+                                   estimated);
+            model += e;
+            c[loc->routine].cost += e;     /* gone with the routine */
+            if (loc->kind == KV_CALL &&
+                callee_of(loc->text, name, sizeof name))
+                for (size_t r = 0; r < nr; r++)
+                    if (!strcmp(bare(run->routines[r].name), name))
+                        c[r].cost += e;    /* and its call sites */
+        }
+    }
+    double plain = total - overhead;
+    /* Candidates: measuring costs more than `distortion` of their time,
+     * costliest first. */
+    size_t n = 0;
+    for (size_t r = 0; r < nr; r++)
+        if (c[r].count > 0 && c[r].cost > o->distortion * c[r].elapsed &&
+            !km_is_ignored(&set, run->routines[r].name))
+            c[n++] = c[r];
+    qsort(c, n, sizeof *c, by_cost);
+    double dropped = 0;
+    size_t ndrop = 0;
+    while (ndrop < n && model > 0 && plain > 0 &&
+           overhead * (1 - dropped / model) > o->target * plain)
+        dropped += c[ndrop++].cost;
+    double after = model > 0 ? overhead * (1 - dropped / model) : overhead;
+
+    struct km_buf out = {0};
+    km_buf_printf(&out, "! Proposed by kmview filter from %s (%zu rank%s).\n",
+                  run->nsources ? run->sources[0] : "?", kv_run_live_ranks(run),
+                  kv_run_live_ranks(run) == 1 ? "" : "s");
+    km_buf_printf(&out, "! libkm overhead of that run: %.4g s of %.4g s "
+                  "(%.1f%% of the time without it).\n", overhead, total,
+                  plain > 0 ? 100 * overhead / plain : 0.0);
+    km_buf_printf(&out, "! With this file, estimated: %.4g s (%.1f%%), "
+                  "leaving out %zu routine%s whose measurement costs more "
+                  "than %.0f%% of their own time.\n", after,
+                  plain > 0 ? 100 * after / plain : 0.0, ndrop,
+                  ndrop == 1 ? "" : "s", 100 * o->distortion);
+    if (after > o->target * plain && plain > 0)
+        km_buf_printf(&out, "! (The target, %.1f%%, is out of reach without "
+                      "leaving out routines that are worth measuring.)\n",
+                      100 * o->target);
+    if (ndrop > 0)
+        km_buf_printf(&out, "!   %-28s %14s %14s %14s\n", "left out",
+                      "calls", "s per call", "overhead(s)");
+    for (size_t k = 0; k < ndrop; k++)
+        km_buf_printf(&out, "!   %-28s %14llu %14.4g %14.4g\n",
+                      run->routines[c[k].routine].name,
+                      (unsigned long long)c[k].count,
+                      c[k].elapsed / (double)c[k].count,
+                      model > 0 ? overhead * c[k].cost / model : 0.0);
+    km_buf_adds(&out, "!\n");
+    struct km_buf line = {0};
+    km_buf_adds(&line, "IGNORED_ROUTINES = ");
+    for (int k = 0; k < set.nignored; k++) {
+        add_lower(&line, set.ignored[k]);
+        if (k + 1 < set.nignored || ndrop > 0)
+            km_buf_addc(&line, ',');
+    }
+    for (size_t k = 0; k < ndrop; k++) {
+        add_lower(&line, run->routines[c[k].routine].name);
+        if (k + 1 < ndrop)
+            km_buf_addc(&line, ',');
+    }
+    km_buf_addc(&line, '\n');
+    bool ok = copy_base(&out, path, line.data);
+    km_buf_free(&line);
+    if (ok) {
+        fwrite(out.data, 1, out.len, to);
+    } else {
+        fprintf(stderr, "kmview: cannot read the control file %s\n", path);
+    }
+    km_buf_free(&out);
+    free(c);
+    km_settings_free(&set);
+    return ok ? 0 : -1;
+}
