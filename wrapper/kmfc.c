@@ -647,6 +647,37 @@ static void push_source_dirs(struct args *a, const struct line *L,
     }
 }
 
+/* Instrument every source into copies[k] (NULL: compiled as it is, said
+ * so).  Returns false if that happened and `strict` forbids it. */
+static bool instrument_all(const struct line *L, const char *kmrun,
+                           char **copies, bool strict)
+{
+    for (int k = 0; k < L->nsources; k++) {
+        const char *src = L->argv[L->sources[k]];
+        bool cpp;
+        fortran_ext(ext_of(src), &cpp);
+        bool pre = (cpp || L->cpp) && !L->nocpp;
+        char *copy = copy_path(L, src, pre);
+        if (!ours_or_absent(copy)) {
+            say("%s exists and is not kmtool's: %s is compiled as it is",
+                copy, src);
+            free(copy);
+            if (strict)
+                return false;
+            continue;
+        }
+        if (!instrument(L, kmrun, src, copy, pre)) {
+            say("%s could not be instrumented: compiled as it is", src);
+            free(copy);
+            if (strict)
+                return false;
+            continue;
+        }
+        copies[k] = copy;
+    }
+    return true;
+}
+
 /* --- main ------------------------------------------------------------------------- */
 
 static void usage(void)
@@ -678,37 +709,14 @@ int main(int argc, char **argv)
 
     /* The sources, each instrumented: copies[k] replaces argv[sources[k]] */
     char **copies = km_xcalloc((size_t)L.nsources + 1, sizeof *copies);
-    for (int k = 0; k < L.nsources; k++) {
-        const char *src = L.argv[L.sources[k]];
-        bool cpp;
-        fortran_ext(ext_of(src), &cpp);
-        bool pre = (cpp || L.cpp) && !L.nocpp;
-        char *copy = copy_path(&L, src, pre);
-        if (!ours_or_absent(copy)) {
-            say("%s exists and is not kmtool's: %s is compiled as it is",
-                copy, src);
-            free(copy);
-            if (strict)
-                return 1;
-            continue;
-        }
-        if (!instrument(&L, kmrun, src, copy, pre)) {
-            say("%s could not be instrumented: compiled as it is", src);
-            free(copy);
-            if (strict)
-                return 1;
-            continue;
-        }
-        copies[k] = copy;
-    }
+    int status = instrument_all(&L, kmrun, copies, strict) ? 0 : 1;
 
     /* Compile: each instrumented source gets -o with the object the plain
      * compile writes (the copy's name would give KM_x.o); several at
      * once are compiled one at a time for that. */
-    bool link = !L.compile_only && !L.shared;
+    bool link = status == 0 && !L.compile_only && !L.shared;
     char *tmp = link ? temp_dir() : NULL;
     char *glue = tmp ? mpi_glue(L.argv[0], kmrun, tmp) : NULL;
-    int status = 0;
     int groups = L.compile_only && L.output < 0 && !L.other_input &&
                  L.nsources > 1 ? L.nsources : 1;
     for (int g = 0; g < groups && status == 0; g++) {
