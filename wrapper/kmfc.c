@@ -238,6 +238,7 @@ static bool probe_path(const char *p)
     base = base ? base + 1 : p;
     return starts(base, "conftest") || strstr(p, "CMakeFiles/CMakeTmp") ||
            strstr(p, "CMakeFiles/CMakeScratch") ||
+           strstr(p, "CMakeFiles/FortranCInterface") ||
            strstr(p, "CompilerIdFortran") || strstr(p, "CMakeFortranCompilerId");
 }
 
