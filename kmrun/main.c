@@ -51,6 +51,9 @@ struct options {
     const char *control;          /* --control=FILE, read as it is */
     bool line_markers;            /* --line-markers */
     const char *mpi_glue;         /* --mpi-glue=FILE: write it, nothing else */
+    const char *prefix_shim;      /* --prefix-shim=FILE: the control's
+                                     INNER_PREFIX routines, nothing else */
+    bool with_mpi;                /* --with-mpi: ... MPII and MPIF too */
     const char *module_dir;       /* --module-dir=DIR: where the compiler
                                      writes module files, and kmrun its
                                      interface index files */
@@ -85,6 +88,9 @@ static void usage(FILE *to)
           "  -I DIR                search DIR for INCLUDE files (and index files)\n"
           "  --mpi-glue=FILE       write libkm's MPI calls (Fortran, for your MPI\n"
           "                        compiler) to FILE and stop\n"
+          "  --prefix-shim=FILE    with an INNER_PREFIX other than KM_: write the\n"
+          "                        routines it names to FILE (--with-mpi: those\n"
+          "                        of MPI_INIT and MPI_FINALIZE too) and stop\n"
           "  -y, --use-control     use an existing DIR/KM_control.dat without asking\n"
           "  -n, --reset-control   replace it by the default (old one kept as .old)\n"
           "  --free-form           read every file as free form\n"
@@ -174,6 +180,10 @@ static void parse_options(int argc, char **argv, struct options *o)
             o->control = value(argc, argv, &i, "--control");
         } else if (strncmp(a, "--module-dir", 12) == 0) {
             o->module_dir = value(argc, argv, &i, "--module-dir");
+        } else if (strncmp(a, "--prefix-shim", 13) == 0) {
+            o->prefix_shim = value(argc, argv, &i, "--prefix-shim");
+        } else if (!strcmp(a, "--with-mpi")) {
+            o->with_mpi = true;
         } else if (strncmp(a, "--mpi-glue", 10) == 0) {
             o->mpi_glue = value(argc, argv, &i, "--mpi-glue");
         } else if (!strcmp(a, "--line-markers")) {
@@ -221,7 +231,7 @@ static void parse_options(int argc, char **argv, struct options *o)
      * directory is searched after the user's. */
     if (KM_MPIF_INCDIR[0])
         o->include_dirs[o->ninclude_dirs++] = KM_MPIF_INCDIR;
-    if (o->nfiles == 0 && !o->mpi_glue)
+    if (o->nfiles == 0 && !o->mpi_glue && !o->prefix_shim)
         die_usage("%s", "no source file given");
     if (o->output && o->nfiles > 1)
         die_usage("%s", "-o takes one source file");
@@ -388,7 +398,7 @@ static enum control_answer ask(const char *path)
 static bool prepare_control(const struct options *o, struct km_settings *set,
                             struct km_diag *d)
 {
-    if (o->control || o->output) {
+    if (o->control || o->output || o->prefix_shim) {
         char *def = o->control ? km_xstrdup(o->control)
                   : o->default_control ? km_xstrdup(o->default_control)
                                        : find_default_control();
@@ -671,19 +681,45 @@ static bool write_prefix_shim(const struct options *o,
     return ok;
 }
 
+static void free_options(struct options *o)
+{
+    free(o->files);
+    free(o->include_dirs);
+    free_cpp_args(o);
+    free(o->ids);
+}
+
 int main(int argc, char **argv)
 {
     struct options o = {0};
     parse_options(argc, argv, &o);
     struct km_diag d = {0};
+    if (o.prefix_shim) {
+        /* (kmfc at a link: nothing is written for the prefix KM_) */
+        struct km_settings set;
+        km_settings_default(&set);
+        int rc = 1;
+        if (prepare_control(&o, &set, &d)) {
+            rc = 0;
+            if (strcmp(set.prefix, "KM_") != 0) {
+                struct km_buf text = {0};
+                km_rewrite_prefix_shim(set.prefix, o.with_mpi, &text);
+                rc = write_whole(o.prefix_shim, text.data, text.len, &d)
+                     ? 0 : 1;
+                km_buf_free(&text);
+            }
+        }
+        km_settings_free(&set);
+        km_diag_flush(&d);
+        km_diag_free(&d);
+        free_options(&o);
+        return rc;
+    }
     if (o.mpi_glue) {
         int rc = write_mpi_glue(o.mpi_glue, &d) ? 0 : 1;
         km_diag_flush(&d);
         km_diag_free(&d);
-        free(o.files);
-        free(o.include_dirs);
-        free_cpp_args(&o);
-        free(o.ids);
+        free_options(&o);
         return rc;
     }
     struct km_settings set;
@@ -695,10 +731,7 @@ int main(int argc, char **argv)
             km_diag_flush(&d);
             km_diag_free(&d);
             km_settings_free(&set);
-            free(o.files);
-            free(o.include_dirs);
-            free_cpp_args(&o);
-            free(o.ids);
+            free_options(&o);
             return 1;
         }
         km_diag_flush(&d);
@@ -752,9 +785,6 @@ int main(int argc, char **argv)
     }
     km_diag_free(&d);
     km_settings_free(&set);
-    free(o.files);
-    free(o.include_dirs);
-    free_cpp_args(&o);
-    free(o.ids);
+    free_options(&o);
     return status;
 }

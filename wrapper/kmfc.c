@@ -612,8 +612,49 @@ static char *mpi_glue(const char *compiler, const char *kmrun, const char *tmp)
     return obj;
 }
 
-static void add_link(struct args *a, const char *glue)
+/* With an INNER_PREFIX other than KM_ in the control file, the
+ * instrumented objects call <prefix>IN and so on: the routines that hand
+ * those calls on to libkm (kmrun --prefix-shim), compiled in `tmp`.
+ * Returns the object, or NULL (no such prefix, or it did not compile). */
+static char *prefix_shim(const char *compiler, const char *kmrun,
+                         const char *tmp, bool with_mpi)
 {
+    char *src = join(tmp, "KM_prefix.f");
+    char *obj = join(tmp, "KM_prefix.o");
+    struct args a = {0};
+    push(&a, kmrun);
+    push_joined(&a, "--prefix-shim=", src);
+    char *control = control_for(".");
+    if (control)
+        push_joined(&a, "--control=", control);
+    free(control);
+    if (with_mpi)
+        push(&a, "--with-mpi");
+    bool ok = run(a.v) == 0 && access(src, F_OK) == 0;
+    free_args(&a);
+    if (ok) {
+        struct args c = {0};
+        push(&c, compiler);
+        push(&c, "-c");
+        push(&c, "-o");
+        push(&c, obj);
+        push(&c, src);
+        ok = run(c.v) == 0;
+        free_args(&c);
+    }
+    unlink(src);
+    free(src);
+    if (!ok) {
+        free(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static void add_link(struct args *a, const char *glue, const char *shim)
+{
+    if (shim)
+        push(a, shim);
     if (glue)
         push(a, glue);
     char *lib = locate("KMFC_LIBKM", "../lib/libkm.a", KM_LIBDIR "/libkm.a");
@@ -718,6 +759,8 @@ int main(int argc, char **argv)
     bool link = status == 0 && !L.compile_only && !L.shared;
     char *tmp = link ? temp_dir() : NULL;
     char *glue = tmp ? mpi_glue(L.argv[0], kmrun, tmp) : NULL;
+    char *shim = tmp ? prefix_shim(L.argv[0], kmrun, tmp, glue != NULL)
+                     : NULL;
     int groups = L.compile_only && L.output < 0 && !L.other_input &&
                  L.nsources > 1 ? L.nsources : 1;
     for (int g = 0; g < groups && status == 0; g++) {
@@ -753,7 +796,7 @@ int main(int argc, char **argv)
             }
         }
         if (link)
-            add_link(&a, glue);
+            add_link(&a, glue, shim);
         status = run(a.v);
         free_args(&a);
     }
@@ -779,6 +822,9 @@ int main(int argc, char **argv)
         }
     if (glue)
         unlink(glue);
+    if (shim)
+        unlink(shim);
+    free(shim);
     if (tmp)
         rmdir(tmp);
     free(glue);
