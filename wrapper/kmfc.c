@@ -581,6 +581,32 @@ static void fix_dep_file(const char *dep, const char *copy, const char *source)
 
 /* --- the link ------------------------------------------------------------------ */
 
+/* `made` (kmrun has written src): compile it to obj with the link's
+ * compiler (quiet: its complaints are not the user's business), remove
+ * src.  Returns obj, or NULL (freed) if anything failed. */
+static char *compile_written(bool made, const char *compiler, char *src,
+                             char *obj, bool quiet)
+{
+    bool ok = made;
+    if (ok) {
+        struct args c = {0};
+        push(&c, compiler);
+        push(&c, "-c");
+        push(&c, "-o");
+        push(&c, obj);
+        push(&c, src);
+        ok = run_how(c.v, quiet) == 0;
+        free_args(&c);
+    }
+    unlink(src);
+    free(src);
+    if (!ok) {
+        free(obj);
+        return NULL;
+    }
+    return obj;
+}
+
 /* libkm's MPI calls (kmrun --mpi-glue), compiled in `tmp` by the link's
  * own compiler: if it compiles (it finds an mpif.h), the program is an
  * MPI program and links them.  Returns the object, or NULL. */
@@ -593,23 +619,7 @@ static char *mpi_glue(const char *compiler, const char *kmrun, const char *tmp)
     push_joined(&a, "--mpi-glue=", src);
     bool ok = run(a.v) == 0;
     free_args(&a);
-    if (ok) {
-        struct args c = {0};
-        push(&c, compiler);
-        push(&c, "-c");
-        push(&c, "-o");
-        push(&c, obj);
-        push(&c, src);
-        ok = run_how(c.v, true) == 0;
-        free_args(&c);
-    }
-    unlink(src);
-    free(src);
-    if (!ok) {
-        free(obj);
-        return NULL;
-    }
-    return obj;
+    return compile_written(ok, compiler, src, obj, true);
 }
 
 /* With an INNER_PREFIX other than KM_ in the control file, the
@@ -632,23 +642,7 @@ static char *prefix_shim(const char *compiler, const char *kmrun,
         push(&a, "--with-mpi");
     bool ok = run(a.v) == 0 && access(src, F_OK) == 0;
     free_args(&a);
-    if (ok) {
-        struct args c = {0};
-        push(&c, compiler);
-        push(&c, "-c");
-        push(&c, "-o");
-        push(&c, obj);
-        push(&c, src);
-        ok = run(c.v) == 0;
-        free_args(&c);
-    }
-    unlink(src);
-    free(src);
-    if (!ok) {
-        free(obj);
-        return NULL;
-    }
-    return obj;
+    return compile_written(ok, compiler, src, obj, false);
 }
 
 static void add_link(struct args *a, const char *glue, const char *shim)
