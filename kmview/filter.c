@@ -63,10 +63,19 @@ static bool callee_of(const char *text, char *buf, size_t size)
     return n > 0;
 }
 
-static int by_cost(const void *a, const void *b)
+/* How much a routine's measurement distorts it: its cost over its time
+ * (a routine that takes nothing measurable first). */
+static double distortion(const struct candidate *x)
 {
-    const struct candidate *x = a, *y = b;
-    return (x->cost < y->cost) - (x->cost > y->cost);
+    return x->elapsed > 0 ? x->cost / x->elapsed : HUGE_VAL;
+}
+
+/* The most distorted first: what goes costs most for what it tells, and
+ * the routines that take the time stay measured longest. */
+static int by_distortion(const void *a, const void *b)
+{
+    double x = distortion(a), y = distortion(b);
+    return (x < y) - (x > y);
 }
 
 /* The base control file with every active IGNORED_ROUTINES line taken out
@@ -110,8 +119,11 @@ static void add_lower(struct km_buf *b, const char *s)
         km_buf_addc(b, (char)tolower((unsigned char)*s));
 }
 
-int kv_filter(FILE *to, const struct kv_run *run,
-              const struct kv_filter_opts *o)
+/* One run's events into c[] (indexed by the name's index in `names`),
+ * its times into *total and *overhead. */
+static int add_run(const struct kv_run *run, const struct km_settings *set,
+                   struct kv_run *names, struct candidate *c, double *total,
+                   double *overhead, double *model)
 {
     double measured, estimated;
     if (!run->overhead || sscanf(run->overhead, "%lf s per measured entry "
@@ -122,6 +134,49 @@ int kv_filter(FILE *to, const struct kv_run *run,
                 run->nsources ? run->sources[0] : "input");
         return -1;
     }
+    int *to = km_xcalloc(run->nroutines + 1, sizeof *to);
+    for (size_t r = 0; r < run->nroutines; r++)
+        to[r] = kv_routine_find(names, run->routines[r].name);
+    char name[256];
+    for (size_t s = 0; s < run->nsections; s++) {
+        const struct kv_rank *rk = &run->ranks[s];
+        if (rk->lost)
+            continue;
+        if (!isnan(rk->fig[KV_F_TOTAL]))
+            *total += rk->fig[KV_F_TOTAL];
+        if (!isnan(rk->fig[KV_F_OVERHEAD]))
+            *overhead += rk->fig[KV_F_OVERHEAD];
+        for (size_t k = 0; k < rk->nrc; k++) {
+            const struct kv_rcell *rc = &rk->rc[k];
+            struct candidate *x = &c[to[rc->routine]];
+            double e = events_cost(rc->count, set->threshold, measured,
+                                   estimated);
+            x->cost += e;
+            x->elapsed += rc->elapsed;
+            x->count += rc->count;
+            *model += e;
+        }
+        for (size_t k = 0; k < rk->nlc; k++) {
+            const struct kv_lcell *lc = &rk->lc[k];
+            const struct kv_location *loc = &run->locations[lc->location];
+            double e = events_cost(lc->count, set->threshold, measured,
+                                   estimated);
+            *model += e;
+            c[to[loc->routine]].cost += e;     /* gone with the routine */
+            if (loc->kind == KV_CALL &&
+                callee_of(loc->text, name, sizeof name))
+                for (size_t r = 0; r < names->nroutines; r++)
+                    if (!strcmp(bare(names->routines[r].name), name))
+                        c[r].cost += e;        /* and its call sites */
+        }
+    }
+    free(to);
+    return 0;
+}
+
+int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
+              const struct kv_filter_opts *o)
+{
     const char *path = o->control ? o->control : o->default_control;
     struct km_settings set;
     km_settings_default(&set);
@@ -134,52 +189,36 @@ int kv_filter(FILE *to, const struct kv_run *run,
     }
     km_diag_free(&d);
 
-    size_t nr = run->nroutines;
+    /* every run's routines, by name */
+    struct kv_run names;
+    kv_run_init(&names);
+    size_t nranks = 0;
+    for (size_t k = 0; k < nruns; k++) {
+        for (size_t r = 0; r < runs[k].nroutines; r++)
+            kv_routine_intern(&names, runs[k].routines[r].name);
+        nranks += kv_run_live_ranks(&runs[k]);
+    }
+    size_t nr = names.nroutines;
     struct candidate *c = km_xcalloc(nr + 1, sizeof *c);
     for (size_t r = 0; r < nr; r++)
         c[r].routine = (int)r;
     double total = 0, overhead = 0, model = 0;
-    char name[256];
-    for (size_t s = 0; s < run->nsections; s++) {
-        const struct kv_rank *rk = &run->ranks[s];
-        if (rk->lost)
-            continue;
-        if (!isnan(rk->fig[KV_F_TOTAL]))
-            total += rk->fig[KV_F_TOTAL];
-        if (!isnan(rk->fig[KV_F_OVERHEAD]))
-            overhead += rk->fig[KV_F_OVERHEAD];
-        for (size_t k = 0; k < rk->nrc; k++) {
-            const struct kv_rcell *rc = &rk->rc[k];
-            double e = events_cost(rc->count, set.threshold, measured,
-                                   estimated);
-            c[rc->routine].cost += e;
-            c[rc->routine].elapsed += rc->elapsed;
-            c[rc->routine].count += rc->count;
-            model += e;
+    for (size_t k = 0; k < nruns; k++)
+        if (add_run(&runs[k], &set, &names, c, &total, &overhead, &model)) {
+            free(c);
+            kv_run_free(&names);
+            km_settings_free(&set);
+            return -1;
         }
-        for (size_t k = 0; k < rk->nlc; k++) {
-            const struct kv_lcell *lc = &rk->lc[k];
-            const struct kv_location *loc = &run->locations[lc->location];
-            double e = events_cost(lc->count, set.threshold, measured,
-                                   estimated);
-            model += e;
-            c[loc->routine].cost += e;     /* gone with the routine */
-            if (loc->kind == KV_CALL &&
-                callee_of(loc->text, name, sizeof name))
-                for (size_t r = 0; r < nr; r++)
-                    if (!strcmp(bare(run->routines[r].name), name))
-                        c[r].cost += e;    /* and its call sites */
-        }
-    }
     double plain = total - overhead;
     /* Candidates: measuring costs more than `distortion` of their time,
-     * costliest first. */
+     * the most distorted first. */
     size_t n = 0;
     for (size_t r = 0; r < nr; r++)
         if (c[r].count > 0 && c[r].cost > o->distortion * c[r].elapsed &&
-            !km_is_ignored(&set, run->routines[r].name))
+            !km_is_ignored(&set, names.routines[r].name))
             c[n++] = c[r];
-    qsort(c, n, sizeof *c, by_cost);
+    qsort(c, n, sizeof *c, by_distortion);
     double dropped = 0;
     size_t ndrop = 0;
     while (ndrop < n && model > 0 && plain > 0 &&
@@ -188,17 +227,27 @@ int kv_filter(FILE *to, const struct kv_run *run,
     double after = model > 0 ? overhead * (1 - dropped / model) : overhead;
 
     struct km_buf out = {0};
-    km_buf_printf(&out, "! Proposed by kmview filter from %s (%zu rank%s).\n",
-                  run->nsources ? run->sources[0] : "?", kv_run_live_ranks(run),
-                  kv_run_live_ranks(run) == 1 ? "" : "s");
-    km_buf_printf(&out, "! libkm overhead of that run: %.4g s of %.4g s "
-                  "(%.1f%% of the time without it).\n", overhead, total,
+    if (nruns == 1)
+        km_buf_printf(&out, "! Proposed by kmview filter from %s (%zu "
+                      "rank%s).\n", runs[0].nsources ? runs[0].sources[0]
+                      : "?", nranks, nranks == 1 ? "" : "s");
+    else
+        km_buf_printf(&out, "! Proposed by kmview filter from %zu runs "
+                      "(%s ...), %zu ranks in all.\n", nruns,
+                      runs[0].nsources ? runs[0].sources[0] : "?", nranks);
+    km_buf_printf(&out, "! libkm overhead of %s: %.4g s of %.4g s "
+                  "(%.1f%% of the time without it).\n",
+                  nruns == 1 ? "that run" : "those runs", overhead, total,
                   plain > 0 ? 100 * overhead / plain : 0.0);
     km_buf_printf(&out, "! With this file, estimated: %.4g s (%.1f%%), "
-                  "leaving out %zu routine%s whose measurement costs more "
-                  "than %.0f%% of their own time.\n", after,
-                  plain > 0 ? 100 * after / plain : 0.0, ndrop,
+                  "leaving out %zu routine%s, the most distorted first "
+                  "(each costs over %.0f%% of its own time to measure).\n",
+                  after, plain > 0 ? 100 * after / plain : 0.0, ndrop,
                   ndrop == 1 ? "" : "s", 100 * o->distortion);
+    if (ndrop > 0 && ndrop < n)
+        km_buf_printf(&out, "! Every routine still measured costs at most "
+                      "%.1f%% of its own time to measure.\n",
+                      100 * distortion(&c[ndrop]));
     if (after > o->target * plain && plain > 0)
         km_buf_printf(&out, "! (The target, %.1f%%, is out of reach without "
                       "leaving out routines that are worth measuring.)\n",
@@ -208,7 +257,7 @@ int kv_filter(FILE *to, const struct kv_run *run,
                       "calls", "s per call", "overhead(s)");
     for (size_t k = 0; k < ndrop; k++)
         km_buf_printf(&out, "!   %-28s %14llu %14.4g %14.4g\n",
-                      run->routines[c[k].routine].name,
+                      names.routines[c[k].routine].name,
                       (unsigned long long)c[k].count,
                       c[k].elapsed / (double)c[k].count,
                       model > 0 ? overhead * c[k].cost / model : 0.0);
@@ -221,7 +270,7 @@ int kv_filter(FILE *to, const struct kv_run *run,
             km_buf_addc(&line, ',');
     }
     for (size_t k = 0; k < ndrop; k++) {
-        add_lower(&line, run->routines[c[k].routine].name);
+        add_lower(&line, names.routines[c[k].routine].name);
         if (k + 1 < ndrop)
             km_buf_addc(&line, ',');
     }
@@ -235,6 +284,7 @@ int kv_filter(FILE *to, const struct kv_run *run,
     }
     km_buf_free(&out);
     free(c);
+    kv_run_free(&names);
     km_settings_free(&set);
     return ok ? 0 : -1;
 }

@@ -6,9 +6,9 @@
  * the locations inside it, the CALL statements that call it), what they
  * cost at the run's own Overhead line, and what the routine's own time
  * per call is.  A routine whose measurement costs more than `distortion`
- * of its time per call is a candidate; the costliest candidates go into
- * IGNORED_ROUTINES until libkm's estimated overhead is at most `target`
- * of the run time.  The proposal is the base control file with that list,
+ * of its time per call is a candidate; the candidates go into
+ * IGNORED_ROUTINES, the most distorted (cost over time) first, until
+ * libkm's estimated overhead is at most `target` of the run time.  The proposal is the base control file with that list,
  * headed by comment lines: the overhead before and after (estimates, and
  * said so), and each routine left out with its figures.
  */
@@ -26,10 +26,11 @@ struct kv_filter_opts {
     const char *default_control;
 };
 
-/* Write the proposed control file to `to`.  Returns 0, or -1 with a
- * message on stderr (the base control file cannot be read, the run has no
- * Overhead line). */
-int kv_filter(FILE *to, const struct kv_run *run,
+/* Write the proposed control file to `to`, from one run or several (a
+ * test suite's programs: their routines are added up by name).  Returns
+ * 0, or -1 with a message on stderr (the base control file cannot be
+ * read, a run has no Overhead line). */
+int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
               const struct kv_filter_opts *o);
 
 #endif

@@ -47,6 +47,7 @@ struct options {
     double target;           /* filter: --target, a fraction */
     const char *control;     /* filter: --control */
     const char *output;      /* filter: -o */
+    bool runs;               /* filter: --runs, every file a run */
 };
 
 static void usage(FILE *to)
@@ -73,9 +74,10 @@ static void usage(FILE *to)
           "  --csv=DIR, -q as above\n"
           "kmview filter FILE...  propose a control file that leaves out the\n"
           "                  routines that cost more to measure than they tell\n"
-          "  --target=PCT    libkm's overhead wanted, %% of the run (default 2)\n"
+          "  --target=PCT    libkm's overhead wanted, % of the run (default 2)\n"
           "  --control=FILE  the control file to start from (default: kmtool's)\n"
           "  -o FILE         write it to FILE (default: standard output)\n"
+          "  --runs          every file is a run of its own (a test suite)\n"
           "\n"
           "Every command:\n"
           "  --max-size=N    read at most N bytes of a file (suffix K, M, G or T;\n"
@@ -193,6 +195,8 @@ static void parse_options(int argc, char **argv, int first,
                 die_usage("bad value for --target: '%s'", v);
         } else if (is_option(a, "--control"))
             o->control = value(argc, argv, &i, "--control");
+        else if (!strcmp(a, "--runs"))
+            o->runs = true;
         else if (!strcmp(a, "-o"))
             o->output = value(argc, argv, &i, "-o");
         else if (is_option(a, "--groups"))
@@ -320,17 +324,23 @@ static int cmd_filter(struct options *o)
 {
     if (o->nfiles == 0)
         die_usage("%s", "no KM_output file given");
-    struct kv_run run;
+    /* --runs: every file a run of its own; else the files are one run */
+    size_t nruns = o->runs ? (size_t)o->nfiles : 1;
+    struct kv_run *runs = km_xcalloc(nruns, sizeof *runs);
     struct kv_out out = { 0 };
-    read_run(&run, o->files, o->nfiles, o->max_size);
+    for (size_t k = 0; k < nruns; k++)
+        read_run(&runs[k], o->files + (o->runs ? k : 0),
+                 o->runs ? 1 : o->nfiles, o->max_size);
     struct kv_filter_opts fo = {
         .target = o->target, .distortion = 0.05, .control = o->control,
         .default_control = KM_PKGDATADIR "/KM_control.dat",
     };
     FILE *f = o->output ? kv_out_open(&out, o->output) : stdout;
-    int rc = f ? kv_filter(f, &run, &fo) : -1;
+    int rc = f ? kv_filter(f, runs, nruns, &fo) : -1;
     rc = o->output ? finish(&out, rc) : (rc ? 1 : 0);
-    kv_run_free(&run);
+    for (size_t k = 0; k < nruns; k++)
+        kv_run_free(&runs[k]);
+    free(runs);
     return rc;
 }
 
