@@ -818,6 +818,31 @@ static void rehome_open_frames(int32_t a)
     }
 }
 
+/* A checkpoint of anchor a settled ci0 of estimated callee time held in
+ * frame h (and took `taken` of it back).  The frames open above a that
+ * share h's callee time took their snapshot of it when they began, after
+ * some of that time: each keeps what was inside it, less its share of
+ * what was taken back, and has nothing unsettled inside it any more (its
+ * estimated part would otherwise come out negative). */
+static void resnap_open_frames(int32_t a, int32_t h, km_time ci0,
+                               km_time taken)
+{
+    const struct km_frame *holder = &st.stack[h];
+    for (int32_t j = a + 1; j <= st.sp; j++) {
+        struct km_frame *f = &st.stack[j];
+        if (!f->r || f->r->callee || f->own != h)
+            continue;
+        /* inside f before the checkpoint: callee time and its estimated
+         * part, as they were (holder's figures are already reduced) */
+        km_time ins_child = holder->child + taken - f->child;
+        km_time ins_inv = holder->inv + ci0 - f->inv;
+        km_time back = ci0 > 0 ? (km_time)((double)taken * (double)ins_inv /
+                                           (double)ci0) : 0;
+        f->child = holder->child - (ins_child - back);
+        f->inv = holder->inv;
+    }
+}
+
 /* Anchor a's table is full: settle it now against the time the anchor
  * has measured so far, as if it closed (the executions it holds all lie
  * within that time), and carry on with an empty table. */
@@ -838,11 +863,14 @@ static KM_NOINLINE void checkpoint(int32_t a)
     settle(&live_settle, f, e, &cc, &ci);
     /* what stays is settled: the callee time that holds it loses what was
      * taken back, and its estimated part is settled */
-    struct km_frame *holder = a == 0 || f->r->callee ? f : &st.stack[f->own];
-    holder->child -= ci0 - ci;
+    int32_t h = a == 0 || f->r->callee ? a : f->own;
+    struct km_frame *holder = &st.stack[h];
+    km_time taken = ci0 - ci;
+    holder->child -= taken;
     holder->inv -= ci0;
     if (holder->r)
         holder->r->absorbed += ci0;
+    resnap_open_frames(a, h, ci0, taken);
     rehome_open_frames(a);
 }
 

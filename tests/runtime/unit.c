@@ -765,6 +765,60 @@ static void test_checkpoint(void)
     km_report_free(&rep);
 }
 
+/* A checkpoint while an estimated loop is open in the anchor: the
+ * anchor's table fills with what the loop calls and is settled then.  The
+ * estimates it settles include some made before the loop began; the loop
+ * must keep its own figures (LAPACK testing: a DO loop around calls
+ * reported Est(%) -21.7). */
+static void test_checkpoint_in_estimated_loop(void)
+{
+    begin("checkpoint_in_loop");
+    km_test_set_interval(1000000);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t l = reg("10 3 2 0 DO 10 I = 1, N", m);
+    int32_t r[10];
+    char text[64];
+    for (int k = 0; k < 10; k++) {
+        snprintf(text, sizeof text, "2 %d 2 0 R%d r.f", k + 1, k);
+        r[k] = reg_routine(text);
+    }
+    km_tick now = 0;
+    in_at(now, m);
+    for (int j = 0; j < 2; j++, now += 10) {   /* the loop: measured, 4 */
+        in_at(now, l);
+        out_at(now + 4, l);
+    }
+    for (int j = 0; j < 2; j++, now += 100) {  /* R0 measured, 100 */
+        in_at(now, r[0]);
+        out_at(now + 100, r[0]);
+    }
+    for (int k = 1; k < 10; k++)               /* measured, 1 each */
+        for (int j = 0; j < 2; j++, now += 1) {
+            in_at(now, r[k]);
+            out_at(now + 1, r[k]);
+        }
+    for (int j = 0; j < 3; j++, now += 100) {  /* R0 estimated: 300 */
+        in_at(now, r[0]);
+        out_at(now + 100, r[0]);
+    }
+    in_at(now, l);                             /* the loop, estimated */
+    now += 2;
+    for (int k = 1; k < 10; k++, now += 1) {   /* fill the table */
+        in_at(now, r[k]);
+        out_at(now + 1, r[k]);
+    }
+    now += 2;
+    out_at(now, l);
+    out_at(now + 1, m);
+    struct km_report rep = report_at(now + 1);
+    const struct km_region *q = R(&rep, l);
+    CHECK(q->est_el >= 0 && q->est_el <= q->elapsed);
+    CHECK(q->est_excl >= 0 && q->est_excl <= q->excl);
+    CHECK(q->elapsed <= R(&rep, m)->elapsed);
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
 /* A loop estimated longer than the routine around it is cut to it. */
 static void test_fit_in_parent(void)
 {
@@ -1818,6 +1872,7 @@ int main(void)
     test_checkpoint();
     test_fit_in_parent();
     test_overhead();
+    test_checkpoint_in_estimated_loop();
     test_sampling_rate();
     test_per_caller();
     test_changing_costs();
