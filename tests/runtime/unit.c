@@ -699,17 +699,23 @@ static void test_two_anchors(void)
 /* Ten regions estimated in one measured frame, whose table holds eight:
  * the frame settles what it holds against the time so far (one clock
  * read) and goes on; the figures are those of settling at its end. */
+/* Ten routines R0 ... R9, threshold 2: more than an anchor's table holds. */
+static void reg_ten(int32_t r[10])
+{
+    char text[64];
+    for (int k = 0; k < 10; k++) {
+        snprintf(text, sizeof text, "2 %d 2 0 R%d r.f", k + 1, k);
+        r[k] = reg_routine(text);
+    }
+}
+
 static void test_checkpoint(void)
 {
     begin("checkpoint");
     km_test_set_interval(1000000);
     int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
     int32_t r[10];
-    char text[64];
-    for (int k = 0; k < 10; k++) {
-        snprintf(text, sizeof text, "2 %d 2 0 R%d r.f", k + 1, k);
-        r[k] = reg_routine(text);
-    }
+    reg_ten(r);
     km_tick now = 0;
     in_at(now, m);
     for (int k = 0; k < 10; k++) {    /* two measured executions each: 3 */
@@ -740,10 +746,7 @@ static void test_checkpoint(void)
     begin("checkpoint_cut");
     km_test_set_interval(1000000);
     m = reg_routine("1 1 100000 0 MAIN m.f");
-    for (int k = 0; k < 10; k++) {
-        snprintf(text, sizeof text, "2 %d 2 0 R%d r.f", k + 1, k);
-        r[k] = reg_routine(text);
-    }
+    reg_ten(r);
     now = 0;
     in_at(now, m);
     for (int k = 0; k < 10; k++)
@@ -777,11 +780,7 @@ static void test_checkpoint_in_estimated_loop(void)
     int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
     int32_t l = reg("10 3 2 0 DO 10 I = 1, N", m);
     int32_t r[10];
-    char text[64];
-    for (int k = 0; k < 10; k++) {
-        snprintf(text, sizeof text, "2 %d 2 0 R%d r.f", k + 1, k);
-        r[k] = reg_routine(text);
-    }
+    reg_ten(r);
     km_tick now = 0;
     in_at(now, m);
     for (int j = 0; j < 2; j++, now += 10) {   /* the loop: measured, 4 */
