@@ -25,6 +25,7 @@
 #include "parser/parse.h"
 #include "rewriter/rewrite.h"
 #include "support/buf.h"
+#include "support/path.h"
 #include "support/diag.h"
 
 #ifndef KM_PKGDATADIR
@@ -249,24 +250,6 @@ static void parse_options(int argc, char **argv, struct options *o)
 
 /* --- files ------------------------------------------------------------------ */
 
-static char *join(const char *dir, const char *name)
-{
-    struct km_buf b = {0};
-    if (strcmp(dir, ".") != 0) {
-        km_buf_adds(&b, dir);
-        if (b.len && b.data[b.len - 1] != '/')
-            km_buf_addc(&b, '/');
-    }
-    km_buf_adds(&b, name);
-    return (char *)km_buf_cstr(&b);
-}
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* Is `path` one of the input files?  Their identities are taken once
  * (a stat of every input for every output is quadratic in the number of
  * files: minutes for a library of thousands). */
@@ -345,20 +328,8 @@ static bool make_dir(const char *dir, struct km_diag *d)
  * configure said it would be. */
 static char *find_default_control(void)
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            char *p = join(exe, "../share/kmtool/KM_control.dat");
-            if (access(p, R_OK) == 0)
-                return p;
-            free(p);
-        }
-    }
-    return km_xstrdup(KM_PKGDATADIR "/KM_control.dat");
+    char *p = km_beside_self("../share/kmtool/KM_control.dat");
+    return p ? p : km_xstrdup(KM_PKGDATADIR "/KM_control.dat");
 }
 
 static bool copy_default(const char *from, const char *to, struct km_diag *d)
@@ -406,7 +377,7 @@ static bool prepare_control(const struct options *o, struct km_settings *set,
         free(def);
         return ok;
     }
-    char *path = join(o->dir, "KM_control.dat");
+    char *path = km_path_join(o->dir, "KM_control.dat");
     char *def = o->default_control ? km_xstrdup(o->default_control)
                                    : find_default_control();
     bool ok = true;
@@ -419,7 +390,7 @@ static bool prepare_control(const struct options *o, struct km_settings *set,
         if (a == ASK && isatty(STDIN_FILENO))
             a = ask(path);
         if (a == RESET) {
-            char *old = join(o->dir, "KM_control.dat.old");
+            char *old = km_path_join(o->dir, "KM_control.dat.old");
             struct km_buf b = {0};
             ok = km_buf_read_file(&b, path) &&
                  write_whole(old, b.data ? b.data : "", b.len, d) &&
@@ -455,8 +426,8 @@ static char *output_name(const struct options *o, const char *file)
     if (o->output)
         return km_xstrdup(o->output);
     struct km_buf name = {0};
-    km_buf_printf(&name, "KM_%s", base_name(file));
-    char *out = join(o->dir, name.data);
+    km_buf_printf(&name, "KM_%s", km_base_name(file));
+    char *out = km_path_join(o->dir, name.data);
     km_buf_free(&name);
     return out;
 }
@@ -478,24 +449,9 @@ static int line_length_of(const struct options *o, enum km_form form)
                                : km_default_line_length(form);
 }
 
-/* Does gfortran preprocess a file of this name (.F .F90 .fpp ...)? */
-static bool preprocessed_name(const char *file)
-{
-    const char *dot = strrchr(base_name(file), '.');
-    if (!dot)
-        return false;
-    static const char *const ext[] = {
-        ".F", ".FOR", ".FTN", ".FPP", ".fpp", ".F90", ".F95", ".F03", ".F08",
-    };
-    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
-        if (!strcmp(dot, ext[i]))
-            return true;
-    return false;
-}
-
 static bool runs_preprocessor(const struct options *o, const char *file)
 {
-    return o->cpp || (o->cpp_macros && preprocessed_name(file));
+    return o->cpp || (o->cpp_macros && km_preprocessed_name(file));
 }
 
 /* Read the file, or what the preprocessor makes of it. */
@@ -601,7 +557,7 @@ static bool write_interfaces(const struct options *o, const struct input *in,
         struct km_buf text = {0};
         char *name = NULL;
         if (km_interface_index(&in->prog, u, &name, &text)) {
-            char *path = join(o->module_dir, name);
+            char *path = km_path_join(o->module_dir, name);
             ok = write_whole(path, text.data, text.len, d) && ok;
             free(path);
             free(name);
@@ -626,7 +582,7 @@ static bool instrument(const struct options *o, struct input *in,
         if (in->src.opts.preprocessed)
             km_map_diagnostics(&in->src, d);
         struct km_rewrite_opts wo = {0};
-        wo.file_name = base_name(in->file);
+        wo.file_name = km_base_name(in->file);
         wo.line_length = in->src.opts.line_length;
         wo.defined = defined;
         wo.ndefined = ndefined;
@@ -670,7 +626,7 @@ static bool write_prefix_shim(const struct options *o,
         return true;
     struct km_buf name = {0}, text = {0};
     km_buf_printf(&name, "KM_prefix_%s.f", set->prefix);
-    char *path = join(o->dir, name.data);
+    char *path = km_path_join(o->dir, name.data);
     km_rewrite_prefix_shim(set->prefix, with_mpi, &text);
     bool ok = write_whole(path, text.data, text.len, d);
     if (ok)
@@ -760,7 +716,7 @@ int main(int argc, char **argv)
     if (!o.dump && !o.output && !write_prefix_shim(&o, &set, mpi_hooks, &d))
         status = 1;
     if (!o.dump && !o.output && mpi_hooks) {
-        char *glue = join(o.dir, "KM_libkm_mpi.f");
+        char *glue = km_path_join(o.dir, "KM_libkm_mpi.f");
         if (write_mpi_glue(glue, &d))
             km_note(&d, "wrote %s (libkm's MPI calls): compile it with the "
                     "instrumented files, with your MPI compiler", glue);
@@ -775,7 +731,7 @@ int main(int argc, char **argv)
     }
     km_diag_flush(&d);
     if (!o.dump && !o.output) {
-        char *msg = join(o.dir, "KM_message.txt");
+        char *msg = km_path_join(o.dir, "KM_message.txt");
         d.quiet = 0;
         if (!write_whole(msg, d.log.data ? d.log.data : "", d.log.len, &d)) {
             km_diag_flush(&d);

@@ -119,11 +119,47 @@ static void add_lower(struct km_buf *b, const char *s)
         km_buf_addc(b, (char)tolower((unsigned char)*s));
 }
 
-/* One run's events into c[] (indexed by the name's index in `names`),
+/* Every routine of every run, by name, and by its own name (a CALL
+ * statement names no module or host): same[b] lists, through next[], the
+ * routines whose own name is bare name b. */
+struct routine_names {
+    struct kv_run names, bares;
+    int *first, *next;
+};
+
+static void names_build(struct routine_names *n, const struct kv_run *runs,
+                        size_t nruns)
+{
+    kv_run_init(&n->names);
+    kv_run_init(&n->bares);
+    for (size_t k = 0; k < nruns; k++)
+        for (size_t r = 0; r < runs[k].nroutines; r++)
+            kv_routine_intern(&n->names, runs[k].routines[r].name);
+    size_t nr = n->names.nroutines;
+    n->first = km_xmalloc(sizeof *n->first * (nr + 1));
+    n->next = km_xmalloc(sizeof *n->next * (nr + 1));
+    for (size_t r = 0; r < nr; r++)
+        n->first[r] = -1;
+    for (size_t r = nr; r-- > 0;) {
+        int b = kv_routine_intern(&n->bares, bare(n->names.routines[r].name));
+        n->next[r] = n->first[b];
+        n->first[b] = (int)r;
+    }
+}
+
+static void names_free(struct routine_names *n)
+{
+    kv_run_free(&n->names);
+    kv_run_free(&n->bares);
+    free(n->first);
+    free(n->next);
+}
+
+/* One run's events into c[] (indexed by the name's index in n->names),
  * its times into *total and *overhead. */
 static int add_run(const struct kv_run *run, const struct km_settings *set,
-                   struct kv_run *names, struct candidate *c, double *total,
-                   double *overhead, double *model)
+                   const struct routine_names *n, struct candidate *c,
+                   double *total, double *overhead, double *model)
 {
     double measured, estimated;
     if (!run->overhead || sscanf(run->overhead, "%lf s per measured entry "
@@ -136,8 +172,16 @@ static int add_run(const struct kv_run *run, const struct km_settings *set,
     }
     int *to = km_xcalloc(run->nroutines + 1, sizeof *to);
     for (size_t r = 0; r < run->nroutines; r++)
-        to[r] = kv_routine_find(names, run->routines[r].name);
+        to[r] = kv_routine_find(&n->names, run->routines[r].name);
+    /* each CALL location's callee, by its bare name (-1: none) */
+    int *callee = km_xcalloc(run->nlocations + 1, sizeof *callee);
     char name[256];
+    for (size_t l = 0; l < run->nlocations; l++) {
+        const struct kv_location *loc = &run->locations[l];
+        callee[l] = loc->kind == KV_CALL &&
+                    callee_of(loc->text, name, sizeof name)
+                    ? kv_routine_find(&n->bares, name) : -1;
+    }
     for (size_t s = 0; s < run->nsections; s++) {
         const struct kv_rank *rk = &run->ranks[s];
         if (rk->lost)
@@ -163,13 +207,12 @@ static int add_run(const struct kv_run *run, const struct km_settings *set,
                                    estimated);
             *model += e;
             c[to[loc->routine]].cost += e;     /* gone with the routine */
-            if (loc->kind == KV_CALL &&
-                callee_of(loc->text, name, sizeof name))
-                for (size_t r = 0; r < names->nroutines; r++)
-                    if (!strcmp(bare(names->routines[r].name), name))
-                        c[r].cost += e;        /* and its call sites */
+            int b = callee[lc->location];
+            for (int r = b >= 0 ? n->first[b] : -1; r >= 0; r = n->next[r])
+                c[r].cost += e;                /* and its call sites */
         }
     }
+    free(callee);
     free(to);
     return 0;
 }
@@ -189,24 +232,21 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
     }
     km_diag_free(&d);
 
-    /* every run's routines, by name */
-    struct kv_run names;
-    kv_run_init(&names);
+    struct routine_names rn;
+    names_build(&rn, runs, nruns);
+    const struct kv_run *names = &rn.names;
     size_t nranks = 0;
-    for (size_t k = 0; k < nruns; k++) {
-        for (size_t r = 0; r < runs[k].nroutines; r++)
-            kv_routine_intern(&names, runs[k].routines[r].name);
+    for (size_t k = 0; k < nruns; k++)
         nranks += kv_run_live_ranks(&runs[k]);
-    }
-    size_t nr = names.nroutines;
+    size_t nr = names->nroutines;
     struct candidate *c = km_xcalloc(nr + 1, sizeof *c);
     for (size_t r = 0; r < nr; r++)
         c[r].routine = (int)r;
     double total = 0, overhead = 0, model = 0;
     for (size_t k = 0; k < nruns; k++)
-        if (add_run(&runs[k], &set, &names, c, &total, &overhead, &model)) {
+        if (add_run(&runs[k], &set, &rn, c, &total, &overhead, &model)) {
             free(c);
-            kv_run_free(&names);
+            names_free(&rn);
             km_settings_free(&set);
             return -1;
         }
@@ -216,7 +256,7 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
     size_t n = 0;
     for (size_t r = 0; r < nr; r++)
         if (c[r].count > 0 && c[r].cost > o->distortion * c[r].elapsed &&
-            !km_is_ignored(&set, names.routines[r].name))
+            !km_is_ignored(&set, names->routines[r].name))
             c[n++] = c[r];
     qsort(c, n, sizeof *c, by_distortion);
     double dropped = 0;
@@ -257,7 +297,7 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
                       "calls", "s per call", "overhead(s)");
     for (size_t k = 0; k < ndrop; k++)
         km_buf_printf(&out, "!   %-28s %14llu %14.4g %14.4g\n",
-                      names.routines[c[k].routine].name,
+                      names->routines[c[k].routine].name,
                       (unsigned long long)c[k].count,
                       c[k].elapsed / (double)c[k].count,
                       model > 0 ? overhead * c[k].cost / model : 0.0);
@@ -270,7 +310,7 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
             km_buf_addc(&line, ',');
     }
     for (size_t k = 0; k < ndrop; k++) {
-        add_lower(&line, names.routines[c[k].routine].name);
+        add_lower(&line, names->routines[c[k].routine].name);
         if (k + 1 < ndrop)
             km_buf_addc(&line, ',');
     }
@@ -284,7 +324,7 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
     }
     km_buf_free(&out);
     free(c);
-    kv_run_free(&names);
+    names_free(&rn);
     km_settings_free(&set);
     return ok ? 0 : -1;
 }

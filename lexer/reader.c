@@ -584,34 +584,6 @@ static bool read_file(struct km_source *src, int file, int depth)
 
 /* --- forms ------------------------------------------------------------------------ */
 
-bool km_form_from_name(const char *path, enum km_form *form)
-{
-    static const char *const fixed[] = {"f", "for", "ftn", "fpp", "F",
-                                        "FOR", "FTN", "FPP"};
-    static const char *const free_[] = {"f90", "f95", "f03", "f08", "F90",
-                                        "F95", "F03", "F08"};
-    const char *slash = strrchr(path, '/');
-    const char *dot = strrchr(slash ? slash + 1 : path, '.');
-    if (!dot)
-        return false;
-    for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
-        if (strcmp(dot + 1, fixed[k]) == 0) {
-            *form = KM_FORM_FIXED;
-            return true;
-        }
-    for (size_t k = 0; k < sizeof free_ / sizeof *free_; k++)
-        if (strcmp(dot + 1, free_[k]) == 0) {
-            *form = KM_FORM_FREE;
-            return true;
-        }
-    return false;
-}
-
-int km_default_line_length(enum km_form form)
-{
-    return form == KM_FORM_FREE ? 132 : 72;
-}
-
 /* --- entry points ------------------------------------------------------------------ */
 
 bool km_read_source(struct km_source *src, const char *path,

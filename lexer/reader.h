@@ -147,6 +147,9 @@ int km_hollerith_count(const char *raw, int h);
  * case: free).  Returns false for any other name. */
 bool km_form_from_name(const char *path, enum km_form *form);
 
+/* Does gfortran preprocess a file of this name (.F .F90 .fpp ...)? */
+bool km_preprocessed_name(const char *path);
+
 /* The line length a form has unless told otherwise: 72 or 132. */
 int km_default_line_length(enum km_form form);
 

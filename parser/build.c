@@ -571,6 +571,8 @@ static void add_separate(struct km_builder *B, int ukind, const char *name,
 void km_inherit_interfaces(struct km_program *p,
                            const struct km_program *from)
 {
+    if (from->nseparates == 0)
+        return;           /* (kmrun tries every pair of files) */
     for (int u = 0; u < p->nunits; u++) {
         struct km_unit *un = &p->units[u];
         for (int k = 0; un->inherits && k < from->nseparates; k++) {

@@ -30,7 +30,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lexer/reader.h"
 #include "support/buf.h"
+#include "support/path.h"
 
 #ifndef KM_BINDIR
 #define KM_BINDIR "/usr/local/bin"
@@ -64,8 +66,6 @@ static const char *const with_value[] = {
     "-z", "-T", "-u", "-e", "-module-dir",
 };
 
-/* Options that may stand alone or take their value attached (-Ifoo). */
-static const char *const attachable[] = {"-I", "-J", "-D", "-U", "-L", "-l"};
 
 static bool takes_value(const char *a)
 {
@@ -82,30 +82,11 @@ static const char *ext_of(const char *path)
     return dot ? dot : "";
 }
 
-/* The Fortran extensions gfortran knows; `cpp`: those it preprocesses. */
-static bool fortran_ext(const char *e, bool *cpp)
-{
-    static const char *const plain[] = {".f", ".for", ".ftn", ".f77",
-                                        ".f90", ".f95", ".f03", ".f08"};
-    static const char *const pre[] = {".F", ".FOR", ".FTN", ".F77", ".fpp",
-                                      ".FPP", ".F90", ".F95", ".F03", ".F08"};
-    for (size_t k = 0; k < sizeof plain / sizeof *plain; k++)
-        if (!strcmp(e, plain[k])) {
-            *cpp = false;
-            return true;
-        }
-    for (size_t k = 0; k < sizeof pre / sizeof *pre; k++)
-        if (!strcmp(e, pre[k])) {
-            *cpp = true;
-            return true;
-        }
-    return false;
-}
-
+/* A Fortran source, by its name as gfortran decides. */
 static bool is_fortran(const char *path)
 {
-    bool cpp;
-    return fortran_ext(ext_of(path), &cpp);
+    enum km_form form;
+    return km_form_from_name(path, &form);
 }
 
 struct line {
@@ -255,42 +236,14 @@ static bool is_probe(const struct line *L)
 
 /* --- where kmtool is ------------------------------------------------------------- */
 
-static char *dir_of_self(void)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return NULL;
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return NULL;
-    *slash = 0;
-    return km_xstrdup(exe);
-}
-
-static char *join(const char *a, const char *b)
-{
-    struct km_buf p = {0};
-    km_buf_printf(&p, "%s/%s", a, b);
-    return p.data;
-}
-
 /* $ENV, else REL beside this executable if it exists, else FALLBACK. */
 static char *locate(const char *env, const char *rel, const char *fallback)
 {
     const char *e = getenv(env);
     if (e && *e)
         return km_xstrdup(e);
-    char *self = dir_of_self();
-    if (self) {
-        char *p = join(self, rel);
-        free(self);
-        if (access(p, F_OK) == 0)
-            return p;
-        free(p);
-    }
-    return km_xstrdup(fallback);
+    char *p = km_beside_self(rel);
+    return p ? p : km_xstrdup(fallback);
 }
 
 /* The control file: $KM_CONTROL, else KM_control.dat in the build
@@ -302,7 +255,7 @@ static char *find_up(const char *start)
     if (!realpath(start, dir))
         return NULL;
     for (;;) {
-        char *p = join(dir, "KM_control.dat");
+        char *p = km_path_join(dir, "KM_control.dat");
         if (access(p, R_OK) == 0)
             return p;
         free(p);
@@ -313,16 +266,6 @@ static char *find_up(const char *start)
     }
 }
 
-static char *dir_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return km_xstrdup(".");
-    if (slash == path)
-        return km_xstrdup("/");
-    return km_xstrndup(path, (size_t)(slash - path));
-}
-
 static char *control_for(const char *source)
 {
     const char *e = getenv("KM_CONTROL");
@@ -330,7 +273,7 @@ static char *control_for(const char *source)
         return km_xstrdup(e);
     char *c = find_up(".");
     if (!c) {
-        char *d = dir_name(source);
+        char *d = km_dir_name(source);
         c = find_up(d);
         free(d);
     }
@@ -459,8 +402,7 @@ static bool ours_or_absent(const char *path)
 static const char *copy_ext(const char *ext, bool preprocessed)
 {
     static const char *const map[][2] = {
-        {".F", ".f"}, {".FOR", ".for"}, {".FTN", ".ftn"}, {".F77", ".f"},
-        {".fpp", ".f"}, {".FPP", ".f"}, {".F90", ".f90"}, {".F95", ".f95"},
+        {".F", ".f"}, {".FOR", ".for"}, {".FTN", ".ftn"}, {".fpp", ".f"}, {".FPP", ".f"}, {".F90", ".f90"}, {".F95", ".f95"},
         {".F03", ".f03"}, {".F08", ".f08"},
     };
     if (preprocessed)
@@ -510,12 +452,12 @@ static bool instrument(const struct line *L, const char *kmrun,
             push_joined(&a, "--cpp-command=", cmd);
         free(cmd);
     }
+    /* -I -D -U, attached or not, as kmrun takes them */
+    static const char *const cpp_opts[] = {"-I", "-D", "-U"};
     for (int i = 1; i < L->argc; i++) {
         const char *x = L->argv[i];
-        for (size_t k = 0; k < sizeof attachable / sizeof *attachable; k++) {
-            const char *o = attachable[k];
-            if (strcmp(o, "-I") && strcmp(o, "-D") && strcmp(o, "-U"))
-                continue;
+        for (size_t k = 0; k < sizeof cpp_opts / sizeof *cpp_opts; k++) {
+            const char *o = cpp_opts[k];
             if (!strcmp(x, o) && i + 1 < L->argc)
                 push_joined(&a, o, L->argv[i + 1]);
             else if (starts(x, o) && x[2])
@@ -534,22 +476,21 @@ static bool instrument(const struct line *L, const char *kmrun,
 static char *copy_path(const struct line *L, const char *source, bool pre)
 {
     char *obj = object_of(L, source);
-    char *dir = dir_name(obj);
+    char *dir = km_dir_name(obj);
     char *stem = stem_of(obj);
     /* CMake names objects x.f90.o */
     const char *e = ext_of(source);
     size_t sl = strlen(stem), el = strlen(e);
     if (sl > el && !strcmp(stem + sl - el, e))
         stem[sl - el] = 0;
-    struct km_buf p = {0};
-    if (strcmp(dir, ".") == 0)
-        km_buf_printf(&p, "KM_%s%s", stem, copy_ext(e, pre));
-    else
-        km_buf_printf(&p, "%s/KM_%s%s", dir, stem, copy_ext(e, pre));
+    struct km_buf name = {0};
+    km_buf_printf(&name, "KM_%s%s", stem, copy_ext(e, pre));
+    char *p = km_path_join(dir, name.data);
+    km_buf_free(&name);
     free(obj);
     free(dir);
     free(stem);
-    return p.data;
+    return p;
 }
 
 /* A dependency file names what was compiled: the copy.  It is the
@@ -612,8 +553,8 @@ static char *compile_written(bool made, const char *compiler, char *src,
  * MPI program and links them.  Returns the object, or NULL. */
 static char *mpi_glue(const char *compiler, const char *kmrun, const char *tmp)
 {
-    char *src = join(tmp, "KM_libkm_mpi.f");
-    char *obj = join(tmp, "KM_libkm_mpi.o");
+    char *src = km_path_join(tmp, "KM_libkm_mpi.f");
+    char *obj = km_path_join(tmp, "KM_libkm_mpi.o");
     struct args a = {0};
     push(&a, kmrun);
     push_joined(&a, "--mpi-glue=", src);
@@ -629,8 +570,8 @@ static char *mpi_glue(const char *compiler, const char *kmrun, const char *tmp)
 static char *prefix_shim(const char *compiler, const char *kmrun,
                          const char *tmp, bool with_mpi)
 {
-    char *src = join(tmp, "KM_prefix.f");
-    char *obj = join(tmp, "KM_prefix.o");
+    char *src = km_path_join(tmp, "KM_prefix.f");
+    char *obj = km_path_join(tmp, "KM_prefix.o");
     struct args a = {0};
     push(&a, kmrun);
     push_joined(&a, "--prefix-shim=", src);
@@ -677,7 +618,7 @@ static void push_source_dirs(struct args *a, const struct line *L,
     for (int k = 0; k < L->nsources; k++) {
         if (!copies[k])
             continue;
-        char *d = dir_name(L->argv[L->sources[k]]);
+        char *d = km_dir_name(L->argv[L->sources[k]]);
         push_joined(a, "-I", d);
         free(d);
     }
@@ -690,9 +631,7 @@ static bool instrument_all(const struct line *L, const char *kmrun,
 {
     for (int k = 0; k < L->nsources; k++) {
         const char *src = L->argv[L->sources[k]];
-        bool cpp;
-        fortran_ext(ext_of(src), &cpp);
-        bool pre = (cpp || L->cpp) && !L->nocpp;
+        bool pre = (km_preprocessed_name(src) || L->cpp) && !L->nocpp;
         char *copy = copy_path(L, src, pre);
         if (!ours_or_absent(copy)) {
             say("%s exists and is not kmtool's: %s is compiled as it is",
