@@ -821,9 +821,26 @@ static bool use_rename(const struct cls *k, int i, int eq)
     return comma >= 0 && comma < eq;
 }
 
+/* The `=` of an assignment (or a DO's) outside parentheses from i, or -1:
+ * not one of the relational operators ==, /=, <=, >= (PRINT *, A >= B). */
+static int find_equals(const struct cls *k, int i)
+{
+    for (int eq = find0(k, i, '='); eq >= 0; eq = find0(k, eq + 1, '=')) {
+        char before = eq > i ? k->m[eq - 1] : ' ';
+        char after = eq + 1 < k->n ? k->m[eq + 1] : ' ';
+        if (after == '=') {              /* ==: skip both */
+            eq++;
+            continue;
+        }
+        if (before != '<' && before != '>' && before != '/')
+            return eq;
+    }
+    return -1;
+}
+
 static int classify_at(struct cls *k, int i, bool unit_start)
 {
-    int eq = find0(k, i, '=');
+    int eq = find_equals(k, i);
     if (eq >= 0 && !double_colon(k, i, eq) && !use_rename(k, i, eq))
         return classify_with_equals(k, i, eq);
     return classify_keyword(k, i, unit_start);
