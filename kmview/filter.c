@@ -6,6 +6,15 @@
  * estimated (its second figure).  That model only shares out the overhead
  * each rank actually reports (libkm overhead): the figures printed are
  * that overhead, before and after, as the model divides it.
+ *
+ * Several runs (a test suite's programs) are judged run by run: a routine
+ * is as distorted as it is in the run where it distorts most (among the
+ * runs where it costs something that matters), and routines leave until
+ * every run's estimated overhead is within the target.  A routine cheap
+ * in one program and costly in another (LAPACK's SLARFG) leaves for the
+ * sake of the first only if it matters there.  Runs too short to weigh
+ * in the suite's time (a program of microseconds, where registering the
+ * regions is all the overhead there is) are judged with the others only.
  */
 #include "kmview/filter.h"
 
@@ -24,7 +33,24 @@ struct candidate {
     double cost;              /* model seconds, all ranks */
     double elapsed;           /* all ranks */
     uint64_t count;
+    double worst;             /* its distortion in the run it distorts most */
+    bool inside_only;         /* only its loops and calls would go */
 };
+
+/* One run's totals, and what the routines left out take off its model. */
+struct tally {
+    double total, overhead, model, dropped;
+    int judged;               /* long enough to be judged on its own */
+};
+
+/* A routine's cost in one run matters when it is this share of the run's
+ * time without overhead: below that, its distortion there says nothing. */
+#define MATERIAL 0.005
+/* A routine that takes this share of the time of all the runs together
+ * is what the user measures for: it stays measured, whatever it costs;
+ * when its loops and calls cost too much, it is measured without them
+ * (an IF_ROUTINE block at ROUTINE_MEASURED_LEVEL = 1). */
+#define TAKES_THE_TIME 0.01
 
 /* A region's cost on one rank: measured up to the threshold, then
  * estimated. */
@@ -63,19 +89,43 @@ static bool callee_of(const char *text, char *buf, size_t size)
     return n > 0;
 }
 
-/* How much a routine's measurement distorts it: its cost over its time
- * (a routine that takes nothing measurable first). */
-static double distortion(const struct candidate *x)
+/* How much measuring distorts a routine: its cost over its time (a
+ * routine that takes nothing measurable first). */
+static double distortion(double cost, double elapsed)
 {
-    return x->elapsed > 0 ? x->cost / x->elapsed : HUGE_VAL;
+    return elapsed > 0 ? cost / elapsed : HUGE_VAL;
 }
 
 /* The most distorted first: what goes costs most for what it tells, and
  * the routines that take the time stay measured longest. */
 static int by_distortion(const void *a, const void *b)
 {
-    double x = distortion(a), y = distortion(b);
+    double x = ((const struct candidate *)a)->worst;
+    double y = ((const struct candidate *)b)->worst;
     return (x < y) - (x > y);
+}
+
+static double plain_of(const struct tally *t)
+{
+    return t->total - t->overhead;
+}
+
+static double overhead_after(const struct tally *t)
+{
+    return t->model > 0 ? t->overhead * (1 - t->dropped / t->model)
+                        : t->overhead;
+}
+
+static bool over_target(const struct tally *t, double target)
+{
+    return t->judged && plain_of(t) > 0 &&
+           overhead_after(t) > target * plain_of(t);
+}
+
+/* The share of its time a run's overhead is estimated to be. */
+static double share_after(const struct tally *t)
+{
+    return plain_of(t) > 0 ? overhead_after(t) / plain_of(t) : 0;
 }
 
 /* The base control file with every active IGNORED_ROUTINES line taken out
@@ -157,9 +207,34 @@ static void names_free(struct routine_names *n)
 
 /* One run's events into c[] (indexed by the name's index in n->names),
  * its times into *total and *overhead. */
-static int add_run(const struct kv_run *run, const struct km_settings *set,
+/* Cells of the routine x run matrices. */
+struct cells {
+    double *cost, *elapsed;   /* [routine * nruns + run] */
+    double *inner;            /* the part of cost its own locations make */
+    size_t nruns;
+};
+
+/* What leaving out candidate x takes off run k's model. */
+static double saving(const struct cells *m, const struct candidate *x,
+                     size_t k)
+{
+    size_t i = (size_t)x->routine * m->nruns + k;
+    return x->inside_only ? m->inner[i] : m->cost[i];
+}
+
+static void add_cell(struct cells *m, struct candidate *c, int r, size_t k,
+                     double cost, double elapsed)
+{
+    c[r].cost += cost;
+    c[r].elapsed += elapsed;
+    m->cost[(size_t)r * m->nruns + k] += cost;
+    m->elapsed[(size_t)r * m->nruns + k] += elapsed;
+}
+
+static int add_run(const struct kv_run *run, size_t k,
+                   const struct km_settings *set,
                    const struct routine_names *n, struct candidate *c,
-                   double *total, double *overhead, double *model)
+                   struct cells *m, struct tally *t)
 {
     double measured, estimated;
     if (!run->overhead || sscanf(run->overhead, "%lf s per measured entry "
@@ -187,29 +262,28 @@ static int add_run(const struct kv_run *run, const struct km_settings *set,
         if (rk->lost)
             continue;
         if (!isnan(rk->fig[KV_F_TOTAL]))
-            *total += rk->fig[KV_F_TOTAL];
+            t->total += rk->fig[KV_F_TOTAL];
         if (!isnan(rk->fig[KV_F_OVERHEAD]))
-            *overhead += rk->fig[KV_F_OVERHEAD];
-        for (size_t k = 0; k < rk->nrc; k++) {
-            const struct kv_rcell *rc = &rk->rc[k];
-            struct candidate *x = &c[to[rc->routine]];
+            t->overhead += rk->fig[KV_F_OVERHEAD];
+        for (size_t i = 0; i < rk->nrc; i++) {
+            const struct kv_rcell *rc = &rk->rc[i];
             double e = events_cost(rc->count, set->threshold, measured,
                                    estimated);
-            x->cost += e;
-            x->elapsed += rc->elapsed;
-            x->count += rc->count;
-            *model += e;
+            add_cell(m, c, to[rc->routine], k, e, rc->elapsed);
+            c[to[rc->routine]].count += rc->count;
+            t->model += e;
         }
-        for (size_t k = 0; k < rk->nlc; k++) {
-            const struct kv_lcell *lc = &rk->lc[k];
+        for (size_t i = 0; i < rk->nlc; i++) {
+            const struct kv_lcell *lc = &rk->lc[i];
             const struct kv_location *loc = &run->locations[lc->location];
             double e = events_cost(lc->count, set->threshold, measured,
                                    estimated);
-            *model += e;
-            c[to[loc->routine]].cost += e;     /* gone with the routine */
+            t->model += e;
+            add_cell(m, c, to[loc->routine], k, e, 0); /* gone with it */
+            m->inner[(size_t)to[loc->routine] * m->nruns + k] += e;
             int b = callee[lc->location];
             for (int r = b >= 0 ? n->first[b] : -1; r >= 0; r = n->next[r])
-                c[r].cost += e;                /* and its call sites */
+                add_cell(m, c, r, k, e, 0);   /* and its call sites */
         }
     }
     free(callee);
@@ -242,29 +316,83 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
     struct candidate *c = km_xcalloc(nr + 1, sizeof *c);
     for (size_t r = 0; r < nr; r++)
         c[r].routine = (int)r;
-    double total = 0, overhead = 0, model = 0;
-    for (size_t k = 0; k < nruns; k++)
-        if (add_run(&runs[k], &set, &rn, c, &total, &overhead, &model)) {
-            free(c);
-            names_free(&rn);
-            km_settings_free(&set);
-            return -1;
-        }
+    struct cells m = { km_xcalloc((nr + 1) * nruns, sizeof *m.cost),
+                       km_xcalloc((nr + 1) * nruns, sizeof *m.elapsed),
+                       km_xcalloc((nr + 1) * nruns, sizeof *m.inner),
+                       nruns };
+    struct tally *t = km_xcalloc(nruns, sizeof *t);
+    int failed = 0;
+    for (size_t k = 0; k < nruns && !failed; k++)
+        failed = add_run(&runs[k], k, &set, &rn, c, &m, &t[k]);
+    if (failed) {
+        free(m.cost);
+        free(m.elapsed);
+        free(m.inner);
+        free(t);
+        free(c);
+        names_free(&rn);
+        km_settings_free(&set);
+        return -1;
+    }
+    double total = 0, overhead = 0;
+    for (size_t k = 0; k < nruns; k++) {
+        total += t[k].total;
+        overhead += t[k].overhead;
+    }
     double plain = total - overhead;
-    /* Candidates: measuring costs more than `distortion` of their time,
-     * the most distorted first. */
+    /* Candidates: measuring costs more than `distortion` of their time in
+     * a run where they matter, the most distorted first. */
     size_t n = 0;
-    for (size_t r = 0; r < nr; r++)
-        if (c[r].count > 0 && c[r].cost > o->distortion * c[r].elapsed &&
+    for (size_t r = 0; r < nr; r++) {
+        c[r].inside_only = c[r].elapsed >= TAKES_THE_TIME * plain;
+        c[r].worst = 0;
+        for (size_t k = 0; k < nruns; k++) {
+            double cost = saving(&m, &c[r], k);
+            if (cost > 0 && cost >= MATERIAL * plain_of(&t[k]) &&
+                distortion(cost, m.elapsed[r * nruns + k]) > c[r].worst)
+                c[r].worst = distortion(cost, m.elapsed[r * nruns + k]);
+        }
+        if (c[r].count > 0 && c[r].worst > o->distortion &&
             !km_is_ignored(&set, names->routines[r].name))
             c[n++] = c[r];
+    }
     qsort(c, n, sizeof *c, by_distortion);
-    double dropped = 0;
+    /* the runs judged on their own */
+    for (size_t k = 0; k < nruns; k++)
+        t[k].judged = plain_of(&t[k]) >= MATERIAL * plain;
+    /* Leave out, in that order, what costs something in a run still over
+     * the target, until none is. */
     size_t ndrop = 0;
-    while (ndrop < n && model > 0 && plain > 0 &&
-           overhead * (1 - dropped / model) > o->target * plain)
-        dropped += c[ndrop++].cost;
-    double after = model > 0 ? overhead * (1 - dropped / model) : overhead;
+    double kept_worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        int helps = 0, any_over = 0;
+        for (size_t k = 0; k < nruns; k++)
+            if (over_target(&t[k], o->target)) {
+                any_over = 1;
+                helps |= saving(&m, &c[i], k) > 0;
+            }
+        if (!any_over || !helps) {
+            if (c[i].worst > kept_worst)
+                kept_worst = c[i].worst;
+            continue;
+        }
+        for (size_t k = 0; k < nruns; k++)
+            t[k].dropped += saving(&m, &c[i], k);
+        c[ndrop++] = c[i];
+    }
+    double after = 0;
+    size_t nover = 0, njudged = 0, worst_run = 0;
+    for (size_t k = 0; k < nruns; k++) {
+        after += overhead_after(&t[k]);
+        nover += over_target(&t[k], o->target);
+        njudged += t[k].judged;
+        if (t[k].judged && (!t[worst_run].judged ||
+                            share_after(&t[k]) > share_after(&t[worst_run])))
+            worst_run = k;
+    }
+    double model = 0;
+    for (size_t k = 0; k < nruns; k++)
+        model += t[k].model;
 
     struct km_buf out = {0};
     if (nruns == 1)
@@ -279,42 +407,88 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
                   "(%.1f%% of the time without it).\n",
                   nruns == 1 ? "that run" : "those runs", overhead, total,
                   plain > 0 ? 100 * overhead / plain : 0.0);
+    size_t nout = 0, ninside = 0;
+    for (size_t k = 0; k < ndrop; k++)
+        ninside += c[k].inside_only;
+    nout = ndrop - ninside;
     km_buf_printf(&out, "! With this file, estimated: %.4g s (%.1f%%), "
                   "leaving out %zu routine%s, the most distorted first "
-                  "(each costs over %.0f%% of its own time to measure).\n",
-                  after, plain > 0 ? 100 * after / plain : 0.0, ndrop,
-                  ndrop == 1 ? "" : "s", 100 * o->distortion);
-    if (ndrop > 0 && ndrop < n)
+                  "(each costs over %.0f%% of its own time to measure)",
+                  after, plain > 0 ? 100 * after / plain : 0.0, nout,
+                  nout == 1 ? "" : "s", 100 * o->distortion);
+    if (ninside)
+        km_buf_printf(&out, ", and the loops and calls inside %zu that take "
+                      "%.0f%% of the time or more", ninside,
+                      100 * TAKES_THE_TIME);
+    km_buf_adds(&out, ".\n");
+    if (nruns > 1 && njudged > 0)
+        km_buf_printf(&out, "! Runs within %.1f%%: %zu of the %zu that take "
+                      "%.1f%% of the time or more; the run worst off (%s): "
+                      "%.1f%%.\n", 100 * o->target, njudged - nover,
+                      njudged, 100 * MATERIAL,
+                      runs[worst_run].nsources ? runs[worst_run].sources[0]
+                                               : "?",
+                      100 * share_after(&t[worst_run]));
+    if (kept_worst > 0)
         km_buf_printf(&out, "! Every routine still measured costs at most "
-                      "%.1f%% of its own time to measure.\n",
-                      100 * distortion(&c[ndrop]));
-    if (after > o->target * plain && plain > 0)
+                      "%.1f%% of its own time to measure where it "
+                      "matters.\n", 100 * kept_worst);
+    if (nover > 0)
         km_buf_printf(&out, "! (The target, %.1f%%, is out of reach without "
                       "leaving out routines that are worth measuring.)\n",
                       100 * o->target);
-    if (ndrop > 0)
-        km_buf_printf(&out, "!   %-28s %14s %14s %14s\n", "left out",
+    for (int inside = 0; inside <= 1; inside++) {
+        if ((inside ? ninside : nout) == 0)
+            continue;
+        km_buf_printf(&out, "!   %-28s %14s %14s %14s\n",
+                      inside ? "measured without loops, calls" : "left out",
                       "calls", "s per call", "overhead(s)");
-    for (size_t k = 0; k < ndrop; k++)
-        km_buf_printf(&out, "!   %-28s %14llu %14.4g %14.4g\n",
-                      names->routines[c[k].routine].name,
-                      (unsigned long long)c[k].count,
-                      c[k].elapsed / (double)c[k].count,
-                      model > 0 ? overhead * c[k].cost / model : 0.0);
+        for (size_t k = 0; k < ndrop; k++) {
+            if (c[k].inside_only != inside)
+                continue;
+            double cost = 0;
+            for (size_t j = 0; j < nruns; j++)
+                cost += saving(&m, &c[k], j);
+            km_buf_printf(&out, "!   %-28s %14llu %14.4g %14.4g\n",
+                          names->routines[c[k].routine].name,
+                          (unsigned long long)c[k].count,
+                          c[k].elapsed / (double)c[k].count,
+                          model > 0 ? overhead * cost / model : 0.0);
+        }
+    }
+    free(m.cost);
+    free(m.elapsed);
+    free(m.inner);
+    free(t);
     km_buf_adds(&out, "!\n");
     struct km_buf line = {0};
     km_buf_adds(&line, "IGNORED_ROUTINES = ");
     for (int k = 0; k < set.nignored; k++) {
         add_lower(&line, set.ignored[k]);
-        if (k + 1 < set.nignored || ndrop > 0)
+        if (k + 1 < set.nignored || nout > 0)
             km_buf_addc(&line, ',');
     }
+    size_t listed = 0;
     for (size_t k = 0; k < ndrop; k++) {
+        if (c[k].inside_only)
+            continue;
         add_lower(&line, names->routines[c[k].routine].name);
-        if (k + 1 < ndrop)
+        if (++listed < nout)
             km_buf_addc(&line, ',');
     }
     km_buf_addc(&line, '\n');
+    if (ninside) {
+        km_buf_adds(&line, "IF_ROUTINE = ");
+        listed = 0;
+        for (size_t k = 0; k < ndrop; k++) {
+            if (!c[k].inside_only)
+                continue;
+            add_lower(&line, names->routines[c[k].routine].name);
+            if (++listed < ninside)
+                km_buf_addc(&line, ',');
+        }
+        km_buf_adds(&line, "\n  ROUTINE_MEASURED_LEVEL = 1\nEND_IF\n");
+    }
     bool ok = copy_base(&out, path, line.data);
     km_buf_free(&line);
     if (ok) {
