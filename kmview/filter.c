@@ -46,10 +46,13 @@ struct tally {
 /* A routine's cost in one run matters when it is this share of the run's
  * time without overhead: below that, its distortion there says nothing. */
 #define MATERIAL 0.005
-/* A routine that takes this share of the time of all the runs together
- * is what the user measures for: it stays measured, whatever it costs;
- * when its loops and calls cost too much, it is measured without them
- * (an IF_ROUTINE block at ROUTINE_MEASURED_LEVEL = 1). */
+/* A routine that takes this share of the time of all the runs together,
+ * and whose entries cost less to measure than it takes, is what the user
+ * measures for:
+ * it stays measured; when its loops and calls cost too much, it is
+ * measured without them (an IF_ROUTINE block at ROUTINE_MEASURED_LEVEL =
+ * 1).  (One that costs more than it takes tells nothing, whatever its
+ * share: its time is mostly libkm's.) */
 #define TAKES_THE_TIME 0.01
 
 /* A region's cost on one rank: measured up to the threshold, then
@@ -214,12 +217,31 @@ struct cells {
     size_t nruns;
 };
 
+
 /* What leaving out candidate x takes off run k's model. */
 static double saving(const struct cells *m, const struct candidate *x,
                      size_t k)
 {
     size_t i = (size_t)x->routine * m->nruns + k;
     return x->inside_only ? m->inner[i] : m->cost[i];
+}
+
+/* x's distortion in the run it distorts most, among those where what
+ * leaving it out saves matters; `entries`: what measuring its entries
+ * alone (and its call sites) costs, not its loops and calls. */
+static double worst_distortion(const struct cells *m, const struct candidate *x,
+                               const struct tally *t, bool entries)
+{
+    double worst = 0;
+    for (size_t k = 0; k < m->nruns; k++) {
+        size_t i = (size_t)x->routine * m->nruns + k;
+        double cost = entries ? m->cost[i] - m->inner[i] : saving(m, x, k);
+        double el = m->elapsed[(size_t)x->routine * m->nruns + k];
+        if (cost > 0 && cost >= MATERIAL * plain_of(&t[k]) &&
+            distortion(cost, el) > worst)
+            worst = distortion(cost, el);
+    }
+    return worst;
 }
 
 static void add_cell(struct cells *m, struct candidate *c, int r, size_t k,
@@ -344,14 +366,9 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
      * a run where they matter, the most distorted first. */
     size_t n = 0;
     for (size_t r = 0; r < nr; r++) {
-        c[r].inside_only = c[r].elapsed >= TAKES_THE_TIME * plain;
-        c[r].worst = 0;
-        for (size_t k = 0; k < nruns; k++) {
-            double cost = saving(&m, &c[r], k);
-            if (cost > 0 && cost >= MATERIAL * plain_of(&t[k]) &&
-                distortion(cost, m.elapsed[r * nruns + k]) > c[r].worst)
-                c[r].worst = distortion(cost, m.elapsed[r * nruns + k]);
-        }
+        c[r].inside_only = c[r].elapsed >= TAKES_THE_TIME * plain &&
+                           worst_distortion(&m, &c[r], t, true) <= 1;
+        c[r].worst = worst_distortion(&m, &c[r], t, false);
         if (c[r].count > 0 && c[r].worst > o->distortion &&
             !km_is_ignored(&set, names->routines[r].name))
             c[n++] = c[r];
