@@ -367,6 +367,86 @@ static void csv_rank_locations(FILE *f, const void *ctx)
     }
 }
 
+/* The Threads blocks: a row per thread of every rank that ran several. */
+static void csv_rank_threads(FILE *f, const void *ctx)
+{
+    const struct kv_run *run = ((const struct kv_stats *)ctx)->run;
+    fputs("rank,thread,omp", f);
+    for (int k = 0; k < KV_NTFIGS; k++)
+        fprintf(f, ",%s,%s_estimated", kv_thread_key[k], kv_thread_key[k]);
+    fputs(",estimated_fraction,counts,extrapolated\n", f);
+    for (size_t i = 0; i < run->nsections; i++) {
+        const struct kv_rank *r = &run->ranks[i];
+        for (size_t k = 0; k < r->nthreads; k++) {
+            const struct kv_thread *t = &r->threads[k];
+            fprintf(f, "%d,%d,%d", r->rank, t->thread, t->omp);
+            for (int m = 0; m < KV_NTFIGS; m++) {
+                fputc(',', f);
+                kv_csv_num(f, t->v[m]);
+                fprintf(f, ",%d", (t->est >> m) & 1);
+            }
+            fputc(',', f);
+            kv_csv_num(f, t->est_pct / 100);
+            fprintf(f, ",%llu,%d\n", (unsigned long long)t->count, t->extrap);
+        }
+    }
+}
+
+/* The columns every row of the two files below ends with. */
+static void csv_tregion_tail(FILE *f, const struct kv_tregion *t)
+{
+    fprintf(f, ",%d,", t->threads);
+    kv_csv_num(f, t->min);
+    fputc(',', f);
+    kv_csv_num(f, t->mean);
+    fputc(',', f);
+    kv_csv_num(f, t->max);
+    fprintf(f, ",%d,", t->est);
+    kv_csv_num(f, t->imbal / 100);
+    fprintf(f, ",%llu,%d\n", (unsigned long long)t->count, t->extrap);
+}
+
+static const char tregion_columns[] =
+    "threads,min,mean,max,times_estimated,imbalance,counts,extrapolated\n";
+
+/* The routines threads other than 0 ran, per rank. */
+static void csv_rank_thread_routines(FILE *f, const void *ctx)
+{
+    const struct kv_run *run = ((const struct kv_stats *)ctx)->run;
+    fprintf(f, "rank,id,name,%s", tregion_columns);
+    for (size_t i = 0; i < run->nsections; i++) {
+        const struct kv_rank *r = &run->ranks[i];
+        for (size_t k = 0; k < r->ntregions; k++) {
+            const struct kv_tregion *t = &r->tregions[k];
+            if (t->location >= 0)
+                continue;
+            fprintf(f, "%d,%d,", r->rank, t->routine + 1);
+            kv_csv_str(f, run->routines[t->routine].name);
+            csv_tregion_tail(f, t);
+        }
+    }
+}
+
+/* The locations threads other than 0 ran, per rank (counts last, as in
+ * rank_locations.csv). */
+static void csv_rank_thread_locations(FILE *f, const void *ctx)
+{
+    const struct kv_run *run = ((const struct kv_stats *)ctx)->run;
+    fprintf(f, "rank,id,routine_id,routine,kind,line,occurrence,statement,%s",
+            tregion_columns);
+    for (size_t i = 0; i < run->nsections; i++) {
+        const struct kv_rank *r = &run->ranks[i];
+        for (size_t k = 0; k < r->ntregions; k++) {
+            const struct kv_tregion *t = &r->tregions[k];
+            if (t->location < 0)
+                continue;
+            fprintf(f, "%d,", r->rank);
+            csv_location_key(f, run, (size_t)t->location);
+            csv_tregion_tail(f, t);
+        }
+    }
+}
+
 static void csv_warnings(FILE *f, const void *ctx)
 {
     const struct kv_stats *st = ctx;
@@ -406,6 +486,9 @@ int kv_export_csv(struct kv_out *o, const char *dir, const struct kv_stats *st)
         { "rank_routines.csv", csv_rank_routines },
         { "rank_locations.csv", csv_rank_locations },
         { "warnings.csv", csv_warnings },
+        { "rank_threads.csv", csv_rank_threads },
+        { "rank_thread_routines.csv", csv_rank_thread_routines },
+        { "rank_thread_locations.csv", csv_rank_thread_locations },
     };
     return kv_csv_files(o, dir, files, sizeof files / sizeof *files, st);
 }
@@ -641,6 +724,14 @@ static void json_rank_routine(FILE *f, const struct kv_rcell *c)
     fputc('}', f);
 }
 
+/* A cell's last members, counts and whether they were extrapolated, and
+ * its closing brace. */
+static void json_count_end(FILE *f, uint64_t count, bool extrap)
+{
+    fprintf(f, "\"counts\":%llu,\"extrapolated\":%s}",
+            (unsigned long long)count, extrap ? "true" : "false");
+}
+
 static void json_rank_cells(FILE *f, const struct kv_rank *r)
 {
     fputs(",\"routines\":[", f);
@@ -656,8 +747,7 @@ static void json_rank_cells(FILE *f, const struct kv_rank *r)
         json_num_member(f, "elapsed", c->elapsed, true);
         json_bool_member(f, "elapsed_estimated", c->est, true);
         json_num_member(f, "estimated_fraction", c->est_pct / 100, true);
-        fprintf(f, "\"counts\":%llu,\"extrapolated\":%s}",
-                (unsigned long long)c->count, c->extrap ? "true" : "false");
+        json_count_end(f, c->count, c->extrap);
     }
     fputc(']', f);
 }
@@ -677,6 +767,43 @@ static void json_rank_figures(FILE *f, const struct kv_rank *r)
                     r->total_row.present ? r->total_row.est_pct / 100 : NAN,
                     false);
     fputc('}', f);
+}
+
+static void json_rank_threads(FILE *f, const struct kv_rank *r)
+{
+    char k[64];
+    fputs(",\"threads\":[", f);
+    for (size_t i = 0; i < r->nthreads; i++) {
+        const struct kv_thread *t = &r->threads[i];
+        fprintf(f, "%s{\"thread\":%d,\"omp\":%d,", i ? "," : "", t->thread,
+                t->omp);
+        for (int m = 0; m < KV_NTFIGS; m++) {
+            json_num_member(f, kv_thread_key[m], t->v[m], true);
+            snprintf(k, sizeof k, "%s_estimated", kv_thread_key[m]);
+            json_bool_member(f, k, (t->est >> m) & 1, true);
+        }
+        json_num_member(f, "estimated_fraction", t->est_pct / 100, true);
+        json_count_end(f, t->count, t->extrap);
+    }
+    for (int loc = 0; loc <= 1; loc++) {
+        fputs(loc ? "],\"thread_locations\":[" : "],\"thread_routines\":[", f);
+        bool first = true;
+        for (size_t i = 0; i < r->ntregions; i++) {
+            const struct kv_tregion *t = &r->tregions[i];
+            if ((t->location >= 0) != loc)
+                continue;
+            fprintf(f, "%s{\"id\":%d,\"threads\":%d,", first ? "" : ",",
+                    (loc ? t->location : t->routine) + 1, t->threads);
+            first = false;
+            json_num_member(f, "min", t->min, true);
+            json_num_member(f, "mean", t->mean, true);
+            json_num_member(f, "max", t->max, true);
+            json_bool_member(f, "times_estimated", t->est, true);
+            json_num_member(f, "imbalance", t->imbal / 100, true);
+            json_count_end(f, t->count, t->extrap);
+        }
+    }
+    fputc(']', f);
 }
 
 static void json_ranks(FILE *f, const struct kv_stats *st)
@@ -700,6 +827,7 @@ static void json_ranks(FILE *f, const struct kv_stats *st)
         }
         fputc(']', f);
         json_rank_cells(f, r);
+        json_rank_threads(f, r);
         fputc('}', f);
     }
     fputs("]\n", f);

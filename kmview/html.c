@@ -26,6 +26,7 @@
 #include "kmview/assets.h"
 #include "kmview/out.h"
 #include "kmview/summary.h"
+#include "kmview/threads.h"
 #include "support/buf.h"
 
 void kv_html_begin(FILE *f, const char *title)
@@ -334,6 +335,62 @@ static void data_locations(FILE *f, const struct kv_stats *st)
     fputs(",\n", f);
 }
 
+/* The Threads blocks, or null: per rank column p and thread t (below the
+ * most threads any rank ran) the KV_NTFIGS figures, the routine entries
+ * and the OpenMP number, NaN where the rank ran fewer threads; and the
+ * regions threads other than 0 ran, over ranks, the longest first. */
+#define HTML_TREGIONS 200
+
+static void data_threads(FILE *f, const struct kv_stats *st)
+{
+    const struct kv_run *run = st->run;
+    fputs("\"threads\":", f);
+    if (!kv_any_threads(run)) {
+        fputs("null,\n", f);
+        return;
+    }
+    size_t maxt = 0, w = KV_NTFIGS + 2;
+    for (size_t p = 0; p < st->n; p++)
+        if (st->sec[p]->nthreads > maxt)
+            maxt = st->sec[p]->nthreads;
+    double *v = km_xcalloc(st->n * maxt * w + 1, sizeof *v);
+    for (size_t i = 0; i < st->n * maxt * w; i++)
+        v[i] = NAN;
+    for (size_t p = 0; p < st->n; p++)
+        for (size_t k = 0; k < st->sec[p]->nthreads; k++) {
+            const struct kv_thread *t = &st->sec[p]->threads[k];
+            double *o = v + (p * maxt + k) * w;
+            memcpy(o, t->v, sizeof t->v);
+            o[KV_NTFIGS] = (double)t->count;
+            o[KV_NTFIGS + 1] = t->omp;
+        }
+    fprintf(f, "{\"max\":%zu,\"w\":%zu,\"keys\":[", maxt, w);
+    for (int m = 0; m < KV_NTFIGS; m++)
+        fprintf(f, "\"%s\",", kv_thread_key[m]);
+    fputs("\"counts\",\"omp\"],\"v\":", f);
+    kv_html_array(f, v, st->n * maxt * w, 0);
+    free(v);
+    size_t n;
+    struct kv_tregion_sum *all = kv_tregions_over_ranks(run, &n);
+    fprintf(f, ",\"nregions\":%zu,\"regions\":[", n);
+    for (size_t k = 0; k < n && k < HTML_TREGIONS; k++) {
+        const struct kv_tregion_sum *s = &all[k];
+        fprintf(f, "%s[%d,%d,%d,%llu,%d,%d,", k ? "," : "", s->routine,
+                s->location, s->threads, (unsigned long long)s->count,
+                s->extrap, s->est);
+        kv_json_num(f, s->min);
+        fputc(',', f);
+        kv_json_num(f, s->mean);
+        fputc(',', f);
+        kv_json_num(f, s->max);
+        fputc(',', f);
+        kv_json_num(f, s->imbal / 100);
+        fprintf(f, ",%d,%d]", s->max_rank, s->ranks);
+    }
+    fputs("]},\n", f);
+    free(all);
+}
+
 static void data_warnings(FILE *f, const struct kv_stats *st)
 {
     const struct kv_run *run = st->run;
@@ -387,6 +444,7 @@ void kv_html_report(FILE *f, const struct kv_stats *st,
     data_routines(f, st);
     data_locations(f, st);
     data_warnings(f, st);
+    data_threads(f, st);
     data_groups(f, st, groups);
     fputs("}</script>\n", f);
     kv_html_end(f, "report");

@@ -101,6 +101,8 @@ static void free_rank(struct kv_rank *r)
 {
     free(r->rc);
     free(r->lc);
+    free(r->threads);
+    free(r->tregions);
     for (size_t i = 0; i < r->nwarn; i++)
         free(r->warnings[i]);
     free(r->warnings);
@@ -313,6 +315,26 @@ struct kv_lcell *kv_rank_add_location(struct kv_rank *r)
     struct kv_lcell *c = &r->lc[r->nlc++];
     memset(c, 0, sizeof *c);
     return c;
+}
+
+const char *const kv_thread_key[KV_NTFIGS] = {
+    "total", "net", "mpi", "outside", "overhead"
+};
+
+struct kv_thread *kv_rank_add_thread(struct kv_rank *r)
+{
+    KM_GROW(r->threads, r->capthreads, r->nthreads + 1);
+    struct kv_thread *t = &r->threads[r->nthreads++];
+    memset(t, 0, sizeof *t);
+    return t;
+}
+
+struct kv_tregion *kv_rank_add_tregion(struct kv_rank *r)
+{
+    KM_GROW(r->tregions, r->captregions, r->ntregions + 1);
+    struct kv_tregion *t = &r->tregions[r->ntregions++];
+    memset(t, 0, sizeof *t);
+    return t;
 }
 
 void kv_rank_add_warning(struct kv_rank *r, const char *text)

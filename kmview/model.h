@@ -9,8 +9,10 @@
  * list them in different orders line up, and so that a thousand ranks of a
  * thousand routines do not keep a million copies of the names.
  *
- * The shape is format version 2's: every time carries whether it contains
- * an estimate (a leading ~) and routine and location rows their Est(%).
+ * The shape is format version 3's: every time carries whether it contains
+ * an estimate (a leading ~) and routine and location rows their Est(%);
+ * a rank that ran several threads has each thread's row and the regions
+ * threads other than 0 ran.
  * A version 1 file is read into the same shape (v1.c says how).
  *
  * Must never: print, read files, or compute derived figures (stats.c does).
@@ -95,6 +97,32 @@ struct kv_lcell {
     bool est;                /* the elapsed time had a leading ~ */
 };
 
+/* One thread of a rank: a row of the Threads block (version 3). */
+enum kv_thread_fig { KV_T_TOTAL, KV_T_NET, KV_T_MPI, KV_T_OUTSIDE,
+                     KV_T_OVERHEAD, KV_NTFIGS };
+extern const char *const kv_thread_key[KV_NTFIGS];   /* "total", ... */
+
+struct kv_thread {
+    int thread;              /* 0: the program's (the rank's figures) */
+    int omp;                 /* its OpenMP thread number, -1 if none */
+    double v[KV_NTFIGS];
+    unsigned est;            /* bit 1 << figure: had a leading ~ */
+    uint64_t count;          /* routine entries */
+    bool extrap;
+    double est_pct;
+};
+
+/* A region some thread other than 0 ran, over the threads that ran it. */
+struct kv_tregion {
+    int routine;             /* index into run->routines */
+    int location;            /* index into run->locations; -1: the routine */
+    int threads;
+    uint64_t count;
+    bool extrap;
+    double min, mean, max, imbal;
+    bool est;                /* the times had a leading ~ */
+};
+
 /* The Total row of a rank's routine table (version 2 only). */
 struct kv_total_row {
     bool present;
@@ -115,6 +143,11 @@ struct kv_rank {
     size_t nlc, caplc;
     char **warnings;
     size_t nwarn, capwarn;
+    /* the Threads block (empty when the rank ran one thread) */
+    struct kv_thread *threads;
+    size_t nthreads, capthreads;
+    struct kv_tregion *tregions;
+    size_t ntregions, captregions;
     char *source;            /* the file this section came from */
     int source_line;         /* the line of its "===== Rank" heading */
 };
@@ -205,6 +238,8 @@ struct kv_rank *kv_rank_add(struct kv_run *run, int rank);
 struct kv_rcell *kv_rank_add_routine(struct kv_rank *r);
 struct kv_lcell *kv_rank_add_location(struct kv_rank *r);
 void kv_rank_add_warning(struct kv_rank *r, const char *text);
+struct kv_thread *kv_rank_add_thread(struct kv_rank *r);
+struct kv_tregion *kv_rank_add_tregion(struct kv_rank *r);
 /* Put the sections in rank order and number routines and locations in
  * order of first appearance in that order (after reading every file), so
  * that the order files are given in changes nothing. */

@@ -13,7 +13,8 @@
  * `file:line:column: error: text`, the column pointing at the field at
  * fault.  A file without its End line is truncated.
  *
- * Reads format versions 1 and 2: version 2 marks a time that contains an
+ * Reads format versions 1 to 3 (3 adds a rank's Threads block, read as
+ * part of its section).  Version 2 marks a time that contains an
  * estimate with a leading '~' (kept as a flag beside every figure), adds
  * an Est(%) column to routine and location rows and to the Total row,
  * renames and adds header figures, and gives the Prediction section a
@@ -78,6 +79,10 @@ struct reader {
     long block_expected, block_rows;
     long block_line;
     size_t block_first_cell; /* index of the block's first lcell */
+    /* the Threads block being read (version 3): 0 none; 1 its Threads
+     * figure; 2 the thread rows; 3 the region rows */
+    int threads_part;
+    long threads_expected;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -300,7 +305,7 @@ static const char magic[] = "! kmtool KM_output";
 static int not_km_output(struct reader *rd, const char *at)
 {
     return fail_at(rd, at, "not a KM_output file (the first line is not "
-                   "'%s 2')", magic);
+                   "'%s 3')", magic);
 }
 
 static int read_magic(struct reader *rd)
@@ -316,9 +321,9 @@ static int read_magic(struct reader *rd)
         return fail_at(rd, p, "the first line names no format version");
     if (parse_int(rd, v, len, &version, "format version"))
         return -1;
-    if (version != 1 && version != 2)
+    if (version < 1 || version > 3)
         return fail_at(rd, v, "format version %d; this kmview reads versions "
-                       "1 and 2", version);
+                       "1 to 3", version);
     if (rd->run->format_version && rd->run->format_version != version)
         return fail_at(rd, v, "format version differs from the other files");
     rd->run->format_version = version;
@@ -590,6 +595,7 @@ static int begin_rank(struct reader *rd, const char *name, size_t namelen)
     rd->table_started = false;
     rd->table_rows = 0;
     rd->in_block = false;
+    rd->threads_part = 0;
     rd->sections++;
     rd->st = S_RANK;
     return 0;
@@ -637,6 +643,9 @@ static int end_rank(struct reader *rd)
         return fail_at(rd, NULL, "the section of rank %d (line %ld) ends after "
                        "%zu of its %.0f routine rows", r->rank, rd->section_line,
                        rd->table_rows, r->fig[KV_F_ROUTINES]);
+    if (rd->threads_part > 0 && rd->threads_part < 3)
+        return fail_at(rd, NULL, "the Threads block of rank %d ends before "
+                       "its region rows", r->rank);
     return end_block(rd);
 }
 
@@ -943,8 +952,150 @@ static int rank_comment(struct reader *rd)
     return 0;                                     /* headings */
 }
 
+/* "-1" or a number: an OpenMP thread number. */
+static int parse_omp(struct reader *rd, const char *s, size_t len, int *out)
+{
+    if (len == 2 && s[0] == '-' && s[1] == '1') {
+        *out = -1;
+        return 0;
+    }
+    return parse_int(rd, s, len, out, "OMP thread number");
+}
+
+/* "N ! Threads" */
+static int threads_figure(struct reader *rd)
+{
+    const char *bang = strchr(rd->line, '!');
+    struct fields fs;
+    split(rd->line, bang, &fs);
+    int n;
+    if (!bang || strncmp(skip_blanks(bang + 1), "Threads", 7) != 0 ||
+        fs.n != 1)
+        return fail_at(rd, skip_blanks(rd->line), "the Threads block starts "
+                       "with its 'Threads' figure");
+    if (parse_int(rd, fs.s[0], fs.len[0], &n, "threads"))
+        return -1;
+    if (n < 2)
+        return fail_at(rd, fs.s[0], "a Threads block of %d thread%s", n,
+                       n == 1 ? "" : "s");
+    rd->threads_expected = n;
+    rd->threads_part = 2;
+    return 0;
+}
+
+/* thread, OMP, total, net, counts, MPI, outside, overhead, Est(%) */
+static int thread_row(struct reader *rd)
+{
+    struct kv_rank *r = cur(rd);
+    struct fields fs;
+    split(rd->line, NULL, &fs);
+    if (fs.n != 9)
+        return fail_at(rd, skip_blanks(rd->line), "a thread row holds 9 "
+                       "fields (thread, OMP, total, net, counts, MPI, "
+                       "outside, overhead, Est(%%)), not %d", fs.n);
+    struct kv_thread t = { 0 };
+    static const int at[KV_NTFIGS] = { 2, 3, 5, 6, 7 };
+    if (parse_int(rd, fs.s[0], fs.len[0], &t.thread, "thread") ||
+        parse_omp(rd, fs.s[1], fs.len[1], &t.omp) ||
+        parse_count(rd, fs.s[4], fs.len[4], &t.count, &t.extrap, "counts") ||
+        parse_percent(rd, fs.s[8], fs.len[8], &t.est_pct, "Est(%)"))
+        return -1;
+    for (int f = 0; f < KV_NTFIGS; f++) {
+        bool est;
+        if (parse_time(rd, fs.s[at[f]], fs.len[at[f]], &t.v[f], &est,
+                       kv_thread_key[f]))
+            return -1;
+        t.est |= est ? 1u << f : 0;
+    }
+    if ((size_t)t.thread != r->nthreads)
+        return fail_at(rd, fs.s[0], "thread %d where %zu was expected",
+                       t.thread, r->nthreads);
+    if ((long)r->nthreads >= rd->threads_expected)
+        return fail_at(rd, fs.s[0], "more thread rows than the %ld threads",
+                       rd->threads_expected);
+    *kv_rank_add_thread(r) = t;
+    return 0;
+}
+
+/* The location numbered `no` in routine `routine`'s block of this rank,
+ * or -1. */
+static int block_location(const struct reader *rd, int routine, long no)
+{
+    const struct kv_rank *r = &rd->run->ranks[rd->rix];
+    long k = 0;
+    for (size_t i = 0; i < r->nlc; i++)
+        if (rd->run->locations[r->lc[i].location].routine == routine &&
+            ++k == no)
+            return r->lc[i].location;
+    return -1;
+}
+
+/* region, routine, kind, line, threads, counts, min, mean, max, Imbal(%),
+ * statement... */
+static int thread_region_row(struct reader *rd)
+{
+    struct kv_rank *r = cur(rd);
+    struct fields fs;
+    split(rd->line, NULL, &fs);
+    if (fs.n < 10)
+        return fail_at(rd, skip_blanks(rd->line), "a thread region row holds "
+                       "region, routine, kind, line, threads, counts, min, "
+                       "mean, max and Imbal(%%)");
+    struct kv_tregion t = { .location = -1 };
+    char id[32];
+    snprintf(id, sizeof id, "%.*s", (int)(fs.len[0] < 31 ? fs.len[0] : 31),
+             fs.s[0]);
+    char *dot = strchr(id, '.');
+    long no = strtol(id, NULL, 10), loc = dot ? strtol(dot + 1, NULL, 10) : 0;
+    if (no < 1 || (size_t)no > rd->table_rows || (dot && loc < 1))
+        return fail_at(rd, fs.s[0], "region '%s' names no routine row", id);
+    t.routine = rd->row_routine[no - 1];
+    if (dot && (t.location = block_location(rd, t.routine, loc)) < 0)
+        return fail_at(rd, fs.s[0], "region '%s' names no location", id);
+    bool est[3];
+    if (parse_int(rd, fs.s[4], fs.len[4], &t.threads, "threads") ||
+        parse_count(rd, fs.s[5], fs.len[5], &t.count, &t.extrap, "counts") ||
+        parse_time(rd, fs.s[6], fs.len[6], &t.min, &est[0], "min") ||
+        parse_time(rd, fs.s[7], fs.len[7], &t.mean, &est[1], "mean") ||
+        parse_time(rd, fs.s[8], fs.len[8], &t.max, &est[2], "max") ||
+        parse_percent(rd, fs.s[9], fs.len[9], &t.imbal, "Imbal(%)"))
+        return -1;
+    t.est = est[0] || est[1] || est[2];
+    if (t.location < 0 && rd->run->routines[t.routine].line == 0)
+        parse_int(rd, fs.s[3], fs.len[3], &rd->run->routines[t.routine].line,
+                  "line");
+    if (t.threads < 1 || t.threads > rd->threads_expected)
+        return fail_at(rd, fs.s[4], "%d threads of %ld", t.threads,
+                       rd->threads_expected);
+    *kv_rank_add_tregion(r) = t;
+    return 0;
+}
+
+static int threads_line(struct reader *rd)
+{
+    if (is_comment(rd->line)) {
+        const char *p = skip_blanks(skip_blanks(rd->line) + 1);
+        if (strncmp(p, "Warning:", 8) == 0)
+            return rank_comment(rd);
+        if (strncmp(p, "Regions run by threads", 22) == 0) {
+            if ((long)cur(rd)->nthreads != rd->threads_expected)
+                return fail_at(rd, p, "%zu thread rows for %ld threads",
+                               cur(rd)->nthreads, rd->threads_expected);
+            rd->threads_part = 3;
+        }
+        return 0;                                 /* headings */
+    }
+    if (rd->threads_part == 1)
+        return threads_figure(rd);
+    if (rd->threads_part == 2)
+        return thread_row(rd);
+    return thread_region_row(rd);
+}
+
 static int rank_line(struct reader *rd)
 {
+    if (rd->threads_part)
+        return threads_line(rd);
     if (is_comment(rd->line))
         return rank_comment(rd);
     if (rd->in_block && rd->block_rows < rd->block_expected)
@@ -989,6 +1140,14 @@ static int marker(struct reader *rd, const char *at, size_t len)
     snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), at);
     if (rd->st == S_HEADER && rd->run->nranks < 0)
         return fail_at(rd, NULL, "the header has no Ranks line");
+    if (rd->st == S_RANK && rd->version >= 3 &&
+        strcasecmp(name, "Threads") == 0 && !rd->threads_part) {
+        if (cur(rd)->lost)
+            return fail_at(rd, NULL, "a rank whose results were lost has "
+                           "threads");
+        rd->threads_part = 1;                     /* still the rank's */
+        return end_block(rd);
+    }
     if (end_section(rd))
         return -1;
     if (strcasecmp(name, "End") == 0)

@@ -36,7 +36,7 @@ D.locations.forEach(function (l, j) { locsOf[l[0]].push(j); if (l[7]) startupOf[
 
 var DEFAULT = {view: 'profile', rank: 'mean', metric: 'net', order: 'orig', mode: 'cc',
                scale: 'auto', max: '', routine: '', subject: 'program', hscale: 'routine',
-               horder: D.groups ? 'cluster' : 'rank'};
+               horder: D.groups ? 'cluster' : 'rank', tmetric: 'net'};
 var S = {};
 
 /* ---- figures ----------------------------------------------------------- */
@@ -245,7 +245,7 @@ function header() {
 }
 function nav() {
   var views = [['Profile', 'profile'], ['Locations', 'locations', L === 0], ['Ranks', 'ranks'],
-               ['Heat map', 'heat'], ['Figures', 'figures']];
+               ['Heat map', 'heat'], ['Threads', 'threads', !D.threads], ['Figures', 'figures']];
   var h = '<nav id="nav"><span class="group" data-group="view"><label>View</label>';
   views.forEach(function (v) {
     h += '<button class="view' + (S.view === v[1] ? ' on' : '') + '" data-k="view" data-v="' + v[1] + '"' +
@@ -308,6 +308,9 @@ function controls() {
                                                                   ['Descending', 'desc']], S.order) +
       KM.toggles('Colour', 'hscale', [['Whole map', 'map'], ['Each routine vs its mean', 'routine']], S.hscale) +
       KM.toggles('Ranks', 'horder', [['By number', 'rank'], ['By cluster', 'cluster', !D.groups]], S.horder);
+  else if (S.view === 'threads' && D.threads)
+    h += KM.toggles('Show', 'tmetric', [['Net Time', 'net'], ['Total', 'total'], ['Outside', 'outside'],
+                                        ['MPI', 'mpi'], ['Routine Counts', 'counts']], S.tmetric);
   return h + '</div>';
 }
 function legend(items) {
@@ -502,19 +505,82 @@ function heatView(main) {
     if (k) go({view: 'ranks', subject: 'r' + cols[k.c]});
   });
 }
-function heatScale(host, vmax) {
+function heatScale(host, vmax, sequential) {
+  var diverging = !sequential && S.hscale === 'routine';
   var c = document.createElement('canvas');
   c.width = 160; c.height = 10;
   var x = c.getContext('2d');
   for (var i = 0; i < 160; i++) {
-    var rgb = heatColour(i / 159, S.hscale === 'routine');
+    var rgb = heatColour(i / 159, diverging);
     x.fillStyle = 'rgb(' + rgb.map(Math.round).join(',') + ')';
     x.fillRect(i, 0, 1, 10);
   }
-  var lo = S.hscale === 'routine' ? '0' : '0', hi = S.hscale === 'routine' ? '2 × mean' : fmtFor()(vmax);
-  host.innerHTML = '<span>' + lo + '</span>';
+  var hi = diverging ? '2 × mean' : fmtFor()(vmax);
+  host.innerHTML = '<span>0</span>';
   host.appendChild(c);
   host.insertAdjacentHTML('beforeend', '<span>' + hi + '</span>');
+}
+
+/* ---- threads ----------------------------------------------------------- */
+/* Rank x thread: every thread's figures (KM_output's Threads blocks), then
+   the regions threads other than 0 ran, the longest first. */
+function threadsView(main) {
+  var T = D.threads, M = T.max, W = T.w, tv = KM.array(T.v), key = S.tmetric;
+  var ki = T.keys.indexOf(key), omp = T.keys.indexOf('omp'), fmt = key === 'counts' ? KM.count : KM.sec;
+  var tval = function (p, t, k) { return tv[(p * M + t) * W + k]; };
+  var cw = Math.max(4, Math.min(40, Math.floor(1000 / M))), ch = Math.max(1, Math.min(24, Math.floor(600 / N)));
+  var left = ch >= 9 ? 70 : 0, top = cw >= 14 ? 20 : 0, Wd = left + cw * M, H = top + ch * N, vmax = 0;
+  for (var p = 0; p < N; p++)
+    for (var t = 0; t < M; t++) if (tval(p, t, ki) > vmax) vmax = tval(p, t, ki);
+  var h = '<p class="note" id="note">Rank × thread map of each thread\'s ' + KM.esc(key) + ': ' + N +
+    ' ranks (rows) × up to ' + M + ' threads (columns, numbered in the order they first called libkm; grey: ' +
+    'no such thread). A rank\'s profile is its thread 0\'s (the program\'s thread). Colour: the cell against ' +
+    'the largest of the map. Hover a cell for its figures.</p><div class="scale" id="hscale"></div>' +
+    '<div class="heat"><canvas id="theat" width="' + Wd + '" height="' + H + '"></canvas></div>';
+  h += '<h2>Regions threads other than 0 ran</h2><p class="note">The ' + T.regions.length + ' longest of ' +
+    T.nregions + ', by mean time per thread' + (N > 1 ? ' (over ranks: counts added, the least min, the mean ' +
+    'mean, the largest max)' : '') + '. Imbalance: (max − mean) / max.</p><table id="tregions"><tr>' +
+    '<th class="l">routine</th><th>kind</th><th>line</th><th>threads</th><th>counts</th><th>min</th>' +
+    '<th>mean</th><th>max</th><th>imbalance</th>' + (N > 1 ? '<th>max at rank</th>' : '') +
+    '<th class="l">statement</th></tr>';
+  T.regions.forEach(function (g) {
+    var loc = g[1] >= 0 ? D.locations[g[1]] : null, e = g[5] === 1;
+    h += '<tr><td class="l">' + KM.esc(D.routines[g[0]][0]) + '</td><td>' + (loc ? loc[1] : 'ROUT') +
+      '</td><td>' + (loc ? loc[2] : D.routines[g[0]][2]) + '</td><td>' + g[2] + '</td><td>' +
+      (g[4] ? '+' : '') + KM.count(g[3]) + '</td><td>' + KM.mark(KM.sec(g[6]), e) + '</td><td>' +
+      KM.mark(KM.sec(g[7]), e) + '</td><td>' + KM.mark(KM.sec(g[8]), e) + '</td><td>' + KM.pct(g[9]) +
+      '</td>' + (N > 1 ? '<td>' + g[10] + '</td>' : '') + '<td class="l">' + (loc ? KM.esc(loc[3]) : '') +
+      '</td></tr>';
+  });
+  main.innerHTML = h + '</table>';
+  var cv = document.getElementById('theat'), ctx = cv.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, Wd, H);
+  for (p = 0; p < N; p++)
+    for (t = 0; t < M; t++) {
+      var v = tval(p, t, ki);
+      if (isNaN(v)) ctx.fillStyle = '#ddd';
+      else ctx.fillStyle = 'rgb(' + heatColour(vmax > 0 ? v / vmax : 0, false).map(Math.round).join(',') + ')';
+      ctx.fillRect(left + t * cw, top + p * ch, cw - (cw > 6 ? 1 : 0), ch - (ch > 6 ? 1 : 0));
+    }
+  ctx.fillStyle = '#1d2330';
+  ctx.font = '11px system-ui, sans-serif';
+  if (left) for (p = 0; p < N; p++) ctx.fillText('rank ' + D.ranks[p], 2, top + p * ch + ch / 2 + 4);
+  if (top) for (t = 0; t < M; t++) ctx.fillText(String(t), left + t * cw + 2, 14);
+  var sc = document.getElementById('hscale');
+  heatScale(sc, vmax, true);
+  sc.lastChild.textContent = fmt(vmax);
+  cv.addEventListener('mousemove', function (ev) {
+    var b = cv.getBoundingClientRect();
+    var t = Math.floor((ev.clientX - b.left - left) / cw), p = Math.floor((ev.clientY - b.top - top) / ch);
+    if (t < 0 || t >= M || p < 0 || p >= N || isNaN(tval(p, t, 0))) { KM.tip.hide(); return; }
+    var tip = '<b>rank ' + D.ranks[p] + ' · thread ' + t + ' (OpenMP ' + tval(p, t, omp) + ')</b>';
+    T.keys.forEach(function (k, i) {
+      if (k !== 'omp') tip += '<br>' + k + ': ' + (k === 'counts' ? KM.count : KM.sec)(tval(p, t, i));
+    });
+    KM.tip.show(tip, ev);
+  });
+  cv.addEventListener('mouseleave', function () { KM.tip.hide(); });
 }
 
 /* ---- figures ----------------------------------------------------------- */
@@ -641,6 +707,7 @@ function render() {
   if (S.view === 'locations' && L > 0) locationsView(main);
   else if (S.view === 'ranks') ranksView(main);
   else if (S.view === 'heat') heatView(main);
+  else if (S.view === 'threads' && D.threads) threadsView(main);
   else if (S.view === 'figures') figuresView(main);
   else profileView(main);
   document.title = 'kmview: ' + (D.program || '') + ' — ' + S.view;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "kmview/out.h"
+#include "kmview/threads.h"
 
 void kv_describe_ranks(char *buf, size_t size, const struct kv_stats *st)
 {
@@ -366,6 +367,7 @@ void kv_summary(FILE *f, const struct kv_stats *st, int top)
     prediction(f, st);
     if (st->n > 0)
         top_routines(f, st, top);
+    kv_summary_threads(f, st, top);
     warnings(f, st);
     legend(f, st);
 }

@@ -26,11 +26,11 @@
  * holds exactly, in subticks, whatever is estimated.
  *
  * Overhead.  Every entry adds what its entry and exit cost (measured at
- * start-up) to `st.ovh`, and registrations add the time they took; a
+ * start-up) to `t->ovh`, and registrations add the time they took; a
  * measured frame takes out of its elapsed time the part of its own entry
- * and exit between its clock reads and the growth of st.ovh while it was
+ * and exit between its clock reads and the growth of t->ovh while it was
  * open.  A frame that took out more than there was (the costs are
- * estimates too) gives the difference back to st.ovh.
+ * estimates too) gives the difference back to t->ovh.
  *
  * Estimates.  Past its threshold a region is measured one execution in
  * about k; the others are estimated: they read no clock and add the
@@ -48,7 +48,7 @@
  *
  * Signals.  A terminating signal may arrive at any instruction, and its
  * handler takes a snapshot of this state.  So the hot path publishes a new
- * frame (st.sp) only once the frame is complete, and retires a frame (sp)
+ * frame (t->sp) only once the frame is complete, and retires a frame (sp)
  * before folding it into its region; the region table grows by copying,
  * publishing the new table, then freeing the old one.  The compiler is kept
  * from reordering those stores with signal fences (no instruction at run
@@ -58,14 +58,21 @@
  * the clock once at entry and once at exit, so the count follows from the
  * regions' measured exits and the open frames (see clock_reads()).
  */
+/* syscall(SYS_gettid), sched_yield */
+#define _DEFAULT_SOURCE 1
+
 #include "runtime/km_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define KM_STACK_DEPTH 4096
@@ -93,7 +100,7 @@ struct km_frame {
     km_time child;           /* callee frames: callee time directly inside,
                                 and an estimated one's own estimate;
                                 transparent: the owner's child at entry */
-    km_time ovh0;            /* measured frames: st.ovh after the entry;
+    km_time ovh0;            /* measured frames: t->ovh after the entry;
                                 estimated ones: their own estimate (this
                                 field between child and inv, which
                                 compilers would otherwise move as one
@@ -120,13 +127,52 @@ _Static_assert(sizeof(struct km_frame) == 256,
 
 enum mpi_state { MPI_NONE, MPI_ACTIVE, MPI_DONE };
 
-static struct {
+/*
+ * Threads.  Every thread that calls libkm measures itself: it has its own
+ * frame stack and its own copy of every region's figures (struct
+ * km_thread, reached through one thread-local pointer), so the hot path
+ * takes no lock and touches no shared line.  What threads share is the
+ * region table's identities (st.tmpl: registration, under st.lock), the
+ * clock and costs, and the run.  Thread 0 is the program's (the process's
+ * initial thread); the others are numbered in the order they first call
+ * libkm.  A write takes a snapshot of every thread.
+ */
+struct km_thread {
     /* hot */
-    struct km_region **tab;  /* tab[id - 1] */
-    int32_t nreg;
+    struct km_region **tab;  /* this thread's figures, tab[id - 1] */
+    int32_t nreg;            /* the ids tab covers (<= st.ntmpl) */
     int32_t sp;              /* top frame; 0 = only the root */
+    km_time ovh;             /* libkm's own time on this thread so far */
+    /* sampling */
+    uint64_t rng;            /* xorshift64 state for the gaps */
+    /* redundant work (KM_HOOK_REDUNDANT, KM_HOOK_MPI) */
+    int32_t red_depth;       /* open redundant frames */
+    km_time red_time;        /* closed outermost redundant frames */
+    km_time red_mpi;         /* MPI calls closed inside redundant frames */
+    int32_t cap;             /* of tab */
+    int32_t nentered;        /* routines entered at least once */
+    /* counts */
+    uint64_t saved_reads;    /* exits that shared one read (km_out_slow) */
+    uint64_t overflow_depth; /* entries above a full stack still open */
+    uint64_t lost, bad_out, bad_in;
+    /* identity */
+    int32_t index;           /* 0: the program's thread */
+    int32_t omp;             /* its OpenMP thread number at first call, or
+                                -1 (no OpenMP) */
+    km_tick t0;              /* its first call (thread 0: the run's start) */
+    int started;             /* t0 and the root are set */
+    struct km_thread *next;  /* every thread, newest first (st.threads) */
+    _Alignas(64) struct km_frame stack[KM_STACK_DEPTH];   /* a frame
+                                starts a cache line */
+};
+
+static __thread struct km_thread *self
+    __attribute__((tls_model("initial-exec")));
+
+static struct km_thread main_thread;    /* the program's: never allocated */
+
+static struct {
     struct km_clock clock;
-    km_time ovh;             /* libkm's own time so far */
     km_time cost_measured;   /* a measured entry and exit */
     km_time cost_estimated;  /* an estimated one */
     km_time cost_inner;      /* the part of a measured one between its
@@ -134,27 +180,28 @@ static struct {
     /* sampling */
     km_time budget;          /* sampling may add this much per execution */
     uint32_t fixed_k;        /* tests: every k-th execution, or 0 */
-    uint64_t rng;            /* xorshift64 state for the gaps */
-    /* redundant work (KM_HOOK_REDUNDANT, KM_HOOK_MPI) */
-    int32_t red_depth;       /* open redundant frames */
-    km_time red_time;        /* closed outermost redundant frames */
-    km_time red_mpi;         /* MPI calls closed inside redundant frames */
-    /* registration */
-    int32_t cap;
+    uint64_t seed;           /* of every thread's rng */
+    /* registration (under lock) */
+    pthread_mutex_t lock;
+    struct km_region **tmpl; /* identities, tmpl[id - 1]; figures zero */
+    int32_t ntmpl;           /* read without the lock: atomic */
+    int32_t tcap;
     int32_t *hash;           /* open addressing over ids, 0 = empty */
     size_t hcap;
-    int32_t nentered;        /* routines entered at least once */
     struct km_region_options opt;
+    uint64_t bad_reg;
+    /* threads */
+    struct km_thread *threads;       /* published with release order */
+    int32_t nthreads;
+    int32_t init_state;      /* 0, 1 under way, 2 done */
     /* counts */
-    uint64_t cold_reads;     /* clock reads off the measured frames */
-    uint64_t saved_reads;    /* exits that shared one read (km_out_slow) */
-    uint64_t overflow_depth; /* entries above a full stack still open */
-    uint64_t lost, bad_out, bad_in, bad_reg;
+    uint64_t cold_reads;     /* clock reads off the measured frames
+                                (atomic) */
     /* run */
     int initialized;
     pid_t pid;               /* a child forked without exec writes nothing */
     int clock_injected;
-    km_tick t0;
+    km_tick t0;              /* thread 0's start */
     int64_t waited0;         /* km_clock_waited_ns() at t0, or -1 */
     char started[32];
     int nwrites;
@@ -170,16 +217,14 @@ static struct {
     km_tick t_startup;       /* when MPI_INIT was entered, or 0 */
     km_tick t_mpii;          /* when MPI_INIT returned */
     km_time red_before;      /* declared redundant time before that */
-    _Alignas(64) struct km_frame stack[KM_STACK_DEPTH];   /* a frame
-                                starts a cache line */
-} st;
+} st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int atexit_registered;
 
 /* A clock read off the measured frames (start, snapshots, writes). */
 static km_tick cold_now(void)
 {
-    st.cold_reads++;
+    __atomic_fetch_add(&st.cold_reads, 1, __ATOMIC_RELAXED);
     return km_clock_read(&st.clock);
 }
 
@@ -188,12 +233,14 @@ static km_tick cold_now(void)
  * give back to. */
 struct settle {
     struct km_region *copy;
+    struct km_region **tab;  /* the live figures */
     km_time *ovh;
+    struct km_thread *t;     /* live: the thread whose frames close */
 };
 
 static struct km_region *region_of(const struct settle *c, int32_t id)
 {
-    return c->copy ? &c->copy[id - 1] : st.tab[id - 1];
+    return c->copy ? &c->copy[id - 1] : c->tab[id - 1];
 }
 
 /* ------------------------------------------------------------------------ */
@@ -235,12 +282,12 @@ static void note_start_time(void)
         strftime(st.started, sizeof st.started, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
-static void calibrate_costs(void);
+static void calibrate_costs(struct km_thread *t);
 
-static void reset_root(void)
+static void reset_root(struct km_thread *t)
 {
-    st.sp = 0;
-    st.stack[0] = (struct km_frame){ .r = NULL, .id = KM_ID_ROOT, .own = 0,
+    t->sp = 0;
+    t->stack[0] = (struct km_frame){ .r = NULL, .id = KM_ID_ROOT, .own = 0,
                                      .anchor = 0 };
 }
 
@@ -253,10 +300,11 @@ static void set_budget(void)
         st.budget = 1;
 }
 
-static void init(void)
+/* What the whole process needs once, done by the first thread to call
+ * libkm (on itself: it calibrates the costs on its own stack) while any
+ * other waits. */
+static void init_once(struct km_thread *t)
 {
-    if (st.initialized)
-        return;
     if (!st.clock_injected)
         km_clock_init(&st.clock);
     read_environment();
@@ -265,20 +313,39 @@ static void init(void)
     st.out.rank = -1;
     st.rank = 0;
     st.nranks = 1;
-    if (!st.rng)
-        st.rng = 0x9e3779b97f4a7c15u ^ (uint64_t)getpid();
+    if (!st.seed)
+        st.seed = 0x9e3779b97f4a7c15u ^ (uint64_t)getpid();
     set_budget();
-    reset_root();
+    t->rng = st.seed;
+    reset_root(t);
     if (!st.clock_injected)
-        calibrate_costs();
+        calibrate_costs(t);
     st.pid = getpid();
     if (!atexit_registered && atexit(at_exit) == 0)
         atexit_registered = 1;
     if (!st.clock_injected)
         km_signal_install();
-    st.initialized = 1;
     st.waited0 = st.clock_injected ? -1 : km_clock_waited_ns();
     st.t0 = cold_now();              /* the root's start */
+    t->t0 = st.t0;
+    t->started = 1;
+}
+
+static void init(struct km_thread *t)
+{
+    int32_t state = __atomic_load_n(&st.init_state, __ATOMIC_ACQUIRE);
+    if (KM_LIKELY(state == 2))
+        return;
+    int32_t none = 0;
+    if (__atomic_compare_exchange_n(&st.init_state, &none, 1, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        init_once(t);
+        st.initialized = 1;
+        __atomic_store_n(&st.init_state, 2, __ATOMIC_RELEASE);
+        return;
+    }
+    while (__atomic_load_n(&st.init_state, __ATOMIC_ACQUIRE) != 2)
+        sched_yield();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -288,7 +355,7 @@ static int32_t *hash_slot(const struct km_region *key)
 {
     size_t mask = st.hcap - 1;
     size_t i = (size_t)km_region_hash(key) & mask;
-    while (st.hash[i] && !km_region_same(st.tab[st.hash[i] - 1], key))
+    while (st.hash[i] && !km_region_same(st.tmpl[st.hash[i] - 1], key))
         i = (i + 1) & mask;
     return &st.hash[i];
 }
@@ -297,21 +364,21 @@ static int32_t *hash_slot(const struct km_region *key)
  * freed only after the new one is published. */
 static int grow_tables(void)
 {
-    if (st.nreg == st.cap) {
-        int32_t ncap = st.cap ? st.cap * 2 : 256;
+    if (st.ntmpl == st.tcap) {
+        int32_t ncap = st.tcap ? st.tcap * 2 : 256;
         struct km_region **t = malloc((size_t)ncap * sizeof *t);
         if (!t)
             return -1;
-        if (st.nreg)
-            memcpy(t, st.tab, (size_t)st.nreg * sizeof *t);
-        struct km_region **old = st.tab;
+        if (st.ntmpl)
+            memcpy(t, st.tmpl, (size_t)st.ntmpl * sizeof *t);
+        struct km_region **old = st.tmpl;
         signal_fence();
-        st.tab = t;
+        st.tmpl = t;
         signal_fence();
         free(old);
-        st.cap = ncap;
+        st.tcap = ncap;
     }
-    if ((size_t)(st.nreg + 1) * 2 > st.hcap) {
+    if ((size_t)(st.ntmpl + 1) * 2 > st.hcap) {
         size_t ncap = st.hcap ? st.hcap * 2 : 512;
         int32_t *h = calloc(ncap, sizeof *h);
         if (!h)
@@ -319,8 +386,8 @@ static int grow_tables(void)
         free(st.hash);
         st.hash = h;
         st.hcap = ncap;
-        for (int32_t i = 0; i < st.nreg; i++)
-            *hash_slot(st.tab[i]) = st.tab[i]->id;
+        for (int32_t i = 0; i < st.ntmpl; i++)
+            *hash_slot(st.tmpl[i]) = st.tmpl[i]->id;
     }
     return 0;
 }
@@ -335,8 +402,8 @@ static void reg(int32_t *h, const int32_t *hr, const char *text)
 {
     /* h and hr alias for a routine: read hr before anything writes h */
     int32_t routine = *hr;
-    if (routine <= 0 || routine > st.nreg ||
-        !KM_KIND_IS_ROUTINE(st.tab[routine - 1]->kind))
+    if (routine <= 0 || routine > st.ntmpl ||
+        !KM_KIND_IS_ROUTINE(st.tmpl[routine - 1]->kind))
         routine = 0;
     const char *why;
     struct km_region *r = km_region_new(text, routine, &st.opt, &why);
@@ -352,110 +419,181 @@ static void reg(int32_t *h, const int32_t *hr, const char *text)
     int32_t *slot = hash_slot(r);
     if (*slot) {                     /* registered before, maybe elsewhere */
         km_region_free(r);
-        *h = *slot;
+        /* (another thread may have set the handle already: a handle that
+         * holds its id is never written again) */
+        if (__atomic_load_n(h, __ATOMIC_ACQUIRE) != *slot)
+            __atomic_store_n(h, *slot, __ATOMIC_RELEASE);
         return;
     }
-    r->id = st.nreg + 1;
+    r->id = st.ntmpl + 1;
     if (KM_KIND_IS_ROUTINE(r->kind))
         r->routine = r->id;
     r->k = 1;
     r->learn_at = 1;                 /* the first execution */
-    st.tab[st.nreg] = r;
-    signal_fence();
-    st.nreg++;
+    st.tmpl[st.ntmpl] = r;
+    __atomic_store_n(&st.ntmpl, st.ntmpl + 1, __ATOMIC_RELEASE);
     *slot = r->id;
-    *h = r->id;
+    __atomic_store_n(h, r->id, __ATOMIC_RELEASE);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Threads                                                                   */
 
-/* One call stack measures one thread: the program's, the first to call
- * libkm.  Calls from any other (OpenMP's threads running a parallel
- * region's routines and loops) are counted and otherwise ignored: they
- * could only corrupt the stack, and their time is inside the region that
- * started them, on the program's thread.  The check costs the hot path a
- * thread-local load. */
-static __thread int thread_role __attribute__((tls_model("initial-exec")));
-enum { ROLE_UNKNOWN, ROLE_PROGRAM, ROLE_OTHER };
-static int program_claimed;          /* a thread is the program's */
-static uint64_t other_thread_calls;
-
-static KM_NOINLINE int other_thread_slow(void)
+/* Is the calling thread the process's initial one (Linux: its thread id
+ * is the process id)?  Elsewhere the first thread to call libkm is taken
+ * for it. */
+static int initial_thread(void)
 {
-    if (thread_role == ROLE_UNKNOWN) {
-        int none = 0;
-        thread_role = __atomic_compare_exchange_n(&program_claimed, &none, 1,
-                                                  0, __ATOMIC_ACQ_REL,
-                                                  __ATOMIC_ACQUIRE)
-                          ? ROLE_PROGRAM : ROLE_OTHER;
-        if (thread_role == ROLE_PROGRAM)
-            return 0;
-    }
-    __atomic_fetch_add(&other_thread_calls, 1, __ATOMIC_RELAXED);
-    return 1;
+#ifdef SYS_gettid
+    return syscall(SYS_gettid) == getpid();
+#else
+    return __atomic_load_n(&st.nthreads, __ATOMIC_RELAXED) == 0;
+#endif
 }
 
-#define OTHER_THREAD() \
-    (KM_UNLIKELY(thread_role != ROLE_PROGRAM) && other_thread_slow())
+/* The OpenMP thread number, where the program runs OpenMP (a weak
+ * reference: libkm does not need libgomp or libomp). */
+extern int omp_get_thread_num(void) __attribute__((weak));
+
+/* The calling thread's first call into libkm: its state, set up and
+ * published in st.threads; NULL when there is no memory for it (its
+ * calls are then ignored and counted). */
+static uint64_t lost_threads;
+
+static int main_taken;
+
+static KM_NOINLINE struct km_thread *attach(void)
+{
+    struct km_thread *t;
+    if (initial_thread() &&
+        !__atomic_exchange_n(&main_taken, 1, __ATOMIC_ACQ_REL)) {
+        t = &main_thread;
+    } else {
+        t = km_mem_alloc(sizeof *t);
+        if (!t) {
+            __atomic_fetch_add(&lost_threads, 1, __ATOMIC_RELAXED);
+            return NULL;
+        }
+        memset(t, 0, offsetof(struct km_thread, stack));
+    }
+    t->omp = omp_get_thread_num ? omp_get_thread_num() : -1;
+    self = t;
+    init(t);                         /* the first thread: calibrates on t */
+    pthread_mutex_lock(&st.lock);
+    t->index = t == &main_thread ? 0 : ++st.nthreads;
+    pthread_mutex_unlock(&st.lock);
+    if (!t->started) {               /* not the thread init_once set up */
+        reset_root(t);
+        t->rng = st.seed ^ (0x9e3779b97f4a7c15u * (uint64_t)(t->index + 1));
+        t->t0 = cold_now();
+        t->started = 1;
+    }
+    pthread_mutex_lock(&st.lock);
+    t->next = st.threads;
+    __atomic_store_n(&st.threads, t, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&st.lock);
+    return t;
+}
+
+#define THREAD_OR(fail) \
+    struct km_thread *t = self; \
+    if (KM_UNLIKELY(!t) && !(t = attach())) \
+        fail
+
+/* The thread's table catches up with the registrations (under the lock):
+ * a copy of each new region's identity, with figures of its own. */
+static KM_NOINLINE void sync_regions(struct km_thread *t)
+{
+    pthread_mutex_lock(&st.lock);
+    int32_t n = st.ntmpl;
+    if (n > t->cap) {
+        int32_t ncap = t->cap ? t->cap : 256;
+        while (ncap < n)
+            ncap *= 2;
+        struct km_region **tab = km_mem_alloc((size_t)ncap * sizeof *tab);
+        if (!tab) {
+            pthread_mutex_unlock(&st.lock);
+            return;
+        }
+        if (t->nreg)
+            memcpy(tab, t->tab, (size_t)t->nreg * sizeof *tab);
+        /* the old table is kept: a write on another thread may be
+         * reading it */
+        signal_fence();
+        t->tab = tab;
+        t->cap = ncap;
+    }
+    while (t->nreg < n) {
+        struct km_region *r = km_region_alloc();
+        if (!r)
+            break;
+        *r = *st.tmpl[t->nreg];
+        t->tab[t->nreg] = r;
+        signal_fence();
+        t->nreg++;
+    }
+    pthread_mutex_unlock(&st.lock);
+}
 
 /* A registration is libkm's own work: its time goes to the overhead, and
  * so out of the frame that is open around it. */
 void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
 {
-    if (OTHER_THREAD())
-        return;      /* the handle stays 0: the program's thread registers */
-    init();
-    km_tick t = cold_now();
+    THREAD_OR(return);
+    km_tick t1 = cold_now();
+    pthread_mutex_lock(&st.lock);
     reg(h, hr, text);
-    st.ovh += KM_SUB(cold_now() - t);
+    pthread_mutex_unlock(&st.lock);
+    t->ovh += KM_SUB(cold_now() - t1);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Hooks: trace, redundant work, MPI start-up (cold; regions with `hooks`)   */
 
-static void trace(const struct km_region *r, int in, int32_t depth,
-                  km_tick now)
+static void trace(struct km_thread *t, const struct km_region *r, int in,
+                  int32_t depth, km_tick now)
 {
     struct km_trace_run run = { st.clock.name, st.clock.seconds_per_tick,
                                 st.t0 };
     if (now == KM_UNREAD)
         now = cold_now();
-    km_trace_event(&run, r, st.tab[r->routine - 1], in, depth, now);
+    km_trace_event(&run, r, t->tab[r->routine - 1], in, depth, now);
 }
 
-static void enter_hooks(const struct km_region *r, int32_t depth, km_tick now)
+static void enter_hooks(struct km_thread *t, const struct km_region *r,
+                        int32_t depth, km_tick now)
 {
     if ((r->hooks & KM_HOOK_STARTUP) && st.t_startup == 0)
         st.t_startup = now != KM_UNREAD ? now : cold_now();
     if (r->hooks & KM_HOOK_REDUNDANT)
-        st.red_depth++;
+        t->red_depth++;
     if (r->hooks & KM_HOOK_TRACE)
-        trace(r, 1, depth, now);
+        trace(t, r, 1, depth, now);
 }
 
 /* e: the frame's elapsed time (measured, or estimated). */
-static KM_NOINLINE void leave_hooks(const struct km_region *r, int32_t depth,
+static KM_NOINLINE void leave_hooks(struct km_thread *t,
+                                    const struct km_region *r, int32_t depth,
                                     km_time e, km_tick now)
 {
-    if ((r->hooks & KM_HOOK_MPI) && st.red_depth > 0)
-        st.red_mpi += e;
-    if ((r->hooks & KM_HOOK_REDUNDANT) && --st.red_depth == 0)
-        st.red_time += e;
+    if ((r->hooks & KM_HOOK_MPI) && t->red_depth > 0)
+        t->red_mpi += e;
+    if ((r->hooks & KM_HOOK_REDUNDANT) && --t->red_depth == 0)
+        t->red_time += e;
     if (r->hooks & KM_HOOK_TRACE)
-        trace(r, 0, depth, now);
+        trace(t, r, 0, depth, now);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Sampling                                                                  */
 
-static uint64_t next_random(void)
+static uint64_t next_random(struct km_thread *t)
 {
-    uint64_t x = st.rng;
+    uint64_t x = t->rng;
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
-    st.rng = x;
+    t->rng = x;
     return x;
 }
 
@@ -479,11 +617,11 @@ static uint32_t interval(const struct km_region *r)
 /* The executions until the next sample: random between k/2 and 3k/2 (k
  * on average), so that no period in the program can line up with the
  * samples. */
-static uint32_t gap(uint32_t k)
+static uint32_t gap(struct km_thread *t, uint32_t k)
 {
     if (k <= 1)
         return 1;
-    return k / 2 + (uint32_t)(next_random() % (k + 1));
+    return k / 2 + (uint32_t)(next_random(t) % (k + 1));
 }
 
 static km_time ewma(km_time mean, km_time x)
@@ -494,7 +632,8 @@ static km_time ewma(km_time mean, km_time x)
 /* The region has been measured `thresh` times, and at least twice: its
  * estimate starts as the mean own time of every measured execution but
  * the first (all of them are in excl: none was estimated yet). */
-static void start_sampling(struct km_region *r, km_time e)
+static void start_sampling(struct km_thread *t, struct km_region *r,
+                           km_time e)
 {
     r->mean_own = (r->excl - r->first_own) / (km_time)(r->measured - 1);
     if (r->mean_own < 0)
@@ -503,7 +642,7 @@ static void start_sampling(struct km_region *r, km_time e)
     r->sampling = 1;
     r->learn_at = 0;                 /* every sample */
     r->k = interval(r);
-    r->skip = gap(r->k) - 1;
+    r->skip = gap(t, r->k) - 1;
 }
 
 /* A sample taken inside region `caller` updates that caller's estimate,
@@ -524,7 +663,8 @@ static void learn_caller(struct km_region *r, int32_t caller, km_time own)
  * sampling, and, for a sample, new estimates and the next gap.  An
  * execution measured out of turn (its region was waiting at another
  * anchor) is not a sample: it was not chosen at random. */
-static KM_NOINLINE void learn(struct km_region *r, int32_t caller,
+static KM_NOINLINE void learn(struct km_thread *t, struct km_region *r,
+                              int32_t caller,
                               km_time own, km_time e)
 {
     if (!r->sampling) {
@@ -532,7 +672,7 @@ static KM_NOINLINE void learn(struct km_region *r, int32_t caller,
             r->first_own = own;
         r->learn_at = r->thresh > 2 ? r->thresh : 2;
         if (r->measured >= r->learn_at)
-            start_sampling(r, e);
+            start_sampling(t, r, e);
         return;
     }
     if (r->skip != 0)
@@ -542,7 +682,7 @@ static KM_NOINLINE void learn(struct km_region *r, int32_t caller,
     if (caller > 0)
         learn_caller(r, caller, own);
     r->k = interval(r);
-    r->skip = gap(r->k) - 1;
+    r->skip = gap(t, r->k) - 1;
 }
 
 /* The estimate of r's own time for an execution inside region `caller`. */
@@ -553,7 +693,7 @@ static KM_ALWAYS_INLINE km_time estimate(const struct km_region *r,
     return c->caller == caller ? c->mean_own : r->mean_own;
 }
 
-static void checkpoint(int32_t a);
+static void checkpoint(struct km_thread *t, int32_t a);
 
 /* The entry for region `id` in the table of frame f, or -1; *free: the
  * first free one met looking for it (-1 if none). */
@@ -583,15 +723,16 @@ static void claim_wait(struct km_frame *f, int s, int32_t id)
  * first: found, added, or added after a checkpoint emptied the table; -1
  * only when the frames open above the anchor fill the table on their own
  * (then this execution is measured). */
-static KM_NOINLINE int find_wait(struct km_region *r, int32_t a)
+static KM_NOINLINE int find_wait(struct km_thread *t, struct km_region *r,
+                                 int32_t a)
 {
-    struct km_frame *f = &st.stack[a];
+    struct km_frame *f = &t->stack[a];
     int free;
     int s = wait_entry(f, r->id, &free);
     if (s >= 0)
         return s;
     if (free < 0) {
-        checkpoint(a);
+        checkpoint(t, a);
         s = wait_entry(f, r->id, &free);
         if (s >= 0)
             return s;
@@ -604,17 +745,18 @@ static KM_NOINLINE int find_wait(struct km_region *r, int32_t a)
 
 /* Is this execution of r, about to open above frame `below`, estimated?
  * Its entry in its anchor's table, or -1: measured. */
-static KM_ALWAYS_INLINE int estimate_now(struct km_region *r, int32_t below)
+static KM_ALWAYS_INLINE int estimate_now(struct km_thread *t,
+                                         struct km_region *r, int32_t below)
 {
     if (r->skip == 0)
         return -1;
     r->skip--;
-    int32_t a = st.stack[below].anchor;
-    const struct km_frame *f = &st.stack[a];
+    int32_t a = t->stack[below].anchor;
+    const struct km_frame *f = &t->stack[a];
     int s = r->id & (KM_NWAIT - 1);
     if (KM_LIKELY((f->used >> s & 1) && f->wait[s].id == r->id))
         return s;
-    return find_wait(r, a);
+    return find_wait(t, r, a);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -701,7 +843,8 @@ static KM_ALWAYS_INLINE void inside(const struct km_frame *stk,
  * the region's estimate (taken at its entry, f->ovh0), which waits at its
  * anchor; its elapsed time adds what the frames inside reported.  A
  * callee frame's child and inv started at the estimate. */
-static KM_ALWAYS_INLINE void leave_estimated(struct km_frame *stk, int32_t i,
+static KM_ALWAYS_INLINE void leave_estimated(const struct settle *c,
+                                             struct km_frame *stk, int32_t i,
                                              int live)
 {
     struct km_frame *f = &stk[i];
@@ -734,7 +877,7 @@ static KM_ALWAYS_INLINE void leave_estimated(struct km_frame *stk, int32_t i,
         o->inv += ei;
     }
     if (KM_UNLIKELY(live & (r->hooks != 0)))
-        leave_hooks(r, i, e, KM_UNREAD);
+        leave_hooks(c->t, r, i, e, KM_UNREAD);
 }
 
 /* Close measured frame i of stk at clock `now`: settle the estimates
@@ -776,37 +919,38 @@ static KM_ALWAYS_INLINE void leave_measured(const struct settle *c,
             o->r->absorbed += ci0;
     }
     if (KM_UNLIKELY(live & (r->measured >= r->learn_at)))
-        learn(r, stk[i - 1].id, own, e);
+        learn(c->t, r, stk[i - 1].id, own, e);
     if (KM_UNLIKELY(live & (r->hooks != 0)))
-        leave_hooks(r, i, e, now);
+        leave_hooks(c->t, r, i, e, now);
 }
 
 static KM_ALWAYS_INLINE void leave(const struct settle *c, struct km_frame *stk,
                                    int32_t i, km_tick now, int live)
 {
     if (stk[i].start == KM_UNREAD)
-        leave_estimated(stk, i, live);
+        leave_estimated(c, stk, i, live);
     else
         leave_measured(c, stk, i, now, live);
 }
 
-static const struct settle live_settle = { NULL, &st.ovh };
+/* Settling on the thread's live figures. */
+#define LIVE(t) (&(const struct settle){ NULL, (t)->tab, &(t)->ovh, (t) })
 
 /* The estimated frames still open above anchor a had entries in its
  * table, which a checkpoint emptied: they get entries again (or, in the
  * unlikely case that more regions than the table holds are open there at
  * once, their estimate is dropped: slot -1). */
-static void rehome_open_frames(int32_t a)
+static void rehome_open_frames(struct km_thread *t, int32_t a)
 {
-    struct km_frame *t = &st.stack[a];
-    for (int32_t j = a + 1; j <= st.sp; j++) {
-        struct km_frame *f = &st.stack[j];
+    struct km_frame *af = &t->stack[a];
+    for (int32_t j = a + 1; j <= t->sp; j++) {
+        struct km_frame *f = &t->stack[j];
         if (!f->r || f->start != KM_UNREAD || f->anchor != a)
             continue;
         int free;
-        int s = wait_entry(t, f->r->id, &free);
+        int s = wait_entry(af, f->r->id, &free);
         if (s < 0 && free >= 0)
-            claim_wait(t, s = free, f->r->id);
+            claim_wait(af, s = free, f->r->id);
         f->slot = s;
         if (s < 0) {                 /* its estimate goes nowhere */
             if (f->r->callee) {
@@ -824,12 +968,13 @@ static void rehome_open_frames(int32_t a)
  * some of that time: each keeps what was inside it, less its share of
  * what was taken back, and has nothing unsettled inside it any more (its
  * estimated part would otherwise come out negative). */
-static void resnap_open_frames(int32_t a, int32_t h, km_time ci0,
+static void resnap_open_frames(struct km_thread *t, int32_t a, int32_t h,
+                               km_time ci0,
                                km_time taken)
 {
-    const struct km_frame *holder = &st.stack[h];
-    for (int32_t j = a + 1; j <= st.sp; j++) {
-        struct km_frame *f = &st.stack[j];
+    const struct km_frame *holder = &t->stack[h];
+    for (int32_t j = a + 1; j <= t->sp; j++) {
+        struct km_frame *f = &t->stack[j];
         if (!f->r || f->r->callee || f->own != h)
             continue;
         /* inside f before the checkpoint: callee time and its estimated
@@ -846,42 +991,43 @@ static void resnap_open_frames(int32_t a, int32_t h, km_time ci0,
 /* Anchor a's table is full: settle it now against the time the anchor
  * has measured so far, as if it closed (the executions it holds all lie
  * within that time), and carry on with an empty table. */
-static KM_NOINLINE void checkpoint(int32_t a)
+static KM_NOINLINE void checkpoint(struct km_thread *t, int32_t a)
 {
-    struct km_frame *f = &st.stack[a];
+    struct km_frame *f = &t->stack[a];
     km_tick now = cold_now();
     km_time e, cc, ci;
     if (a == 0) {
-        e = KM_SUB(now - st.t0) - st.ovh;
+        e = KM_SUB(now - t->t0) - t->ovh;
         cc = f->child;
         ci = f->inv;
     } else {
-        e = KM_SUB(now - f->start) - st.cost_inner - (st.ovh - f->ovh0);
-        inside(st.stack, f, &cc, &ci);
+        e = KM_SUB(now - f->start) - st.cost_inner - (t->ovh - f->ovh0);
+        inside(t->stack, f, &cc, &ci);
     }
     km_time ci0 = ci;
-    settle(&live_settle, f, e, &cc, &ci);
+    settle(LIVE(t), f, e, &cc, &ci);
     /* what stays is settled: the callee time that holds it loses what was
      * taken back, and its estimated part is settled */
     int32_t h = a == 0 || f->r->callee ? a : f->own;
-    struct km_frame *holder = &st.stack[h];
+    struct km_frame *holder = &t->stack[h];
     km_time taken = ci0 - ci;
     holder->child -= taken;
     holder->inv -= ci0;
     if (holder->r)
         holder->r->absorbed += ci0;
-    resnap_open_frames(a, h, ci0, taken);
-    rehome_open_frames(a);
+    resnap_open_frames(t, a, h, ci0, taken);
+    rehome_open_frames(t, a);
 }
 
-/* Open frame i for region r (not yet published: st.sp is still i - 1);
+/* Open frame i for region r (not yet published: t->sp is still i - 1);
  * estimated into entry `slot` of its anchor's table, or measured (slot
  * -1); its clock, if any, is read last. */
-static KM_ALWAYS_INLINE struct km_frame *push(struct km_region *r, int32_t i,
+static KM_ALWAYS_INLINE struct km_frame *push(struct km_thread *t,
+                                              struct km_region *r, int32_t i,
                                               int slot)
 {
-    struct km_frame *f = &st.stack[i];
-    const struct km_frame *below = &st.stack[i - 1];
+    struct km_frame *f = &t->stack[i];
+    const struct km_frame *below = &t->stack[i - 1];
     r->count++;
     if (r->top == 0)                 /* not open yet: outermost frame */
         r->top = i;
@@ -894,19 +1040,19 @@ static KM_ALWAYS_INLINE struct km_frame *push(struct km_region *r, int32_t i,
         f->inv = m;
     } else {
         f->own = below->own;
-        f->child = st.stack[f->own].child;
-        f->inv = st.stack[f->own].inv;
+        f->child = t->stack[f->own].child;
+        f->inv = t->stack[f->own].inv;
     }
     if (slot >= 0) {
         f->anchor = below->anchor;
         f->slot = slot;
         f->ovh0 = m;
-        st.ovh += st.cost_estimated;
+        t->ovh += st.cost_estimated;
     } else {
         f->anchor = i;
         f->used = 0;
-        st.ovh += st.cost_measured;
-        f->ovh0 = st.ovh;
+        t->ovh += st.cost_measured;
+        f->ovh0 = t->ovh;
     }
     return f;
 }
@@ -914,76 +1060,95 @@ static KM_ALWAYS_INLINE struct km_frame *push(struct km_region *r, int32_t i,
 /* An entry the fast path does not take: a bad handle, or a full stack,
  * which gets a sentinel frame no KM_OUT matches; entries above it are
  * counted, and their exits pop nothing. */
-static KM_NOINLINE void km_in_slow(int32_t id)
+void km_in_f(const int32_t *h);
+
+static KM_NOINLINE void km_in_slow(struct km_thread *t, const int32_t *h)
 {
-    if (id <= 0 || id > st.nreg) {
-        st.bad_in++;
+    int32_t id = *h;
+    if (id > t->nreg) {              /* registered since: catch up */
+        sync_regions(t);
+        if (id <= t->nreg) {
+            km_in_f(h);
+            return;
+        }
+    }
+    if (id <= 0 || id > t->nreg) {
+        t->bad_in++;
         return;
     }
-    st.lost++;
-    if (st.overflow_depth++ == 0) {
-        int32_t i = st.sp + 1;
-        st.stack[i] = (struct km_frame){ .r = NULL, .id = KM_ID_FULL,
-                                         .own = st.stack[i - 1].own,
-                                         .anchor = st.stack[i - 1].anchor };
+    t->lost++;
+    if (t->overflow_depth++ == 0) {
+        int32_t i = t->sp + 1;
+        t->stack[i] = (struct km_frame){ .r = NULL, .id = KM_ID_FULL,
+                                         .own = t->stack[i - 1].own,
+                                         .anchor = t->stack[i - 1].anchor };
         signal_fence();
-        st.sp = i;
+        t->sp = i;
     }
 }
 
 /* A region's first entry: its place in the routine table, the region
  * around it, and whether its entries take the general path. */
-static void first_entry(struct km_region *r, int32_t i)
+static void first_entry(struct km_thread *t, struct km_region *r, int32_t i)
 {
     if (KM_KIND_IS_ROUTINE(r->kind)) {
-        r->order = ++st.nentered;
+        r->order = ++t->nentered;
     } else {
-        const struct km_region *below = st.stack[i - 1].r;
-        r->parent = below && (below->id == r->routine ||
-                              below->routine == r->routine)
-                        ? below->id : r->routine;
+        /* (a location a thread runs outside its routine, as a parallel
+         * region's worker threads do, has nothing around it) */
+        const struct km_region *below = t->stack[i - 1].r;
+        if (below && (below->id == r->routine || below->routine == r->routine))
+            r->parent = below->id;
+        else if (r->routine > 0 && r->routine <= t->nreg &&
+                 t->tab[r->routine - 1]->top != 0)
+            r->parent = r->routine;
+        else
+            r->parent = 0;
     }
     r->slow = r->hooks || st.clock.kind != KM_CLOCK_TSC;
 }
 
 /* The entries the fast path leaves out (r->slow): a first entry, a region
  * with hooks, a clock read through a function. */
-static KM_NOINLINE void km_in_general(struct km_region *r, int32_t i)
+static KM_NOINLINE void km_in_general(struct km_thread *t,
+                                      struct km_region *r, int32_t i)
 {
     if (r->count == 0)
-        first_entry(r, i);
-    int slot = estimate_now(r, i - 1);
-    struct km_frame *f = push(r, i, slot);
+        first_entry(t, r, i);
+    int slot = estimate_now(t, r, i - 1);
+    struct km_frame *f = push(t, r, i, slot);
     km_tick now = slot >= 0 ? KM_UNREAD : km_clock_read(&st.clock);
     f->start = now;                  /* last, so our work is not in it */
     if (r->hooks)
-        enter_hooks(r, i, now);
+        enter_hooks(t, r, i, now);
     signal_fence();
-    st.sp = i;
+    t->sp = i;
 }
 
 /* A measured entry (the clock costs more than the call). */
-static KM_NOINLINE void km_in_measured(struct km_region *r, int32_t i)
+static KM_NOINLINE void km_in_measured(struct km_thread *t,
+                                       struct km_region *r, int32_t i)
 {
-    struct km_frame *f = push(r, i, -1);
+    struct km_frame *f = push(t, r, i, -1);
     f->start = km_clock_tsc();       /* last */
     signal_fence();
-    st.sp = i;
+    t->sp = i;
 }
 
 /* An estimated entry whose anchor's table has another region's entry
  * where the region's id puts its own. */
-static KM_NOINLINE void km_in_find(struct km_region *r, int32_t i)
+static KM_NOINLINE void km_in_find(struct km_thread *t, struct km_region *r,
+                                   int32_t i)
 {
-    int slot = estimate_now(r, i - 1);
+    int slot = estimate_now(t, r, i - 1);
     if (slot < 0) {
-        km_in_measured(r, i);
+        km_in_measured(t, r, i);
         return;
     }
-    struct km_frame *f = push(r, i, slot);
+    struct km_frame *f = push(t, r, i, slot);
     f->start = KM_UNREAD;
     signal_fence();
-    st.sp = i;
+    t->sp = i;
 }
 
 /* Every case but the estimated entry whose table entry is where its
@@ -991,98 +1156,96 @@ static KM_NOINLINE void km_in_find(struct km_region *r, int32_t i)
  * register. */
 void km_in_f(const int32_t *h)
 {
-    if (OTHER_THREAD())
-        return;
+    THREAD_OR(return);
     uint32_t k = (uint32_t)*h - 1;
-    int32_t i = st.sp + 1;
-    if (KM_UNLIKELY(k >= (uint32_t)st.nreg || i >= KM_STACK_DEPTH - 1)) {
-        km_in_slow(*h);
+    int32_t i = t->sp + 1;
+    if (KM_UNLIKELY(k >= (uint32_t)t->nreg || i >= KM_STACK_DEPTH - 1)) {
+        km_in_slow(t, h);
         return;
     }
-    struct km_region *r = st.tab[k];
+    struct km_region *r = t->tab[k];
     if (KM_UNLIKELY(r->slow)) {
-        km_in_general(r, i);
+        km_in_general(t, r, i);
         return;
     }
     if (r->skip == 0) {
-        km_in_measured(r, i);
+        km_in_measured(t, r, i);
         return;
     }
-    struct km_frame *a = &st.stack[st.stack[i - 1].anchor];
+    struct km_frame *a = &t->stack[t->stack[i - 1].anchor];
     int slot = r->id & (KM_NWAIT - 1);
     if (!(a->used >> slot & 1))      /* first here: the entry is free */
         claim_wait(a, slot, r->id);
     else if (KM_UNLIKELY(a->wait[slot].id != r->id)) {
-        km_in_find(r, i);
+        km_in_find(t, r, i);
         return;
     }
     r->skip--;
-    struct km_frame *f = push(r, i, slot);
+    struct km_frame *f = push(t, r, i, slot);
     f->start = KM_UNREAD;
     signal_fence();
-    st.sp = i;
+    t->sp = i;
 }
 
-static KM_NOINLINE void km_out_slow(int32_t id)
+static KM_NOINLINE void km_out_slow(struct km_thread *t, int32_t id)
 {
-    if (st.stack[st.sp].id == KM_ID_FULL) {  /* an entry that did not fit */
-        if (--st.overflow_depth == 0)
-            st.sp--;
+    if (t->stack[t->sp].id == KM_ID_FULL) {  /* an entry that did not fit */
+        if (--t->overflow_depth == 0)
+            t->sp--;
         return;
     }
-    if (id <= 0 || id > st.nreg) {
-        st.bad_in++;
+    if (id <= 0 || id > __atomic_load_n(&st.ntmpl, __ATOMIC_ACQUIRE)) {
+        t->bad_in++;
         return;
     }
-    int32_t j = st.sp;
-    while (j > 0 && st.stack[j].id != id)
+    int32_t j = t->sp;
+    while (j > 0 && t->stack[j].id != id)
         j--;
     if (j == 0) {                    /* not open: ignore, but say so */
-        st.bad_out++;
+        t->bad_out++;
         return;
     }
     /* A jump out of measured loops: every frame from the top down to j
      * closes at the same instant, with one clock read. */
     uint64_t measured = 0;
-    for (int32_t i = j; i <= st.sp; i++)
-        measured += st.stack[i].start != KM_UNREAD;
+    for (int32_t i = j; i <= t->sp; i++)
+        measured += t->stack[i].start != KM_UNREAD;
     km_tick now = measured ? km_clock_read(&st.clock) : KM_UNREAD;
     if (measured)
-        st.saved_reads += measured - 1;
-    int32_t top = st.sp;
-    st.sp = j - 1;
+        t->saved_reads += measured - 1;
+    int32_t top = t->sp;
+    t->sp = j - 1;
     signal_fence();
     for (int32_t i = top; i >= j; i--)
-        leave(&live_settle, st.stack, i, now, 1);
+        leave(LIVE(t), t->stack, i, now, 1);
 }
 
 /* The exit of the top frame, measured: the clock read first. */
-static KM_NOINLINE void km_out_measured(int32_t i)
+static KM_NOINLINE void km_out_measured(struct km_thread *t, int32_t i)
 {
     km_tick now = KM_LIKELY(st.clock.kind == KM_CLOCK_TSC)
                       ? km_clock_tsc() : km_clock_read(&st.clock);
-    st.sp = i - 1;
+    t->sp = i - 1;
     signal_fence();
-    leave_measured(&live_settle, st.stack, i, now, 1);
+    leave_measured(LIVE(t), t->stack, i, now, 1);
 }
 
 void km_out_f(const int32_t *h)
 {
-    if (OTHER_THREAD())
-        return;
-    int32_t i = st.sp;
-    struct km_frame *f = &st.stack[i];
+    THREAD_OR(return);
+    int32_t i = t->sp;
+    struct km_frame *f = &t->stack[i];
     if (KM_UNLIKELY(f->id != *h)) {
-        km_out_slow(*h);
+        km_out_slow(t, *h);
         return;
     }
     if (f->start != KM_UNREAD) {
-        km_out_measured(i);
+        km_out_measured(t, i);
         return;
     }
-    st.sp = i - 1;
+    t->sp = i - 1;
     signal_fence();
-    leave_estimated(st.stack, i, 1);
+    leave_estimated(LIVE(t), t->stack, i, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1093,19 +1256,22 @@ void km_out_f(const int32_t *h)
  * so that an interruption cannot inflate them (a cost taken out that is
  * too small leaves a little of libkm in the figures; one too large would
  * take the program's time out). */
-static void calibrate_costs(void)
+static void calibrate_costs(struct km_thread *t)
 {
     enum { PAIRS = 256, BATCHES = 8 };
+    /* the thread's table, as sync_regions would make it, for one region
+     * that is not registered */
     struct km_region *r = km_region_alloc();
-    if (!r || grow_tables()) {
+    if (!r || !(t->tab = km_mem_alloc(256 * sizeof *t->tab))) {
         free(r);
         return;
     }
+    t->cap = 256;
     *r = (struct km_region){ .id = 1, .callee = 1, .kind = KM_K_SUBROUTINE,
                              .routine = 1, .thresh = UINT64_MAX, .k = 1 };
     r->slow = st.clock.kind != KM_CLOCK_TSC;
-    st.tab[0] = r;
-    st.nreg = 1;
+    t->tab[0] = r;
+    t->nreg = 1;
     int32_t h = 1;
     km_tick best_measured = INT64_MAX, best_estimated = INT64_MAX;
     km_time best_inner = INT64_MAX;
@@ -1137,12 +1303,12 @@ static void calibrate_costs(void)
     st.cost_inner = best_inner / PAIRS;
     if (st.cost_inner > st.cost_measured)
         st.cost_inner = st.cost_measured;
-    st.nreg = 0;
-    st.tab[0] = NULL;
+    t->nreg = 0;
+    t->tab[0] = NULL;
     km_region_free(r);
-    st.ovh = 0;
-    st.nentered = 0;
-    reset_root();
+    t->ovh = 0;
+    t->nentered = 0;
+    reset_root(t);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1150,19 +1316,25 @@ static void calibrate_costs(void)
 
 void km_report_free(struct km_report *rep)
 {
+    for (int32_t i = 0; i < rep->nothers; i++)
+        km_report_free(&rep->others[i]);
+    km_mem_free(rep->others);
+    rep->others = NULL;
+    rep->nothers = 0;
     km_mem_free(rep->reg);
     rep->reg = NULL;
 }
 
 /* Clock reads so far: two per measured frame that closed, one per open
  * measured frame, less the reads closing frames shared, plus the others. */
-static uint64_t clock_reads(void)
+static uint64_t clock_reads(const struct km_thread *t)
 {
-    uint64_t n = st.cold_reads - st.saved_reads;
-    for (int32_t i = 0; i < st.nreg; i++)
-        n += 2 * st.tab[i]->measured;
-    for (int32_t i = 1; i <= st.sp; i++)
-        n += st.stack[i].r && st.stack[i].start != KM_UNREAD;
+    uint64_t n = t->saved_reads;   /* subtracted below */
+    n = __atomic_load_n(&st.cold_reads, __ATOMIC_RELAXED) - n;
+    for (int32_t i = 0; i < t->nreg; i++)
+        n += 2 * t->tab[i]->measured;
+    for (int32_t i = 1; i <= t->sp; i++)
+        n += t->stack[i].r && t->stack[i].start != KM_UNREAD;
     return n;
 }
 
@@ -1180,10 +1352,11 @@ static km_time frame_elapsed(const struct km_frame *stk,
 
 /* Declared redundant time so far, net of the MPI calls inside it, as if
  * the open frames stk[1..sp] closed at `now`. */
-static km_time redundant_so_far(const struct km_frame *stk, int32_t sp,
+static km_time redundant_so_far(const struct km_thread *t,
+                                const struct km_frame *stk, int32_t sp,
                                 km_tick now)
 {
-    km_time red = st.red_time - st.red_mpi;
+    km_time red = t->red_time - t->red_mpi;
     int32_t i = 1;
     while (i <= sp && !(stk[i].r->hooks & KM_HOOK_REDUNDANT))
         i++;
@@ -1319,7 +1492,7 @@ static double seconds_waited(void)
 }
 
 /* T, S, C, R, O, P, W of this rank (doc/KM_output.md, "Prediction"). */
-static void predict(struct km_report *rep)
+static void predict(const struct km_thread *t, struct km_report *rep)
 {
     double spt = st.clock.seconds_per_tick;
     double sub = spt / (double)(1 << KM_SUB_BITS);
@@ -1329,7 +1502,7 @@ static void predict(struct km_report *rep)
     p->s = (double)rep->startup * sub;
     p->c = (double)rep->mpi * sub;
     rep->declared = (double)(rep->redundant - st.red_before) * sub;
-    p->r = (double)(init_called - st.t0) * spt + rep->declared;
+    p->r = (double)(init_called - t->t0) * spt + rep->declared;
     p->o = (double)rep->overhead * sub;
     p->p = p->t - p->s - p->c - p->r - p->o;
     p->w = rep->waited;
@@ -1339,13 +1512,17 @@ static void predict(struct km_report *rep)
     p->none = rep->mpi_unmeasured ? KM_NOPRED_MPI_UNMEASURED : 0;
 }
 
-static void fill_scalars(struct km_report *rep, const char *event,
-                         km_tick now)
+static void fill_scalars(const struct km_thread *t, struct km_report *rep,
+                         const char *event, km_tick now)
 {
-    double waited = seconds_waited();
+    double waited = t->index == 0 ? seconds_waited() : 0;
     memset(rep, 0, sizeof *rep);
-    rep->total = KM_SUB(now - st.t0);
-    rep->clock_reads = clock_reads();
+    rep->thread = t->index;
+    rep->omp = t->omp;
+    rep->total = KM_SUB(now - t->t0);
+    if (rep->total < 0)
+        rep->total = 0;
+    rep->clock_reads = clock_reads(t);
     rep->clock = st.clock;
     double sub = st.clock.seconds_per_tick / (double)(1 << KM_SUB_BITS);
     rep->cost_measured = (double)st.cost_measured * sub;
@@ -1356,43 +1533,73 @@ static void fill_scalars(struct km_report *rep, const char *event,
     rep->rank = st.rank;
     rep->event = event;
     rep->started = st.started;
-    rep->bad_out = st.bad_out;
-    rep->bad_in = st.bad_in;
-    rep->lost = st.lost;
+    rep->bad_out = t->bad_out;
+    rep->bad_in = t->bad_in;
+    rep->lost = t->lost;
     rep->bad_reg = st.bad_reg;
-    rep->other_threads = __atomic_load_n(&other_thread_calls,
-                                         __ATOMIC_RELAXED);
+    rep->other_threads = __atomic_load_n(&lost_threads, __ATOMIC_RELAXED);
     rep->waited = waited;
 }
 
-/* The figures as if every open frame were left at `now`, without touching
- * the live regions or stack.  On failure (no memory) the report still has
- * its scalar fields, but no regions. */
-static int make_report(struct km_report *rep, const char *event, km_tick now)
+/* The open frames of thread t as they are now, copied into stk: up to
+ * the last frame that reads consistently (another thread's stack may
+ * change while it is copied; a frame it is pushing is left out).  Returns
+ * the top frame copied. */
+static int32_t copy_stack(const struct km_thread *t, struct km_frame *stk,
+                          int32_t sp, int32_t nreg)
 {
-    fill_scalars(rep, event, now);
-    int32_t sp = st.sp;
-    while (sp > 0 && !st.stack[sp].r)    /* the overflow sentinel */
-        sp--;
-    rep->redundant = redundant_so_far(st.stack, sp, now);
+    memcpy(stk, t->stack, ((size_t)sp + 1) * sizeof *stk);
+    for (int32_t i = 0; i <= sp; i++) {
+        struct km_frame *f = &stk[i];
+        if (i > 0 && (f->id < 1 || f->id > nreg || f->own < 0 ||
+                      f->own > i || f->anchor < 0 || f->anchor > i))
+            return i - 1;
+        if (f->start == KM_UNREAD && i > 0)
+            continue;
+        for (int w = 0; w < KM_NWAIT; w++)
+            if ((f->used >> w & 1) &&
+                (f->wait[w].id < 1 || f->wait[w].id > nreg))
+                f->used &= ~(1u << w);
+    }
+    return sp;
+}
 
-    rep->reg = km_mem_alloc(((size_t)st.nreg + 1) * sizeof *rep->reg);
+/* Thread t's figures as if every open frame were left at `now`, without
+ * touching the live regions or stack.  Regions registered since t last
+ * caught up appear with no executions.  On failure (no memory) the report
+ * still has its scalar fields, but no regions. */
+static int make_thread_report(const struct km_thread *t, struct km_report *rep,
+                              const char *event, km_tick now)
+{
+    fill_scalars(t, rep, event, now);
+    int32_t nreg = __atomic_load_n(&t->nreg, __ATOMIC_ACQUIRE);
+    int32_t ntmpl = __atomic_load_n(&st.ntmpl, __ATOMIC_ACQUIRE);
+    int32_t sp = __atomic_load_n(&t->sp, __ATOMIC_ACQUIRE);
+    if (sp < 0 || sp >= KM_STACK_DEPTH)
+        sp = 0;
+    while (sp > 0 && t->stack[sp].id == KM_ID_FULL)  /* overflow sentinel */
+        sp--;
+
+    rep->reg = km_mem_alloc(((size_t)ntmpl + 1) * sizeof *rep->reg);
     struct km_frame *stk = km_mem_alloc(((size_t)sp + 1) * sizeof *stk);
     if (!rep->reg || !stk) {
         km_mem_free(stk);
         km_report_free(rep);
-        if (st.mpi_state != MPI_NONE)
-            predict(rep);
+        if (st.mpi_state != MPI_NONE && t->index == 0)
+            predict(t, rep);
         return -1;
     }
-    rep->nreg = st.nreg;
-    for (int32_t i = 0; i < st.nreg; i++)
-        rep->reg[i] = *st.tab[i];
-    memcpy(stk, st.stack, ((size_t)sp + 1) * sizeof *stk);
+    rep->nreg = ntmpl;
+    for (int32_t i = 0; i < nreg; i++)
+        rep->reg[i] = *t->tab[i];
+    for (int32_t i = nreg; i < ntmpl; i++)   /* stable once published */
+        rep->reg[i] = *st.tmpl[i];
+    sp = copy_stack(t, stk, sp, nreg);
+    rep->redundant = redundant_so_far(t, stk, sp, now);
     for (int32_t i = 1; i <= sp; i++)
         stk[i].r = &rep->reg[stk[i].id - 1];
-    km_time ovh = st.ovh;
-    struct settle c = { rep->reg, &ovh };
+    km_time ovh = t->ovh;
+    struct settle c = { rep->reg, NULL, &ovh, NULL };
     for (int32_t i = sp; i >= 1; i--)
         leave(&c, stk, i, now, 0);
     settle_root(&c, rep, &stk[0]);
@@ -1400,9 +1607,64 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
     km_mem_free(stk);
     fit_locations(rep);
     sum_regions(rep);
-    if (st.mpi_state != MPI_NONE)
-        predict(rep);
+    if (st.mpi_state != MPI_NONE && t->index == 0)
+        predict(t, rep);
     return 0;
+}
+
+/* Every thread that has called libkm, in order of number, into a
+ * km_mem array of *n (NULL when none or no memory). */
+static struct km_thread **thread_list(int32_t *n)
+{
+    int32_t count = 0;
+    for (struct km_thread *t = __atomic_load_n(&st.threads, __ATOMIC_ACQUIRE);
+         t; t = t->next)
+        count++;
+    *n = 0;
+    struct km_thread **v = count ? km_mem_alloc((size_t)count * sizeof *v)
+                                 : NULL;
+    if (!v)
+        return NULL;
+    for (struct km_thread *t = __atomic_load_n(&st.threads, __ATOMIC_ACQUIRE);
+         t && *n < count; t = t->next)
+        v[(*n)++] = t;
+    for (int32_t i = 1; i < *n; i++)         /* insertion sort by index */
+        for (int32_t j = i; j > 0 && v[j - 1]->index > v[j]->index; j--) {
+            struct km_thread *x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    return v;
+}
+
+/* The rank's figures: the program's thread's (the first in number), and
+ * every other thread's report in rep->others.  When the writing thread
+ * has not called libkm yet (self NULL) there is still the program's. */
+static int make_report(struct km_report *rep, const char *event, km_tick now)
+{
+    int32_t n;
+    struct km_thread **v = thread_list(&n);
+    if (!v) {
+        if (n == 0 && !st.threads) {
+            fill_scalars(&main_thread, rep, event, now);
+            return -1;
+        }
+        return make_thread_report(&main_thread, rep, event, now);
+    }
+    int rc = make_thread_report(v[0], rep, event, now);
+    if (n > 1) {
+        rep->others = km_mem_alloc((size_t)(n - 1) * sizeof *rep->others);
+        if (rep->others) {
+            for (int32_t i = 1; i < n; i++)
+                if (make_thread_report(v[i], &rep->others[rep->nothers],
+                                       event, now) == 0)
+                    rep->nothers++;
+                else
+                    km_report_free(&rep->others[rep->nothers]);
+        }
+    }
+    km_mem_free(v);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1411,12 +1673,14 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
 /* Take `d` ticks just spent inside libkm (writing a snapshot) out of every
  * figure: the open frames, the start of the run and the MPI_INIT marks
  * move forward by it. */
-static void hide_time(km_tick d)
+static void hide_time(struct km_thread *t, km_tick d)
 {
-    for (int32_t i = 1; i <= st.sp; i++)
-        if (st.stack[i].start != KM_UNREAD)
-            st.stack[i].start += d;
-    st.t0 += d;
+    if (!t)
+        return;
+    for (int32_t i = 1; i <= t->sp; i++)
+        if (t->stack[i].start != KM_UNREAD)
+            t->stack[i].start += d;
+    t->t0 += d;
     if (st.t_startup)
         st.t_startup += d;
     if (st.mpi_state != MPI_NONE)
@@ -1453,19 +1717,40 @@ static void write_alone(const char *event, km_tick now)
 static void take_pending_signal(void);
 
 /* `final`: END, STOP, EXIT or exit; nothing is written after these. */
+/* One write at a time: another thread's final write (STOP inside a
+ * parallel region, exit) waits for the one under way, then finds the
+ * results written. */
+static int begin_write(int wait)
+{
+    for (;;) {
+        sig_atomic_t none = 0;
+        if (__atomic_compare_exchange_n(&st.writing, &none, 1, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return 1;
+        if (!wait)
+            return 0;
+        sched_yield();
+    }
+}
+
 static void write_results(const char *event, int final)
 {
     if (!st.initialized || st.mpi_state == MPI_DONE || st.final_done ||
         getpid() != st.pid)
         return;
-    st.writing = 1;
+    if (!begin_write(final))
+        return;
+    if (st.final_done || st.mpi_state == MPI_DONE) {
+        __atomic_store_n(&st.writing, 0, __ATOMIC_RELEASE);
+        return;
+    }
     if (final)
         st.final_done = 1;
     km_tick now = cold_now();
     write_alone(event, now);
     if (!final)
-        hide_time(cold_now() - now);
-    st.writing = 0;
+        hide_time(self, cold_now() - now);
+    __atomic_store_n(&st.writing, 0, __ATOMIC_RELEASE);
     take_pending_signal();
 }
 
@@ -1547,12 +1832,12 @@ static void take_pending_signal(void)
 
 void km_core_mpi_init(const struct km_mpi_ops *ops)
 {
-    init();
+    THREAD_OR(return);
     if (st.mpi_state != MPI_NONE || ops->finalized())
         return;
     km_tick now = cold_now();
     struct km_report rep;
-    make_report(&rep, "", now);      /* scalars survive a failure */
+    make_thread_report(t, &rep, "", now);   /* scalars survive a failure */
     st.red_before = rep.redundant;
     km_report_free(&rep);
     st.t_mpii = now;
@@ -1566,11 +1851,12 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops)
 {
     /* Every rank takes the same branch here, so the collective below is
      * entered by all ranks or none. */
-    init();
+    THREAD_OR(return);
     if (st.mpi_state == MPI_DONE || ops->finalized())
         return;
+    begin_write(1);
     if (st.mpi_state == MPI_NONE) {  /* MPI_INIT was not instrumented */
-        st.t_mpii = st.t0;
+        st.t_mpii = main_thread.started ? main_thread.t0 : st.t0;
         st.t_startup = 0;
         st.red_before = 0;
     }
@@ -1593,6 +1879,8 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops)
     st.gathering = 0;
     km_text_free(&section);
     km_report_free(&rep);
+    __atomic_store_n(&st.writing, 0, __ATOMIC_RELEASE);
+    (void)t;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1617,7 +1905,9 @@ void km_test_set_costs(double measured, double estimated, double inner)
 
 void km_test_seed(uint64_t seed)
 {
-    st.rng = seed ? seed : 1;
+    st.seed = seed ? seed : 1;
+    if (self)
+        self->rng = st.seed;
 }
 
 void km_test_set_interval(uint32_t k)
@@ -1625,34 +1915,49 @@ void km_test_set_interval(uint32_t k)
     st.fixed_k = k;
 }
 
+/* Every thread that called libkm must have finished (or be the caller). */
 void km_test_reset(void)
 {
-    for (int32_t i = 0; i < st.nreg; i++)
-        km_region_free(st.tab[i]);
-    free(st.tab);
+    for (struct km_thread *t = st.threads, *next; t; t = next) {
+        next = t->next;
+        for (int32_t i = 0; i < t->nreg; i++)
+            free(t->tab[i]);         /* a copy: the identity is the template's */
+        if (t != &main_thread)
+            km_mem_free(t);
+    }
+    for (int32_t i = 0; i < st.ntmpl; i++)
+        km_region_free(st.tmpl[i]);
+    free(st.tmpl);
     free(st.hash);
+    memset(&main_thread, 0, offsetof(struct km_thread, stack));
+    main_taken = 0;
+    self = NULL;
     struct km_clock c = st.clock;
     int injected = st.clock_injected;
     memset(&st, 0, sizeof st);
+    st.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     st.clock = c;
     st.clock_injected = injected;
-    st.rng = 1;
+    st.seed = 1;
 }
 
 int km_test_report(struct km_report *rep, const char *event)
 {
-    init();
+    THREAD_OR(return -1);
+    (void)t;
     return make_report(rep, event, cold_now());
 }
 
 int km_test_depth(void)
 {
-    int32_t sp = st.sp;
-    return sp > 0 && st.stack[sp].id == KM_ID_FULL ? sp - 1 : sp;
+    THREAD_OR(return 0);
+    int32_t sp = t->sp;
+    return sp > 0 && t->stack[sp].id == KM_ID_FULL ? sp - 1 : sp;
 }
 
 const struct km_clock *km_test_clock(void)
 {
-    init();
+    THREAD_OR(return &st.clock);
+    (void)t;
     return &st.clock;
 }

@@ -100,7 +100,7 @@ void km_format_header(struct km_text *t, const struct km_report *rep,
 {
     char prog[1024];
     km_program_name(prog, sizeof prog);
-    km_text_printf(t, "! kmtool KM_output 2\n");
+    km_text_printf(t, "! kmtool KM_output 3\n");
     km_text_printf(t, "! Program    : %s\n", prog);
     km_text_printf(t, "! Started    : %s\n", rep->started);
     km_text_printf(t, "! Written at : %s\n", rep->event);
@@ -373,9 +373,9 @@ static void format_warnings(struct km_text *t, const struct km_report *rep)
         { rep->lost, "region entries beyond the depth of the frame stack "
                      "were not measured" },
         { rep->bad_reg, "region registrations could not be read" },
-        { rep->other_threads, "calls from threads other than the program's "
-                              "(OpenMP) were not measured: their time is in "
-                              "the region that started them" },
+        { rep->other_threads, "threads were not measured (no memory for "
+                              "their frame stack): their time is in the "
+                              "region that started them" },
     };
     for (size_t i = 0; i < sizeof w / sizeof *w; i++)
         if (w[i].n)
@@ -391,6 +391,142 @@ static void format_warnings(struct km_text *t, const struct km_report *rep)
                        "of its time (more ranks than processors?): its "
                        "times hold that waiting (KM_CLOCK=cpu leaves it "
                        "out)\n", 100 * rep->waited / total);
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+/* One row per thread: its own totals (each thread's figures add up as the
+ * rank's do). */
+static void format_thread_rows(struct km_text *t, const struct km_report *rep)
+{
+    char tot[32], net[32], mpi[32], out[32], ovh[32];
+    km_text_printf(t, "!%7s %6s %16s %16s %12s %16s %16s %16s %7s\n",
+                   "Thread", "OMP", "Total(s)", "Net(s)", "Counts", "MPI(s)",
+                   "Outside(s)", "Overhead(s)", "Est(%)");
+    for (int32_t k = -1; k < rep->nothers; k++) {
+        const struct km_report *r = k < 0 ? rep : &rep->others[k];
+        char cnt[32];
+        snprintf(cnt, sizeof cnt, "%s%llu", r->extrapolated ? "+" : "",
+                 (unsigned long long)r->routine_counts);
+        km_text_printf(t, "%8d %6d %16s %16s %12s %16s %16s %16s %7.1f\n",
+                       (int)r->thread, (int)r->omp,
+                       fig(tot, sizeof tot, secs(rep, r->total), 0),
+                       fig(net, sizeof net, secs(rep, r->net), r->net_marked),
+                       cnt, fig(mpi, sizeof mpi, secs(rep, r->mpi), r->mpi_est),
+                       fig(out, sizeof out, secs(rep, r->outside),
+                           r->outside_est),
+                       fig(ovh, sizeof ovh, secs(rep, r->overhead), 1),
+                       percent(r->net_est, r->net));
+    }
+}
+
+/* Region i (0-based) over the threads: how many ran it, the executions,
+ * and the least, mean and largest elapsed time of those that did. */
+struct over_threads {
+    int32_t threads;
+    uint64_t count;
+    int plus, estimated;
+    km_time min, max, sum;
+};
+
+static struct over_threads over_threads(const struct km_report *rep,
+                                        int32_t i)
+{
+    struct over_threads o = { 0 };
+    for (int32_t k = -1; k < rep->nothers; k++) {
+        const struct km_report *r = k < 0 ? rep : &rep->others[k];
+        if (i >= r->nreg || r->reg[i].count == 0)
+            continue;
+        const struct km_region *q = &r->reg[i];
+        if (o.threads == 0 || q->elapsed < o.min)
+            o.min = q->elapsed;
+        if (o.threads == 0 || q->elapsed > o.max)
+            o.max = q->elapsed;
+        o.threads++;
+        o.count += q->count;
+        o.sum += q->elapsed;
+        o.plus |= q->count > q->measured;
+        o.estimated |= KM_EST_EL(q);
+    }
+    return o;
+}
+
+static int run_elsewhere(const struct km_report *rep, int32_t i)
+{
+    for (int32_t k = 0; k < rep->nothers; k++)
+        if (i < rep->others[k].nreg && rep->others[k].reg[i].count > 0)
+            return 1;
+    return 0;
+}
+
+/* Region i's row over the threads, named `no`. */
+static void thread_region_row(struct km_text *t, const struct km_report *rep,
+                              int32_t i, const char *no, const char *routine)
+{
+    const struct km_region *q = &rep->reg[i];
+    struct over_threads o = over_threads(rep, i);
+    int loc = !KM_KIND_IS_ROUTINE(q->kind);
+    char cnt[32], mn[32], mean[32], mx[32];
+    km_time avg = o.threads ? o.sum / o.threads : 0;
+    snprintf(cnt, sizeof cnt, "%s%llu", o.plus ? "+" : "",
+             (unsigned long long)o.count);
+    km_text_printf(t, "%10s %-22s %-5s %6d %7d %12s %16s %16s %16s %8.1f",
+                   no, routine, loc ? kind_label(q->kind) : "ROUT", q->line,
+                   (int)o.threads, cnt,
+                   fig(mn, sizeof mn, secs(rep, o.min), o.estimated),
+                   fig(mean, sizeof mean, secs(rep, avg), o.estimated),
+                   fig(mx, sizeof mx, secs(rep, o.max), o.estimated),
+                   percent(o.max - avg, o.max));
+    if (loc) {
+        km_text_printf(t, " ");
+        add_statement(t, q->text);
+    } else {
+        km_text_printf(t, "\n");
+    }
+}
+
+/* Every region some thread other than 0 ran: one row over the threads
+ * (its size grows with the regions, not with threads x regions).  A
+ * routine is named by its number in the table above, a location by that
+ * number, a dot and its own number in the routine's block. */
+static void format_thread_regions(struct km_text *t, const struct km_report *rep,
+                                  const struct km_region **ix, int32_t n,
+                                  const struct loc_lists *l)
+{
+    km_text_printf(t, "!\n! Regions run by threads other than 0, over the "
+                   "threads that ran them\n");
+    km_text_printf(t, "!%9s %-22s %-5s %6s %7s %12s %16s %16s %16s %8s %s\n",
+                   "Region", "Routine", "Kind", "Line", "Threads", "Counts",
+                   "Min(s)", "Mean(s)", "Max(s)", "Imbal(%)", "Statement");
+    char no[32];
+    for (int32_t k = 0; k < n; k++) {
+        int32_t id = ix[k]->id;
+        if (run_elsewhere(rep, id - 1)) {
+            snprintf(no, sizeof no, "%d", (int)k + 1);
+            thread_region_row(t, rep, id - 1, no, ix[k]->name);
+        }
+        int loc = 0;
+        for (int32_t i = l->first[id]; i; i = l->next[i - 1]) {
+            loc++;
+            if (!run_elsewhere(rep, i - 1))
+                continue;
+            snprintf(no, sizeof no, "%d.%d", (int)k + 1, loc);
+            thread_region_row(t, rep, i - 1, no, ix[k]->name);
+        }
+    }
+}
+
+/* What every thread did, when the rank ran more than one. */
+static void format_threads(struct km_text *t, const struct km_report *rep,
+                           const struct km_region **ix, int32_t n,
+                           const struct loc_lists *l)
+{
+    if (rep->nothers == 0)
+        return;
+    km_text_printf(t, "!\n! ===== Threads =====\n");
+    figure_u(t, (unsigned long long)rep->nothers + 1, "Threads");
+    format_thread_rows(t, rep);
+    format_thread_regions(t, rep, ix, n, l);
 }
 
 void km_format_section(struct km_text *t, const struct km_report *rep)
@@ -425,9 +561,10 @@ void km_format_section(struct km_text *t, const struct km_report *rep)
     format_routine_table(t, rep, ix, n);
     for (int32_t k = 0; k < n; k++)
         format_locations(t, rep, &l, k + 1, ix[k]);
+    format_warnings(t, rep);
+    format_threads(t, rep, ix, n, &l);
     km_mem_free((void *)ix);
     km_mem_free(l.first);
-    format_warnings(t, rep);
 }
 
 void km_format_lost_section(struct km_text *t, int rank)

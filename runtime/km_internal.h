@@ -283,8 +283,8 @@ struct km_report {
     uint64_t bad_in;         /* KM_IN / KM_OUT of an unregistered handle */
     uint64_t lost;           /* entries beyond the frame stack's depth */
     uint64_t bad_reg;        /* registrations with unreadable text */
-    uint64_t other_threads;  /* calls from threads other than the
-                                program's, not measured */
+    uint64_t other_threads;  /* threads not measured (no memory for
+                                their state) */
     double waited;           /* seconds the thread waited for a processor */
     int32_t mpi_unmeasured;  /* routines run with MPI calls not measured */
     const char *mpi_unmeasured_first;
@@ -293,6 +293,12 @@ struct km_report {
     double declared;         /* the part of R the user declared redundant */
     km_time redundant;       /* declared redundant time so far, net of the
                                 MPI calls inside it */
+    /* threads: this report is one thread's (0, the program's, for the
+     * rank); the rank's report holds the other threads' in `others` */
+    int32_t thread;
+    int32_t omp;             /* its OpenMP thread number, or -1 */
+    struct km_report *others;
+    int32_t nothers;
 };
 
 void km_report_free(struct km_report *rep);

@@ -22,10 +22,13 @@
  * routine, "L ROUTINE KIND LINE" for a location).  A child can never take
  * longer than such a parent, estimated or not.
  *
+ * Every thread is checked on its own stack, as libkm measures it.
+ *
  * Never changes what libkm sees or what the program does otherwise.
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,9 +66,12 @@ static int *kinds;            /* kinds[id] */
 static int *parents;          /* parents[id]: a region id or PARENT_* */
 static char (*keys)[KEY];     /* keys[id]: its name in KM_output */
 static int nkinds;
-static int32_t stack[DEPTH];
-static int sp;
 static int reports;
+/* every thread keeps its own stack, as libkm does; what is shared (the
+ * tables above, `reports`) is under the lock */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread int32_t *stack;
+static __thread int sp;
 
 static void problem(const char *what, int32_t id)
 {
@@ -146,35 +152,18 @@ static void grow(int32_t id)
     nkinds = n;
 }
 
-/* Like libkm, check the program's thread only (the first to call): the
- * others' calls are handed on, and libkm counts and ignores them. */
-static __thread int thread_role;     /* 0 not known, 1 program, 2 other */
-static int program_claimed;
-
-static int other_thread(void)
-{
-    if (thread_role == 0) {
-        int none = 0;
-        thread_role = __atomic_compare_exchange_n(&program_claimed, &none, 1,
-                                                  0, __ATOMIC_ACQ_REL,
-                                                  __ATOMIC_ACQUIRE) ? 1 : 2;
-    }
-    return thread_role == 2;
-}
-
 void kc_reg_f(int32_t *h, const int32_t *hr, const char *text)
 {
-    if (other_thread()) {
-        km_reg_f(h, hr, text);
-        return;
-    }
     int32_t routine = *hr;
     km_reg_f(h, hr, text);
-    if (*h <= 0)
+    int32_t id = __atomic_load_n(h, __ATOMIC_ACQUIRE);
+    if (id <= 0)
         return;
-    grow(*h);
-    kinds[*h] = atoi(text);
-    make_key(*h, KM_KIND_IS_ROUTINE(kinds[*h]) ? *h : routine, text);
+    pthread_mutex_lock(&lock);
+    grow(id);
+    kinds[id] = atoi(text);
+    make_key(id, KM_KIND_IS_ROUTINE(kinds[id]) ? id : routine, text);
+    pthread_mutex_unlock(&lock);
 }
 
 static void note_parent(int32_t id)
@@ -190,10 +179,9 @@ static void note_parent(int32_t id)
 
 void kc_in_f(const int32_t *h)
 {
-    if (other_thread()) {
-        km_in_f(h);
-        return;
-    }
+    if (!stack && !(stack = malloc(DEPTH * sizeof *stack)))
+        abort();
+    pthread_mutex_lock(&lock);
     int kind = kind_of(*h);
     if (!KM_KIND_IS_ROUTINE(kind))
         for (int k = sp - 1; k >= 0; k--) {
@@ -206,6 +194,7 @@ void kc_in_f(const int32_t *h)
                 problem("location entered inside another location", *h);
         }
     note_parent(*h);
+    pthread_mutex_unlock(&lock);
     if (sp < DEPTH)
         stack[sp++] = *h;
     km_in_f(h);
@@ -213,10 +202,9 @@ void kc_in_f(const int32_t *h)
 
 void kc_out_f(const int32_t *h)
 {
-    if (other_thread()) {
-        km_out_f(h);
-        return;
-    }
+    if (!stack && !(stack = malloc(DEPTH * sizeof *stack)))
+        abort();
+    pthread_mutex_lock(&lock);
     int k = sp - 1;
     while (k >= 0 && stack[k] != *h)
         k--;
@@ -230,6 +218,7 @@ void kc_out_f(const int32_t *h)
                             stack[j]);
         sp = k;
     }
+    pthread_mutex_unlock(&lock);
     km_out_f(h);
 }
 

@@ -2,7 +2,8 @@
 KMVIEW="$top_builddir/kmview/kmview"
 KMGEN="$top_builddir/tests/kmview/kmgen"
 KMVIEW_CSVS="run.csv figures.csv rank_figures.csv prediction.csv routines.csv
-locations.csv rank_routines.csv rank_locations.csv warnings.csv"
+locations.csv rank_routines.csv rank_locations.csv warnings.csv rank_threads.csv
+rank_thread_routines.csv rank_thread_locations.csv"
 
 kmview() { "$KMVIEW" "$@"; }
 kmgen() { "$KMGEN" "$@"; }

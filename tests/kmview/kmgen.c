@@ -25,6 +25,10 @@
  *   SUB0001's and the header's MPI time, which kmview takes out).
  *       --outlier K:R:F   rank K spends F times the computation in
  *                         routine R (and less in MPI, so totals stay equal)
+ *       --threads T       every rank ran T threads: a Threads block (format
+ *                         version 3) with a row per thread and rows for
+ *                         its first three routines and their first
+ *                         locations
  *   kmgen flatten-json FILE              "path<TAB>value" per JSON leaf
  *   kmgen flatten-csv DIR FILE...        "FILE:key:column<TAB>value"
  *   kmgen compare EXPECT GOT             every expected value present and
@@ -100,7 +104,7 @@ static const char *const kinds[] = { "DO", "CALL", "MPI", "IO", "USER" };
 enum { E_EL = 1, E_NET = 2, E_MPI = 8, E_IO = 16 };
 
 struct gen {
-    int n, nr, nl, lost, version;
+    int n, nr, nl, lost, version, threads;
     bool extras, uniform, no_prediction, old_prediction;
     int out_rank, out_routine;
     double out_factor;
@@ -615,6 +619,123 @@ static void write_table(FILE *f, const struct gen *g, int p,
     }
 }
 
+/* ---- threads (--threads T) ------------------------------------------------ */
+
+enum { NTF = 5 };                    /* total, net, MPI, outside, overhead */
+static const char *const tf_key[NTF] = { "total", "net", "mpi", "outside",
+                                         "overhead" };
+
+struct trow {
+    int omp;
+    double v[NTF];
+    bool est[NTF];
+    uint64_t count;
+    bool plus;
+    double pct;
+};
+
+/* Thread k of rank p. */
+static struct trow thread_row(const struct gen *g, int p, int k)
+{
+    struct trow t = { .omp = (3 * k) % g->threads };
+    double total = printed(1.0 + 0.25 * k + 0.01 * p);
+    t.v[0] = total;
+    t.v[1] = printed(total * 0.5);
+    t.v[2] = printed(0.01 * k);
+    t.v[3] = printed(total * 0.25);
+    t.v[4] = printed(1e-4 * (k + 1));
+    t.est[1] = k % 2 == 1;
+    t.est[4] = true;
+    t.count = 1000u * (unsigned)(k + 1) + (unsigned)p;
+    t.plus = k % 2 == 1;
+    t.pct = t.est[1] ? printed1(1.5 * k) : 0;
+    return t;
+}
+
+struct treg {
+    int threads;
+    uint64_t count;
+    double min, mean, max, imbal;
+    bool est;
+};
+
+/* Table row `no` (its routine, loc 0, or its first location, loc 1) over
+ * the threads of rank p. */
+static struct treg thread_region(const struct gen *g, int p, int no, int loc)
+{
+    struct treg t = { .threads = g->threads - (no % 2 == 0),
+                      .count = 100u * (unsigned)no + 10u * (unsigned)loc +
+                               (unsigned)p,
+                      .min = printed(0.001 * no), .mean = printed(0.002 * no),
+                      .max = printed(0.004 * no), .imbal = 50.0,
+                      .est = no == 2 };
+    return t;
+}
+
+/* The routine of rank p's table row `no` (1-based), or -1. */
+static int table_routine(const struct gen *g, int p, int no)
+{
+    int seen = 0;
+    for (int k = 0; k < g->nr; k++) {
+        int r = (k + p) % g->nr;
+        if (g->present[(size_t)p * g->nr + r] && ++seen == no)
+            return r;
+    }
+    return -1;
+}
+
+static int thread_rows_of(const struct gen *g, int p)
+{
+    int n = 0;
+    while (n < 3 && table_routine(g, p, n + 1) >= 0)
+        n++;
+    return n;
+}
+
+static void write_tregion(FILE *f, const struct gen *g, int p, int no, int loc)
+{
+    char id[16], name[16], text[64], b[3][32];
+    int r = table_routine(g, p, no);
+    struct treg t = thread_region(g, p, no, loc);
+    snprintf(id, sizeof id, loc ? "%d.1" : "%d", no);
+    routine_name(name, sizeof name, r);
+    fprintf(f, "%10s %-22s %-5s %6d %7d", id, name, loc ? kinds[loc_kind(0)]
+            : "ROUT", loc ? loc_line(r, 0) : 10 * (r + 1) - 5, t.threads);
+    write_count(f, t.count, false, 12);
+    fprintf(f, " %16s %16s %16s %8.1f", tm(b[0], t.min, t.est),
+            tm(b[1], t.mean, t.est), tm(b[2], t.max, t.est), t.imbal);
+    if (loc) {
+        loc_text(text, sizeof text, r, 0);
+        fprintf(f, " %s", text);
+    }
+    fputc('\n', f);
+}
+
+static void write_threads(FILE *f, const struct gen *g, int p)
+{
+    char b[NTF][32];
+    fprintf(f, "!\n! ===== Threads =====\n%-15d ! Threads\n", g->threads);
+    fprintf(f, "! Thread    OMP         Total(s)           Net(s)       Counts"
+            "           MPI(s)       Outside(s)      Overhead(s)  Est(%%)\n");
+    for (int k = 0; k < g->threads; k++) {
+        struct trow t = thread_row(g, p, k);
+        fprintf(f, "%8d %6d %16s %16s", k, t.omp, tm(b[0], t.v[0], t.est[0]),
+                tm(b[1], t.v[1], t.est[1]));
+        write_count(f, t.count, t.plus, 12);
+        fprintf(f, " %16s %16s %16s %7.1f\n", tm(b[2], t.v[2], t.est[2]),
+                tm(b[3], t.v[3], t.est[3]), tm(b[4], t.v[4], t.est[4]), t.pct);
+    }
+    fprintf(f, "!\n! Regions run by threads other than 0, over the threads "
+            "that ran them\n!   Region Routine                Kind    Line "
+            "Threads       Counts           Min(s)          Mean(s)         "
+            "  Max(s) Imbal(%%) Statement\n");
+    for (int no = 1; no <= thread_rows_of(g, p); no++) {
+        write_tregion(f, g, p, no, 0);
+        if (g->nl)
+            write_tregion(f, g, p, no, 1);
+    }
+}
+
 static void write_rank(FILE *f, const struct gen *g, int p)
 {
     struct rank_sums s = sums(g, p);
@@ -640,6 +761,8 @@ static void write_rank(FILE *f, const struct gen *g, int p)
     if (g->no_prediction)
         fprintf(f, "! Warning: MPI calls were not measured in 2 routines "
                 "(first: SUB0002); no prediction\n");
+    if (g->threads > 1)
+        write_threads(f, g, p);
 }
 
 static void write_run(FILE *f, const struct gen *g, double pred[3],
@@ -1037,6 +1160,12 @@ static void expect_locations(FILE *e, const struct gen *g, const struct live *lv
             snprintf(c, sizeof c, "locations.csv:%d:occurrence", id);
             snprintf(j, sizeof j, "locations[%d].occurrence", id - 1);
             expect_num(e, c, j, k == 5);          /* DO on k = 0's line */
+            snprintf(c, sizeof c, "locations.csv:%d:routine_id", id);
+            snprintf(j, sizeof j, "locations[%d].routine_id", id - 1);
+            expect_num(e, c, j, rid);
+            snprintf(c, sizeof c, "locations.csv:%d:line", id);
+            snprintf(j, sizeof j, "locations[%d].line", id - 1);
+            expect_num(e, c, j, loc_line(r, k));
             expect_location_estimates(e, g, lv, id, r, k);
             for (int m = 0; m < 2; m++) {
                 for (int i = 0; i < lv->n; i++) {
@@ -1154,6 +1283,77 @@ static double net_fraction(const struct gen *g, const struct live *lv)
     return sum > 0 ? part / sum : 0;
 }
 
+static void expect_tregion(FILE *e, const struct gen *g, int p, int no,
+                           int loc, int index)
+{
+    int r = table_routine(g, p, no);
+    int id = loc ? (g->id_of[r] - 1) * g->nl + 1 : g->id_of[r];
+    struct treg t = thread_region(g, p, no, loc);
+    const char *file = loc ? "rank_thread_locations.csv"
+                           : "rank_thread_routines.csv";
+    const char *arr = loc ? "thread_locations" : "thread_routines";
+    const char *key[] = { "threads", "min", "mean", "max", "imbalance",
+                          "counts" };
+    double v[] = { t.threads, t.min, t.mean, t.max, t.imbal / 100,
+                   (double)t.count };
+    char c[160], j[160];
+    for (int k = 0; k < 6; k++) {
+        snprintf(c, sizeof c, "%s:%d/%d:%s", file, p, id, key[k]);
+        snprintf(j, sizeof j, "ranks[%d].%s[%d].%s", p, arr, index, key[k]);
+        expect_num(e, c, j, v[k]);
+    }
+    snprintf(j, sizeof j, "ranks[%d].%s[%d].id", p, arr, index);
+    expect_num(e, NULL, j, id);
+    snprintf(c, sizeof c, "%s:%d/%d:times_estimated", file, p, id);
+    snprintf(j, sizeof j, "ranks[%d].%s[%d].times_estimated", p, arr, index);
+    expect_bool(e, c, j, t.est);
+}
+
+static void expect_threads(FILE *e, const struct gen *g)
+{
+    if (g->threads < 2)
+        return;
+    char c[160], j[160];
+    for (int p = 0; p < g->n; p++) {
+        if (p == g->lost)
+            continue;
+        for (int k = 0; k < g->threads; k++) {
+            struct trow t = thread_row(g, p, k);
+            for (int m = 0; m < NTF; m++) {
+                snprintf(c, sizeof c, "rank_threads.csv:%d/%d:%s", p, k,
+                         tf_key[m]);
+                snprintf(j, sizeof j, "ranks[%d].threads[%d].%s", p, k,
+                         tf_key[m]);
+                expect_num(e, c, j, t.v[m]);
+                snprintf(c, sizeof c, "rank_threads.csv:%d/%d:%s_estimated",
+                         p, k, tf_key[m]);
+                snprintf(j, sizeof j, "ranks[%d].threads[%d].%s_estimated", p,
+                         k, tf_key[m]);
+                expect_bool(e, c, j, t.est[m]);
+            }
+            snprintf(c, sizeof c, "rank_threads.csv:%d/%d:omp", p, k);
+            snprintf(j, sizeof j, "ranks[%d].threads[%d].omp", p, k);
+            expect_num(e, c, j, t.omp);
+            snprintf(c, sizeof c, "rank_threads.csv:%d/%d:counts", p, k);
+            snprintf(j, sizeof j, "ranks[%d].threads[%d].counts", p, k);
+            expect_num(e, c, j, (double)t.count);
+            snprintf(c, sizeof c, "rank_threads.csv:%d/%d:extrapolated", p, k);
+            snprintf(j, sizeof j, "ranks[%d].threads[%d].extrapolated", p, k);
+            expect_bool(e, c, j, t.plus);
+            snprintf(c, sizeof c, "rank_threads.csv:%d/%d:estimated_fraction",
+                     p, k);
+            snprintf(j, sizeof j, "ranks[%d].threads[%d].estimated_fraction",
+                     p, k);
+            expect_num(e, c, j, t.pct / 100);
+        }
+        for (int no = 1; no <= thread_rows_of(g, p); no++) {
+            expect_tregion(e, g, p, no, 0, no - 1);
+            if (g->nl)
+                expect_tregion(e, g, p, no, 1, no - 1);
+        }
+    }
+}
+
 static int profile(int argc, char **argv)
 {
     struct gen g = { .n = 4, .nr = 10, .nl = 0, .lost = -1, .out_rank = -1,
@@ -1171,6 +1371,8 @@ static int profile(int argc, char **argv)
         else if (!strcmp(a, "--extras")) g.extras = true;
         else if (!strcmp(a, "--uniform")) g.uniform = true;
         else if (!strcmp(a, "--v1")) g.version = 1;
+        else if (!strcmp(a, "--threads")) g.threads = atoi(v), g.version = 3,
+                                          i++;
         else if (!strcmp(a, "--no-prediction")) g.no_prediction = true;
         else if (!strcmp(a, "--old-prediction")) g.old_prediction = true;
         else if (!strcmp(a, "--outlier") &&
@@ -1201,6 +1403,7 @@ static int profile(int argc, char **argv)
     expect_locations(e, &g, &lv);
     expect_cells(e, &g);
     expect_prediction(e, &g);
+    expect_threads(e, &g);
     free(lv.rank);
     free_run(&g);
     return fclose(f) || fclose(e) ? 2 : 0;
@@ -1435,10 +1638,12 @@ static int flatten_csv(const char *dir, const char *name)
         return perror(path), 2;
     if (!csv_record(&p, head, &nh, 64))
         return free(text), 0;
-    /* rank_* files are keyed by rank and id, the others by their first
+    /* rank_* files are keyed by rank and id (rank_threads.csv by rank
+     * and thread), the others by their first
      * column (escaping ':' in keys) */
     bool two = !strncmp(name, "rank_routines", 13) ||
-               !strncmp(name, "rank_locations", 14);
+               !strncmp(name, "rank_locations", 14) ||
+               !strncmp(name, "rank_thread", 11);
     while (csv_record(&p, row, &nr, 64)) {
         if (nr != nh) {
             fprintf(stderr, "%s: a record of %d fields under %d columns\n",

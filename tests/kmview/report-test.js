@@ -261,7 +261,38 @@ function heat() {
   ok($('button.view.on').dataset.v === 'ranks', 'clicking a cell shows that routine on every rank');
 }
 
+/* --- the Threads view of a run whose ranks ran several threads ------- */
+function threadsPage() {
+  var b = $('button.view[data-v="threads"]');
+  ok(b && !b.disabled, 'threads: the Threads view is offered');
+  btn('view', 'threads');
+  var cv = document.getElementById('theat');
+  ok(cv !== null, 'threads: the rank x thread map is drawn');
+  var regions = {};
+  Object.keys(E).forEach(function (k) {
+    var m = /^rank_thread_(routines|locations)\.csv:\d+\/(\d+):threads$/.exec(k);
+    if (m) regions[m[1] + m[2]] = true;
+  });
+  var nreg = Object.keys(regions).length;
+  ok($$('#tregions tr').length === nreg + 1, 'threads: a row per region over ranks (' +
+     ($$('#tregions tr').length - 1) + ', expected ' + nreg + ')');
+  var r = cv.getBoundingClientRect(), d = KM.data().threads;
+  /* the cell of rank 0's thread 0: the map's first column and row */
+  var left = cv.width - d.max * Math.max(4, Math.min(40, Math.floor(1000 / d.max)));
+  var top = cv.height - T.ranks * Math.max(1, Math.min(24, Math.floor(600 / T.ranks)));
+  cv.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.left + left + 2,
+                                                clientY: r.top + top + 2}));
+  var tip = document.getElementById('tip').textContent;
+  var net = /net: ([0-9.e+-]+) s/.exec(tip);
+  ok(/^rank 0 · thread 0 \(OpenMP 0\)/.test(tip) && net && near(parseFloat(net[1]),
+     num('rank_threads.csv:0/0:net')), 'threads: hover gives the thread\'s figures (' + tip.slice(0, 60) + ')');
+  btn('tmetric', 'counts');
+  ok(/threads's counts|thread's counts/.test($('#note').textContent), 'threads: the map shows routine counts');
+  finish();
+}
+
 function figures() {
+  ok($('button.view[data-v="threads"]').disabled, 'no Threads view for a run of one thread per rank');
   btn('view', 'figures');
   ok($$('#figtable tr').length === 14, 'figures: the thirteen header figures');
   var cells = $$('#figtable tr')[1].querySelectorAll('td');
@@ -403,6 +434,7 @@ function kpiPage() {
 try {
   if (T.mode === 'diff') diffPage();
   else if (T.mode === 'kpis') kpiPage();
+  else if (T.mode === 'threads') threadsPage();
   else if (T.mode === 'speed') speed();
   else {
     selfContained();

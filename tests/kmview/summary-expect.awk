@@ -6,6 +6,9 @@
 #   predrow RANK VALUE...       a Prediction row, the columns the file has
 #   predspread COLUMN MIN MEAN MAX   instead of the rows, past 16 ranks
 #   routine NAME NET SHARE MIN MAX MAX/MEAN RANK ELAPSED COUNTS MPI IO EST
+#   threads RANK N MIN MEAN MAX IMBAL MAXOUT   (several ranks: each rank's
+#           threads' net time; from rank_threads.csv)
+#   tregion NAME KIND LINE THREADS COUNTS MIN MEAN MAX IMBAL [RANK]
 # in kmview's formats (4 significant digits, one decimal for percentages,
 # '~' before a figure that contains an estimate), routines in order of
 # mean net time, largest first.  summary-got.awk turns the summary itself
@@ -112,4 +115,82 @@ END {
               m(v[p "mpi_mean"], v[p "mpi_estimated"]), m(v[p "io_mean"], v[p "io_estimated"]),
               pct(v[p "estimated_fraction"])
     }
+    threads()
+}
+
+# The Threads part: every rank's threads (several ranks), then the regions
+# over ranks, the longest mean first (ties: routine, then the routine
+# before its locations, then location id).
+function threads(   p, k, n, mn, mx, sum, out, est, x, key, id, f, q, nreg, j, i, t, mean, ranks) {
+    if (!(("rank_threads.csv:0/0:net") in v) && !(("rank_threads.csv:1/0:net") in v) &&
+        !(("rank_threads.csv:2/0:net") in v))
+        return
+    ranks = v["run.csv:ranks_in_run:value"] + 0
+    for (p = 0; p < ranks && ranks > 1; p++) {
+        if (!(("rank_threads.csv:" p "/0:net") in v))
+            continue
+        n = 0; sum = 0; out = 0; est = 0
+        for (k = 0; ("rank_threads.csv:" p "/" k ":net") in v; k++) {
+            x = v["rank_threads.csv:" p "/" k ":net"] + 0
+            if (n == 0 || x < mn) mn = x
+            if (n == 0 || x > mx) mx = x
+            sum += x; n++
+            if (v["rank_threads.csv:" p "/" k ":net_estimated"] == 1) est = 1
+            x = v["rank_threads.csv:" p "/" k ":outside"] + 0
+            if (x > out) out = x
+        }
+        mean = sum / n
+        print "threads", p, n, m(mn, est), m(mean, est), m(mx, est),
+              pct(mx > 0 ? (mx - mean) / mx : 0), g(out)
+    }
+    # regions: "R id" or "L id" over ranks
+    nreg = 0
+    for (key in v) {
+        if (key !~ /^rank_thread_(routines|locations)\.csv:[0-9]+\/[0-9]+:threads$/)
+            continue
+        split(key, f, /[:\/]/)
+        p = f[2] + 0; id = f[3] + 0
+        t = (f[1] ~ /routines/ ? "R" : "L") " " id
+        q = f[1] ":" p "/" id ":"
+        if (!(t in rmean)) {
+            nreg++; rkey[nreg] = t
+            rmin[t] = v[q "min"] + 0; rmax[t] = -1; rthr[t] = 0; rcnt[t] = 0
+            rest[t] = 0; rimb[t] = 0; rn[t] = 0; rmean[t] = 0
+        }
+        rn[t]++
+        if (v[q "threads"] + 0 > rthr[t]) rthr[t] = v[q "threads"] + 0
+        rcnt[t] += v[q "counts"]
+        if (v[q "times_estimated"] == 1) rest[t] = 1
+        if (v[q "min"] + 0 < rmin[t]) rmin[t] = v[q "min"] + 0
+        rmean[t] += v[q "mean"]
+        if (v[q "max"] + 0 > rmax[t] || (v[q "max"] + 0 == rmax[t] && p < rmaxr[t])) {
+            rmax[t] = v[q "max"] + 0; rmaxr[t] = p
+        }
+        if (v[q "imbalance"] + 0 > rimb[t]) rimb[t] = v[q "imbalance"] + 0
+    }
+    for (i = 1; i <= nreg; i++) {
+        t = rkey[i]; rmean[t] /= rn[t]
+        split(t, f, " ")
+        rrout[t] = f[1] == "R" ? f[2] : v["locations.csv:" f[2] ":routine_id"]
+        rloc[t] = f[1] == "R" ? -1 : f[2]
+    }
+    for (i = 2; i <= nreg; i++)                  # insertion sort
+        for (j = i; j > 1 && before(rkey[j], rkey[j - 1]); j--) {
+            t = rkey[j]; rkey[j] = rkey[j - 1]; rkey[j - 1] = t
+        }
+    for (i = 1; i <= nreg; i++) {
+        t = rkey[i]; split(t, f, " ")
+        line = "tregion " v["routines.csv:" rrout[t] ":name"] " " \
+               (f[1] == "R" ? "ROUT " v["routines.csv:" rrout[t] ":line"] \
+                            : v["locations.csv:" f[2] ":kind"] " " v["locations.csv:" f[2] ":line"]) \
+               " " rthr[t] " " count(rcnt[t]) " " m(rmin[t], rest[t]) " " m(rmean[t], rest[t]) \
+               " " m(rmax[t], rest[t]) " " pct(rimb[t])
+        if (ranks > 1) line = line " " rmaxr[t]
+        print line
+    }
+}
+function before(a, b) {
+    if (rmean[a] != rmean[b]) return rmean[a] > rmean[b]
+    if (rrout[a] != rrout[b]) return rrout[a] + 0 < rrout[b] + 0
+    return rloc[a] + 0 < rloc[b] + 0
 }

@@ -3,6 +3,8 @@
 /^Header figures/ { sec = "fig"; next }
 /^Where the time goes/ { sec = "share"; next }
 /^Prediction/ { sec = "pred"; next }
+/^Threads \(/ { sec = "threads"; next }
+/^Top .* regions threads other than 0 ran/ { sec = "tregion"; next }
 /^Top / { sec = "routine"; next }
 /^Warnings/ || /^~/ || /^Est:/ { sec = ""; next }
 /^$/ { next }
@@ -36,4 +38,12 @@ sec == "pred" && NF == 4 && $1 ~ /^(Total|Start-up|MPI|Redundant|Overhead|Waited
 }
 sec == "routine" && $1 ~ /^[0-9]+$/ {
     print "routine", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
+}
+sec == "threads" && $1 ~ /^[0-9]+$/ {
+    print "threads", $1, $2, $3, $4, $5, $6, $7
+}
+sec == "tregion" && NF >= 9 && $1 != "Routine" && $1 !~ /^\(/ {
+    line = "tregion"
+    for (i = 1; i <= NF; i++) line = line " " $i
+    print line
 }

@@ -11,7 +11,12 @@
 # Total row and the header figures the sums of their columns; total =
 # total net + MPI + MPI start-up + uninstrumented + outside + overhead; the
 # Prediction recomputed from its rows, T(p), S(p), C(p) and O(p) equal to
-# rank p's total, start-up, MPI times and libkm overhead.
+# rank p's total, start-up, MPI times and libkm overhead.  A Threads block
+# (format version 3): one row per thread, numbered from 0, thread 0's
+# equal to the rank's figures, every thread's net <= total; one row per
+# region some other thread ran, naming a routine of the table (and one of
+# its locations), min <= mean <= max, as many threads as there are at
+# most, and at least thread 0's count of it.
 # Prints one line per problem; exit status 1 if any.
 
 function bad(msg) {
@@ -89,7 +94,7 @@ BEGIN {
     for (i in t) timefig[t[i]] = 1
 }
 
-FNR == 1 && $0 != "! kmtool KM_output 2" { bad("first line") }
+FNR == 1 && $0 != "! kmtool KM_output 3" { bad("first line") }
 FNR == 2 && $0 !~ /^! Program    : ./ { bad("Program line") }
 FNR == 3 && $0 !~ /^! Started    : [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ { bad("Started line") }
 FNR == 4 && $0 !~ /^! Written at : (END|STOP|EXIT|MPI_FINALIZE|PRINT_OUT|exit|signal [0-9]+)$/ { bad("Written at line") }
@@ -139,6 +144,7 @@ pred {
     nfig = 0; nrows = 0; sumcnt = 0; sumnet = 0; summpi = 0; sumio = 0
     plus = 0; total_seen = 0; tab = 0; nblocks = 0; nblocks_expected = 0
     blk = 0; delete fig; delete rowname; delete rowel; delete rowno
+    delete rowcnt; delete loccnt; thr = 0; nthr = 0; thrrows = 0; thrreg = 0
     next
 }
 /^! ===== End =====$/ { end_section(); ended = 1; next }
@@ -185,7 +191,7 @@ insec && tab {
     rowname[nrows] = $2
     el = time_of($3, "elapsed"); net = time_of($4, "net")
     mpi = time_of($6, "MPI"); io = time_of($7, "IO")
-    rowel[nrows] = el
+    rowel[nrows] = el; rowcnt[nrows] = num($5)
     if (!is_count($5)) bad("routine count")
     if (!le(net, el)) bad("net > elapsed")
     if (!le(el, fig["Total time"])) bad("elapsed > Total time")
@@ -204,11 +210,63 @@ insec && /^! Routine [0-9]+ / {
     next
 }
 insec && blk && /^![ ]+No Kind/ { next }
+insec && /^! ===== Threads =====$/ {
+    if (blk && nloc != blk_n) bad("block of " blk_name " has " nloc " rows, heading says " blk_n)
+    blk = 0; thr = 1; next
+}
+insec && thr == 1 {
+    if ($3 != "Threads" || !is_count($1) || $1 < 2) bad("Threads figure")
+    nthr = $1 + 0; thr = 2; next
+}
+insec && thr == 2 && /^![ ]+Thread +OMP/ { next }
+insec && thr == 2 && !/^!/ {
+    # thread, OMP, total, net, counts, MPI, outside, overhead, Est(%)
+    if (NF != 9 || $1 != thrrows) { bad("thread row"); next }
+    tt = time_of($3, "thread total"); tn = time_of($4, "thread net")
+    tm = time_of($6, "thread MPI"); to = time_of($7, "thread outside")
+    tv = time_of($8, "thread overhead")
+    if (!is_count($5)) bad("thread count")
+    if (!le(tn, tt) || !le(tm, tt) || !le(to, tt)) bad("thread figure > its total")
+    check_est($9, marked($4), "thread " $1)
+    if ($1 == 0) {
+        T = fig["Total time"]
+        if (!near(tt, T, T) || !near(tn, sumnet, T) || num($5) != sumcnt ||
+            !near(tm, fig["MPI time"], T) ||
+            !near(to, fig["Time outside routines"], T) ||
+            !near(tv, fig["libkm overhead"], T))
+            bad("thread 0's row is not the rank's figures")
+    }
+    thrrows++
+    next
+}
+insec && thr == 2 && /^! Regions run by threads other than 0/ {
+    if (thrrows != nthr) bad(thrrows " thread rows for " nthr " threads")
+    thr = 3; next
+}
+insec && thr == 3 && /^![ ]+Region +Routine/ { next }
+insec && thr == 3 && !/^!/ {
+    # region, routine, kind, line, threads, counts, min, mean, max,
+    # Imbal(%), statement...
+    if (NF < 10) { bad("thread region row"); next }
+    thrreg++
+    split($1, part, ".")
+    if (rowname[part[1] + 0] != $2) bad("thread region names routine " part[1] " " $2)
+    if (($1 ~ /\./) != ($3 != "ROUT")) bad("thread region kind")
+    if ($5 !~ /^[0-9]+$/ || $5 < 1 || $5 > nthr) bad("thread region's threads")
+    if (!is_count($6)) bad("thread region count")
+    want = $1 ~ /\./ ? loccnt[$1] : rowcnt[$1 + 0]
+    if (num($6) < want) bad("thread region count below thread 0's")
+    mn = time_of($7, "min"); mean = time_of($8, "mean"); mx = time_of($9, "max")
+    if (!le(mn, mean) || !le(mean, mx)) bad("min <= mean <= max")
+    if ($10 !~ /^[0-9]+\.[0-9]$/ || $10 + 0 > 100) bad("Imbal(%)")
+    next
+}
 insec && /^! Warning: / { next }
 insec && /^!$/ { next }
 insec && blk && !/^!/ {
     # No, kind, line, elapsed, counts, Est(%), statement...
     nloc++
+    loccnt[blk_no "." nloc] = num($5)
     if ($1 != nloc) bad("location number")
     if ($2 !~ /^(DO|CALL|MPI|IO|USER|OTHER)$/) bad("location kind")
     if ($3 !~ /^[0-9]+$/) bad("location line")
