@@ -4,7 +4,8 @@
 #
 #   bench/runtime.sh [BUILDDIR]        (default: build/ next to bench/)
 #
-# Prints, in one run:
+# Prints, in one run (BASELINE=REV adds the hot path of libkm at git
+# revision REV, built here, beside today's):
 #   * the cost of one clock read (libkm's clock, and CLOCK_MONOTONIC);
 #   * the cost of a KM_IN + KM_OUT pair that reads the clock, one past the
 #     extrapolation threshold, one that is traced (bench/hotpath.c);
@@ -22,7 +23,8 @@
 # The machine may be shared: every program is run REPEAT times (default 7),
 # the builds taking turns, and the ratios compare the fastest runs (the
 # least disturbed).  Environment: F77 MPIF77 MPIRUN MPIRUN_FLAGS CC FFLAGS
-# REPEAT.  Work files go to a temporary directory, removed at the end.
+# REPEAT; HOT_ONLY=1 stops after the hot path.  Work files go to a
+# temporary directory, removed at the end.
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=$(cd "${1:-$top/build}" 2> /dev/null && pwd) ||
@@ -51,7 +53,7 @@ die() { say "runtime.sh: $*" >&2; exit 1; }
 
 # ---- the hot path -----------------------------------------------------------
 $CC -std=gnu11 -O2 -D_POSIX_C_SOURCE=200809L -I"$build" -I"$top" \
-    -o hotpath "$here/hotpath.c" "$LIBKM" || die "cannot build hotpath.c"
+    -o hotpath "$here/hotpath.c" "$LIBKM" -lpthread || die "cannot build hotpath.c"
 $CC -O2 -I"$build" -I"$top" -c -o stub.o "$here/stub.c" || die "cannot build stub.c"
 mkdir hot && (cd hot && ../hotpath) > hot.txt || die "hotpath failed"
 val() { awk -v k="$1" '$1 == k { print $2 }' hot.txt; }
@@ -62,12 +64,46 @@ say "clock:   $(sed -n 's/^clock //p' hot.txt)"
 say ""
 say "Hot path (best of 400 batches in 40 rounds)"
 awk -v r="$(val read)" -v m="$(val monotonic)" -v p="$(val pair)" \
-    -v x="$(val extrapolated)" -v t="$(val traced)" 'BEGIN {
+    -v x="$(val extrapolated)" -v t="$(val traced)" \
+    -v tp="$(val thread_pair)" -v tx="$(val thread_extrapolated)" 'BEGIN {
     printf "  clock read                      %7.2f ns   (CLOCK_MONOTONIC %.2f ns)\n", r, m
     printf "  KM_IN + KM_OUT, measured        %7.2f ns   = %.2f x two clock reads   (target <= 1.5)\n", p, p / (2 * r)
     printf "  KM_IN + KM_OUT, extrapolated    %7.2f ns   (target < 5)\n", x
     printf "  KM_IN + KM_OUT, traced          %7.2f ns\n", t
+    printf "  on another thread: measured     %7.2f ns   (%.3f x the program thread'"'"'s)\n", tp, tp / p
+    printf "  on another thread: extrapolated %7.2f ns   (%.3f x)\n", tx, tx / x
 }'
+
+# ---- the hot path before and after (BASELINE=REV) ----------------------------
+# libkm of another revision built here from git, and the same hotpath.c
+# linked against each, run in turns: the change's cost side by side.
+if [ -n "${BASELINE:-}" ]; then
+    mkdir -p base
+    git -C "$top" archive "$BASELINE" runtime | tar -x -C base ||
+        die "cannot take runtime/ of $BASELINE from git"
+    for f in base/runtime/km_*.c; do
+        $CC -std=c11 -O2 -DHAVE_CONFIG_H -D_POSIX_C_SOURCE=200809L -I"$build" \
+            -I"$work/base" -c -o "${f%.c}.o" "$f" ||
+            die "cannot build $f of $BASELINE"
+    done
+    ar rcs base/libkm.a base/runtime/km_*.o
+    $CC -std=gnu11 -O2 -D_POSIX_C_SOURCE=200809L -I"$build" -I"$work/base" \
+        -o hotpath-base "$here/hotpath.c" base/libkm.a -lpthread ||
+        die "cannot build hotpath.c against $BASELINE"
+    for round in 1 2 3; do
+        (cd hot && ../hotpath-base) >> hot-base.txt
+        (cd hot && ../hotpath) >> hot-now.txt
+    done
+    best() { awk -v k="$1" '$1 == k && (b == "" || $2 < b) { b = $2 } END { print b }' "$2"; }
+    say ""
+    say "Hot path before ($BASELINE) and now, side by side (best of 3 turns each)"
+    for k in pair extrapolated traced; do
+        awk -v k="$k" -v b="$(best $k hot-base.txt)" -v n="$(best $k hot-now.txt)" 'BEGIN {
+            printf "  KM_IN + KM_OUT, %-14s %7.2f ns -> %7.2f ns   (%+.2f ns, %.3f x)\n", k, b, n, n - b, n / b }'
+    done
+fi
+
+[ -n "${HOT_ONLY:-}" ] && exit 0
 
 # ---- whole programs -----------------------------------------------------------
 cat > max.dat <<'EOF'

@@ -168,6 +168,8 @@ struct km_thread {
 
 static __thread struct km_thread *self
     __attribute__((tls_model("initial-exec")));
+static __thread int on_main              /* self == &main_thread */
+    __attribute__((tls_model("initial-exec")));
 
 static struct km_thread main_thread;    /* the program's: never allocated */
 
@@ -478,6 +480,7 @@ static KM_NOINLINE struct km_thread *attach(void)
     }
     t->omp = omp_get_thread_num ? omp_get_thread_num() : -1;
     self = t;
+    on_main = t == &main_thread;
     init(t);                         /* the first thread: calibrates on t */
     pthread_mutex_lock(&st.lock);
     t->index = t == &main_thread ? 0 : ++st.nthreads;
@@ -1125,14 +1128,24 @@ static KM_NOINLINE void km_in_general(struct km_thread *t,
     t->sp = i;
 }
 
-/* A measured entry (the clock costs more than the call). */
-static KM_NOINLINE void km_in_measured(struct km_thread *t,
-                                       struct km_region *r, int32_t i)
+/* A measured entry (the clock costs more than the call); a copy for the
+ * program's thread, whose state is at a fixed address. */
+static KM_ALWAYS_INLINE void in_measured(struct km_thread *t,
+                                         struct km_region *r, int32_t i)
 {
     struct km_frame *f = push(t, r, i, -1);
     f->start = km_clock_tsc();       /* last */
     signal_fence();
     t->sp = i;
+}
+
+static KM_NOINLINE void km_in_measured(struct km_thread *t,
+                                       struct km_region *r, int32_t i)
+{
+    if (t == &main_thread)
+        in_measured(&main_thread, r, i);
+    else
+        in_measured(t, r, i);
 }
 
 /* An estimated entry whose anchor's table has another region's entry
@@ -1154,9 +1167,8 @@ static KM_NOINLINE void km_in_find(struct km_thread *t, struct km_region *r,
 /* Every case but the estimated entry whose table entry is where its
  * region's id puts it ends in a tail call, so that this one saves no
  * register. */
-void km_in_f(const int32_t *h)
+static KM_ALWAYS_INLINE void enter(struct km_thread *t, const int32_t *h)
 {
-    THREAD_OR(return);
     uint32_t k = (uint32_t)*h - 1;
     int32_t i = t->sp + 1;
     if (KM_UNLIKELY(k >= (uint32_t)t->nreg || i >= KM_STACK_DEPTH - 1)) {
@@ -1185,6 +1197,24 @@ void km_in_f(const int32_t *h)
     f->start = KM_UNREAD;
     signal_fence();
     t->sp = i;
+}
+
+static KM_NOINLINE void km_in_any(const int32_t *h)
+{
+    THREAD_OR(return);
+    enter(t, h);
+}
+
+/* The program's thread works on main_thread at a fixed address, as the
+ * single-threaded libkm did: its test of the thread-local flag runs beside
+ * the loads of its state instead of before them (a pointer loaded from
+ * thread-local storage would hold up every load behind it). */
+void km_in_f(const int32_t *h)
+{
+    if (KM_LIKELY(on_main))
+        enter(&main_thread, h);
+    else
+        km_in_any(h);
 }
 
 static KM_NOINLINE void km_out_slow(struct km_thread *t, int32_t id)
@@ -1221,7 +1251,7 @@ static KM_NOINLINE void km_out_slow(struct km_thread *t, int32_t id)
 }
 
 /* The exit of the top frame, measured: the clock read first. */
-static KM_NOINLINE void km_out_measured(struct km_thread *t, int32_t i)
+static KM_ALWAYS_INLINE void out_measured(struct km_thread *t, int32_t i)
 {
     km_tick now = KM_LIKELY(st.clock.kind == KM_CLOCK_TSC)
                       ? km_clock_tsc() : km_clock_read(&st.clock);
@@ -1230,9 +1260,16 @@ static KM_NOINLINE void km_out_measured(struct km_thread *t, int32_t i)
     leave_measured(LIVE(t), t->stack, i, now, 1);
 }
 
-void km_out_f(const int32_t *h)
+static KM_NOINLINE void km_out_measured(struct km_thread *t, int32_t i)
 {
-    THREAD_OR(return);
+    if (t == &main_thread)
+        out_measured(&main_thread, i);
+    else
+        out_measured(t, i);
+}
+
+static KM_ALWAYS_INLINE void leave_top(struct km_thread *t, const int32_t *h)
+{
     int32_t i = t->sp;
     struct km_frame *f = &t->stack[i];
     if (KM_UNLIKELY(f->id != *h)) {
@@ -1246,6 +1283,20 @@ void km_out_f(const int32_t *h)
     t->sp = i - 1;
     signal_fence();
     leave_estimated(LIVE(t), t->stack, i, 1);
+}
+
+static KM_NOINLINE void km_out_any(const int32_t *h)
+{
+    THREAD_OR(return);
+    leave_top(t, h);
+}
+
+void km_out_f(const int32_t *h)
+{
+    if (KM_LIKELY(on_main))
+        leave_top(&main_thread, h);
+    else
+        km_out_any(h);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1932,6 +1983,7 @@ void km_test_reset(void)
     memset(&main_thread, 0, offsetof(struct km_thread, stack));
     main_taken = 0;
     self = NULL;
+    on_main = 0;
     struct km_clock c = st.clock;
     int injected = st.clock_injected;
     memset(&st, 0, sizeof st);
