@@ -6,11 +6,16 @@
  * threads.sh runs it built normally and, where the compiler has it, with
  * ThreadSanitizer, which must find no data race.
  *
+ * `threads signal`: a worker thread, inside a region, gets SIGTERM while
+ * the program's thread waits for it: the results are written once, with
+ * both threads, and the signal then ends the process.
+ *
  * Output: one line per failed check; exit status 0 when all pass.
  */
 #include "runtime/km_internal.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +95,32 @@ static void check_sums(const struct km_report *r)
                                   r->outside + r->overhead);
 }
 
-int main(void)
+static void *signalled(void *arg)
 {
+    (void)arg;
+    static int32_t h;
+    reg_once(&h, &h, "2 30 1000 0 SIGNALLED threads.f");
+    km_in_f(&h);
+    raise(SIGTERM);                  /* to this thread */
+    km_out_f(&h);
+    return NULL;
+}
+
+static int signal_case(void)
+{
+    reg_once(&h_main, &h_main, "1 1 1000 0 MAIN threads.f");
+    km_in_f(&h_main);
+    pthread_t tid;
+    pthread_create(&tid, NULL, signalled, NULL);
+    pthread_join(tid, NULL);
+    km_out_f(&h_main);
+    return 1;                        /* not reached: the signal ends it */
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "signal") == 0)
+        return signal_case();
     pthread_t tid[NTHREADS];
     pthread_barrier_init(&start, NULL, NTHREADS + 1);
     reg_once(&h_main, &h_main, "1 1 1000 0 MAIN threads.f");

@@ -15,6 +15,19 @@ $CC $flags -pthread -o threads "$FIX/threads.c" "$LIBKM" > build.log 2>&1 ||
 grep -q '^PASS: 0 failure' threads.log ||
     fail "threads.c did not finish: $(tail -3 threads.log)"
 
+# SIGTERM to a worker thread: one file, both threads, then the signal.
+mkdir sig && (cd sig && ../threads signal > out 2> err)
+status=$?
+[ "$status" = 143 ] || fail "signal: exit status $status, expected 143 (SIGTERM)"
+[ "$(ls sig | grep -c '^KM_output')" = 1 ] ||
+    fail "signal: KM_output files: $(ls sig | tr '\n' ' ')"
+grep -q '^! Written at : signal 15$' sig/KM_output.000 ||
+    fail "signal: not written at the signal"
+grep -Eq '^2 +! Threads$' sig/KM_output.000 ||
+    fail "signal: the file has not both threads"
+awk -f "$CHECKER" sig/KM_output.000 > sig/check.log 2>&1 ||
+    fail "signal: KM_output is not consistent: $(head -5 sig/check.log)"
+
 sources=""
 for f in core region clock signal trace mem format file gather; do
     sources="$sources $srcdir/runtime/km_$f.c"
