@@ -32,6 +32,7 @@ static const struct key keys[] = {
     {"CALL_MEASURED_LEVEL", K_LEVEL, 0, 2, KM_LV_CALL},
     {"MPI_MEASURED_LEVEL", K_LEVEL, 0, 2, KM_LV_MPI},
     {"IO_MEASURED_LEVEL", K_LEVEL, 0, 2, KM_LV_IO},
+    {"OMP_MEASURED_LEVEL", K_LEVEL, 0, 1, KM_LV_OMP},
     {"TIME_PREDICTION_MODE_NUMBER", K_INT, 1, 2000000000L, 0},
     {"TRACE_FILE_NUMBER", K_INT, 0, 99999, 0},
     {"OUTPUT_FILE_NUMBER", K_INT, 1, 99999, 0},
@@ -143,6 +144,7 @@ struct km_levels km_levels_for(const struct km_settings *s,
         if (blk->set & KM_LV_CALL) lv.call = blk->levels.call;
         if (blk->set & KM_LV_MPI) lv.mpi = blk->levels.mpi;
         if (blk->set & KM_LV_IO) lv.io = blk->levels.io;
+        if (blk->set & KM_LV_OMP) lv.omp = blk->levels.omp;
     }
     return lv;
 }
@@ -268,6 +270,7 @@ static void set_level(struct km_levels *lv, int bit, int v)
     case KM_LV_CALL: lv->call = v; break;
     case KM_LV_MPI: lv->mpi = v; break;
     case KM_LV_IO: lv->io = v; break;
+    case KM_LV_OMP: lv->omp = v; break;
     }
 }
 

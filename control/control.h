@@ -18,6 +18,7 @@ struct km_levels {
     int call;             /* CALL_MEASURED_LEVEL 0-2 */
     int mpi;              /* MPI_MEASURED_LEVEL 0-2 */
     int io;               /* IO_MEASURED_LEVEL 0-2 */
+    int omp;              /* OMP_MEASURED_LEVEL 0-1 */
 };
 
 /* An IF_ROUTINE ... END_IF block: levels that override the global ones. */
@@ -29,7 +30,7 @@ struct km_if_routine {
 };
 
 enum { KM_LV_ROUTINE = 1, KM_LV_DOLOOP = 2, KM_LV_CALL = 4, KM_LV_MPI = 8,
-       KM_LV_IO = 16 };
+       KM_LV_IO = 16, KM_LV_OMP = 32 };
 
 struct km_settings {
     struct km_levels levels;

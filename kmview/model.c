@@ -75,7 +75,7 @@ bool kv_is_mpi_startup(const char *text)
 
 static const char *const kind_names[KV_NKINDS] = {
     [KV_DO] = "DO", [KV_CALL] = "CALL", [KV_MPI] = "MPI", [KV_IO] = "IO",
-    [KV_USER] = "USER", [KV_OTHER] = "OTHER",
+    [KV_USER] = "USER", [KV_OMP] = "OMP", [KV_OTHER] = "OTHER",
 };
 
 const char *kv_kind_name(int kind)

@@ -25,7 +25,8 @@
 #include <stdint.h>
 
 /* Location kinds, as KM_output spells them. */
-enum kv_kind { KV_DO, KV_CALL, KV_MPI, KV_IO, KV_USER, KV_OTHER, KV_NKINDS };
+enum kv_kind { KV_DO, KV_CALL, KV_MPI, KV_IO, KV_USER, KV_OMP, KV_OTHER,
+               KV_NKINDS };
 
 const char *kv_kind_name(int kind);
 /* The kind a KM_output kind word names, or -1. */

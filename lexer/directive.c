@@ -117,28 +117,42 @@ static enum km_directive cpp_line(const char *p, const char *end)
     return KM_DIR_CPP;
 }
 
+/* Line p..end past its directive sentinel, or NULL when it has none; *s:
+ * which sentinel; *fixed_cont: a fixed-form continuation (a comment
+ * character in column 1, then a character other than blank or 0 in
+ * column 6: c$omp& ...). */
+static const char *after_sentinel(const char *p, const char *end, int *s,
+                                  bool *fixed_cont)
+{
+    const char *q = p;
+    bool fixed = end > p && (*p == 'c' || *p == 'C' || *p == '*');
+    if (!fixed)
+        while (q < end && (*q == ' ' || *q == '\t'))
+            q++;
+    if (q >= end || (*q != '!' && !fixed))
+        return NULL;
+    q++;
+    int n;
+    if ((*s = sentinel(q, end, &n)) < 0)
+        return NULL;
+    q += n;
+    *fixed_cont = q - p == 5 && q < end && *q != ' ' && *q != '\t' &&
+                  *q != '0';
+    return q;
+}
+
 enum km_directive km_directive_line(const char *p, int len,
                                     bool prev_continues)
 {
     if (len > 0 && *p == '#')
         return cpp_line(p, p + len);
     const char *end = p + len;
-    const char *q = p;
-    bool fixed = len > 0 && (*p == 'c' || *p == 'C' || *p == '*');
-    if (!fixed)
-        while (q < end && (*q == ' ' || *q == '\t'))
-            q++;
-    if (q >= end || (*q != '!' && !fixed))
+    int s;
+    bool fixed_cont;
+    const char *q = after_sentinel(p, end, &s, &fixed_cont);
+    if (!q)
         return KM_DIR_NONE;
-    q++;
-    int n;
-    int s = sentinel(q, end, &n);
-    if (s < 0)
-        return KM_DIR_NONE;
-    q += n;
-    /* a comment character in column 1: a character other than blank or
-     * 0 in column 6 continues the directive (c$omp& ..., fixed form) */
-    if (q - p == 5 && q < end && *q != ' ' && *q != '\t' && *q != '0')
+    if (fixed_cont)
         return KM_DIR_CONTINUATION;
     while (q < end && (*q == ' ' || *q == '\t'))
         q++;
@@ -172,6 +186,80 @@ bool km_directive_continues(const char *p, int len)
     while (end > q && (end[-1] == ' ' || end[-1] == '\t'))
         end--;
     return end > q && end[-1] == '&';
+}
+
+/* The next word (letters) from *p, lower case, into w; "" at the end or
+ * at a character that is neither a letter nor a blank. */
+static void next_word(const char **p, const char *end, char *w, int n)
+{
+    const char *q = *p;
+    while (q < end && (*q == ' ' || *q == '\t'))
+        q++;
+    int k = 0;
+    while (q < end && isalpha((unsigned char)*q) && k < n - 1)
+        w[k++] = (char)tolower((unsigned char)*q++);
+    w[k] = '\0';
+    *p = q;
+}
+
+/* A construct's name and what follows it: `a` is the name, `b` the word
+ * after it; the combined forms (parallel do ...) and the taskloop forms of
+ * master and masked are not these constructs. */
+static enum km_omp construct_named(const char *a, const char *b)
+{
+    static const char *const combined[] = {
+        "do", "sections", "workshare", "loop", "masked", "master", "simd",
+    };
+    static const struct {
+        const char *name;
+        enum km_omp kind;
+    } names[] = {
+        {"parallel", KM_OMP_PARALLEL}, {"critical", KM_OMP_CRITICAL},
+        {"single", KM_OMP_SINGLE},     {"master", KM_OMP_MASTER},
+        {"masked", KM_OMP_MASKED},     {"barrier", KM_OMP_BARRIER},
+        {"taskwait", KM_OMP_TASKWAIT},
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        size_t n = strlen(names[k].name);
+        if (strncmp(a, names[k].name, n) != 0)
+            continue;
+        /* fixed form may run words together: "paralleldo" */
+        const char *next = a[n] ? a + n : b;
+        if (names[k].kind == KM_OMP_PARALLEL)
+            for (size_t c = 0; c < sizeof combined / sizeof combined[0]; c++)
+                if (strncmp(next, combined[c], strlen(combined[c])) == 0)
+                    return KM_OMP_NONE;
+        if ((names[k].kind == KM_OMP_MASTER || names[k].kind == KM_OMP_MASKED)
+            && strncmp(next, "taskloop", 8) == 0)
+            return KM_OMP_NONE;
+        return names[k].kind;
+    }
+    return KM_OMP_NONE;
+}
+
+enum km_omp km_omp_construct(const char *p, int len)
+{
+    const char *end = p + len;
+    int s;
+    bool fixed_cont;
+    const char *q = after_sentinel(p, end, &s, &fixed_cont);
+    if (!q || s != 0 || fixed_cont)            /* $omp only, not continued */
+        return KM_OMP_NONE;
+    char a[32], b[32], c[32];
+    next_word(&q, end, a, sizeof a);
+    next_word(&q, end, b, sizeof b);
+    next_word(&q, end, c, sizeof c);
+    if (strcmp(a, "end") == 0) {
+        enum km_omp k = construct_named(b, c);
+        return k == KM_OMP_NONE || k == KM_OMP_BARRIER || k == KM_OMP_TASKWAIT
+                   ? KM_OMP_NONE : (enum km_omp)(k + 1);
+    }
+    if (strncmp(a, "end", 3) == 0 && a[3]) {   /* fixed form: "endparallel" */
+        enum km_omp k = construct_named(a + 3, b);
+        return k == KM_OMP_NONE || k == KM_OMP_BARRIER || k == KM_OMP_TASKWAIT
+                   ? KM_OMP_NONE : (enum km_omp)(k + 1);
+    }
+    return construct_named(a, b);
 }
 
 int km_directive_collapse(const char *p, int len)

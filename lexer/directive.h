@@ -44,4 +44,20 @@ int km_directive_collapse(const char *p, int len);
 /* Does directive line `p` end with '&' (free form: continued)? */
 bool km_directive_continues(const char *p, int len);
 
+/* The OpenMP constructs kmrun can measure (OMP_MEASURED_LEVEL 1); the
+ * combined forms (parallel do, parallel sections ...) are not among them. */
+enum km_omp {
+    KM_OMP_NONE = 0,
+    KM_OMP_PARALLEL, KM_OMP_END_PARALLEL,
+    KM_OMP_CRITICAL, KM_OMP_END_CRITICAL,
+    KM_OMP_SINGLE, KM_OMP_END_SINGLE,
+    KM_OMP_MASTER, KM_OMP_END_MASTER,
+    KM_OMP_MASKED, KM_OMP_END_MASKED,
+    KM_OMP_BARRIER, KM_OMP_TASKWAIT
+};
+
+/* The construct an !$omp directive line (not a continuation line) begins
+ * or ends, or KM_OMP_NONE.  An END kind is its begin kind + 1. */
+enum km_omp km_omp_construct(const char *p, int len);
+
 #endif

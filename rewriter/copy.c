@@ -174,13 +174,42 @@ static void copy_line(struct copier *C, int n)
         km_buf_adds(C->em.out, C->em.eol);
 }
 
+static int indent_of(const struct copier *C, int i);
+
+/* A directive line of ours, from column 1, numbered as the pin says. */
+static void emit_raw(struct copier *C, const char *text)
+{
+    if (C->P->opts->line_markers && C->pin_name)
+        numbered(C);
+    km_buf_adds(C->em.out, text);
+    km_buf_adds(C->em.out, C->em.eol);
+    if (C->P->opts->line_markers && C->pin_name) {
+        C->mark_pos = C->em.out->len;
+        C->mark_line = C->pin_line + 1;
+    }
+}
+
 static void emit_code(struct copier *C, const struct code *k, int indent,
                       int first_label)
 {
     for (int j = 0; j < k->n; j++) {
         int label = j == 0 && first_label > 0 ? first_label : k->v[j].label;
-        emit_pinned(C, label, indent + k->v[j].indent, k->v[j].text);
+        if (k->v[j].raw)
+            emit_raw(C, k->v[j].text);
+        else
+            emit_pinned(C, label, indent + k->v[j].indent, k->v[j].text);
     }
+}
+
+/* The code around directive line n (OpenMP regions), indented as the
+ * statement that follows. */
+static void emit_line_code(struct copier *C, const struct code *k, int n,
+                           int next)
+{
+    if (k->n == 0)
+        return;
+    mark(C, n);
+    emit_code(C, k, next >= 0 ? indent_of(C, next) : 0, 0);
 }
 
 static void emit_one(struct copier *C, int label, int indent, char *text)
@@ -1084,6 +1113,14 @@ void km_copy_file(struct plan *P, struct km_buf *out)
     for (int i = 0; i < src->nstmts; i++)
         if (src->stmts[i].file == 0 && starts[src->stmts[i].first_line] < 0)
             starts[src->stmts[i].first_line] = i;
+    /* the statement of file 0 that begins after each line (indentation of
+     * code inserted around directive lines) */
+    int *next_statement = km_xmalloc(sizeof(int) * (size_t)(f->nlines + 2));
+    for (int n = f->nlines + 1, s = -1; n >= 0; n--) {
+        next_statement[n] = s;
+        if (n >= 1 && n <= f->nlines && starts[n] >= 0)
+            s = starts[n];
+    }
     /* Directives above an edited statement: its entry code goes before
      * all of them, a DO's KM_IN before its loop directives. */
     int *lead = km_xcalloc((size_t)f->nlines + 2, sizeof *lead);
@@ -1105,6 +1142,13 @@ void km_copy_file(struct plan *P, struct km_buf *out)
             emit_before(&C, lead[n] - 1, P->ed[lead[n] - 1]);
         int i = starts[n];
         int last, j;
+        if (i < 0 && (P->line_before[n].n || P->line_after[n].n)) {
+            int next = n < f->nlines ? next_statement[n] : -1;
+            emit_line_code(&C, &P->line_before[n], n, next);
+            copy_line(&C, n);
+            emit_line_code(&C, &P->line_after[n], n, next);
+            continue;
+        }
         if (i >= 0 &&
             (j = group_end(src, i, &last)) != i && group_edited(P, i, j)) {
             int w = write_group(&C, i, j);
@@ -1122,5 +1166,6 @@ void km_copy_file(struct plan *P, struct km_buf *out)
     free(C.entry_done);
     free(lead_entry);
     free(lead);
+    free(next_statement);
     free(starts);
 }

@@ -59,7 +59,9 @@ static int chain(const struct unit_ctx *c, int s, int *out)
     int n = 0;
     for (int k = 0; k < c->nrg; k++) {
         const struct region *r = &c->rg[k];
-        if (!r->measured || r->rk == RG_LOC || !km_region_contains(r, s))
+        /* (no jump may leave or enter an OpenMP construct) */
+        if (!r->measured || r->rk == RG_LOC || r->rk == RG_OMP ||
+            !km_region_contains(r, s))
             continue;
         int j = n++;
         while (j > 0 && km_region_outer(r, &c->rg[out[j - 1]])) {

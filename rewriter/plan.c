@@ -28,9 +28,8 @@ char *km_fmt(const char *f, ...)
 void km_code_add(struct code *c, int label, int indent, char *text)
 {
     KM_GROW(c->v, c->cap, c->n + 1);
-    c->v[c->n].label = label;
-    c->v[c->n].indent = indent;
-    c->v[c->n].text = text;
+    c->v[c->n] = (struct ins){ .label = label, .indent = indent,
+                               .text = text };
     c->n++;
 }
 
@@ -38,9 +37,7 @@ void km_code_prepend(struct code *c, int label, int indent, char *text)
 {
     KM_GROW(c->v, c->cap, c->n + 1);
     memmove(c->v + 1, c->v, sizeof *c->v * (size_t)c->n);
-    c->v[0].label = label;
-    c->v[0].indent = indent;
-    c->v[0].text = text;
+    c->v[0] = (struct ins){ .label = label, .indent = indent, .text = text };
     c->n++;
 }
 

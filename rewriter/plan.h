@@ -31,6 +31,7 @@ struct ins {
     int label;            /* 0: none */
     int indent;           /* extra columns of indentation */
     char *text;
+    bool raw;             /* a directive line, written as it is (column 1) */
 };
 
 /* A sequence of inserted statements. */
@@ -91,7 +92,7 @@ struct sedit {
     bool comment_out;     /* written as comment lines (a moved ENTRY) */
 };
 
-enum region_kind { RG_LOOP = 1, RG_USER, RG_LOC };
+enum region_kind { RG_LOOP = 1, RG_USER, RG_LOC, RG_OMP };
 
 /* A measured region of the unit being planned. */
 struct region {
@@ -108,6 +109,12 @@ struct region {
     int flags;            /* KM_F_* */
     bool measured;
     int handle;           /* index into the handle array, once assigned */
+    /* RG_OMP: placed by physical line of file 0, around directive lines:
+     * KM_IN before (or after) line in_line, KM_OUT before (or after)
+     * out_line; `barrier`: "!$omp barrier" between the two (both before
+     * out_line), the wait at the end of a parallel region */
+    int in_line, out_line;
+    bool in_after, out_after, barrier;
 };
 
 /* The construct tree of a unit: DO loops and branches of block IFs. */
@@ -175,6 +182,8 @@ struct plan {
     int ndefined;
     struct marker *markers;
     int nmarkers, markercap;
+    struct code *line_before, *line_after;   /* per line of file 0: code
+                             around a directive line (OpenMP regions) */
     bool ok;
 };
 
@@ -228,9 +237,10 @@ bool km_region_outer(const struct region *a, const struct region *b);
 int km_location_of(const struct unit_ctx *c, int s);
 /* Assign handles and write the code of every measured region. */
 void km_place_regions(struct plan *P, struct unit_ctx *c);
-/* Registration statements of the measured regions, for the entry code. */
+/* Registration statements of the measured regions, for the entry code;
+ * `routine`: the handle that holds the routine's id by then. */
 void km_register_regions(struct plan *P, struct unit_ctx *c,
-                         struct code *out, int indent);
+                         struct code *out, int indent, int routine);
 void km_regions_free(struct unit_ctx *c);
 
 /* --- jumps.c --------------------------------------------------------------- */

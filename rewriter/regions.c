@@ -585,9 +585,166 @@ static void location_regions(struct plan *P, struct unit_ctx *c)
     }
 }
 
+/* --- OpenMP constructs ----------------------------------------------------------- */
+
+/* Physical line n of file 0: its text and length. */
+static const char *line_text(const struct km_file *f, int n, int *len)
+{
+    int a = f->line_start[n - 1];
+    int b = n < f->nlines ? f->line_start[n] : (int)f->size;
+    while (b > a && (f->text[b - 1] == '\n' || f->text[b - 1] == '\r'))
+        b--;
+    *len = b - a;
+    return f->text + a;
+}
+
+/* The directive's first line as a report shows it: blanks collapsed. */
+static char *directive_text(const struct km_file *f, int n)
+{
+    int len;
+    const char *p = line_text(f, n, &len);
+    struct km_buf t = {0};
+    for (int k = 0; k < len; k++) {
+        char ch = p[k] == '\t' ? ' ' : p[k];
+        if (ch == ' ' && (t.len == 0 || t.data[t.len - 1] == ' '))
+            continue;
+        km_buf_addc(&t, ch);
+    }
+    while (t.len > 0 && (t.data[t.len - 1] == ' ' || t.data[t.len - 1] == '&'))
+        t.len--;
+    km_buf_cstr(&t);
+    return t.data;
+}
+
+/* The rank of a region listed after every other that begins at its
+ * statement (an OpenMP directive line after that statement). */
+#define LAST_RANK 1000000
+
+struct omp_open {
+    enum km_omp kind;
+    int line, last;       /* the directive's first and last line */
+};
+
+static struct region *omp_region(struct unit_ctx *c, int stmt, int line,
+                                 char *text)
+{
+    struct region *r = add_region(c, RG_OMP, KM_K_OMP, stmt);
+    r->line = line;
+    r->text = text;
+    r->in_line = r->out_line = line;
+    return r;
+}
+
+/* A construct from its directive o to its end directive (lines e..e_last):
+ * a parallel region and the blocks of SINGLE, MASTER and MASKED are
+ * measured inside (every thread that runs them opens its own frame); a
+ * parallel region's closing barrier apart, made explicit just before its
+ * end; a CRITICAL section from before its directive (the wait to enter)
+ * to after its end. */
+static void omp_construct(struct plan *P, struct unit_ctx *c,
+                          const struct omp_open *o, int e, int e_last)
+{
+    const struct km_file *f = &P->src->files[0];
+    int first = statement_after(P, o->last);
+    if (first >= statement_after(P, e)) {
+        km_warning(P->diag, f->path, o->line, 1, "this OpenMP construct "
+                   "holds no statement and is not measured");
+        return;
+    }
+    if (o->kind == KM_OMP_PARALLEL) {
+        char *text = directive_text(f, e);
+        struct region *b = omp_region(c, statement_after(P, e) - 1, e,
+                                      km_fmt("%s (its barrier)", text));
+        free(text);
+        b->barrier = true;
+        b->rank = LAST_RANK + 1;
+    }
+    struct region *r = omp_region(c, first, o->line, directive_text(f, o->line));
+    r->last = statement_after(P, e) - 1;
+    if (o->kind == KM_OMP_CRITICAL) {
+        r->out_line = e_last;
+        r->out_after = true;
+    } else {
+        r->in_line = o->last;
+        r->in_after = true;
+        r->out_line = e;
+    }
+}
+
+/* The last line of the directive that begins on line n (its continuation
+ * lines). */
+static int directive_last(const struct km_file *f, int n)
+{
+    int len;
+    const char *p = line_text(f, n, &len);
+    bool cont = km_directive_continues(p, len);
+    while (n < f->nlines) {
+        p = line_text(f, n + 1, &len);
+        if (km_directive_line(p, len, cont) != KM_DIR_CONTINUATION)
+            break;
+        cont = km_directive_continues(p, len);
+        n++;
+    }
+    return n;
+}
+
+/* OMP_MEASURED_LEVEL 1: the OpenMP constructs between the unit's first and
+ * last statements (in the file kmrun was given, not include files). */
+static void omp_regions(struct plan *P, struct unit_ctx *c)
+{
+    if (c->lv.omp < 1 || !c->measured)
+        return;
+    const struct km_source *src = P->src;
+    const struct km_file *f = &src->files[0];
+    const struct km_unit *u = c->u;
+    int from = src->stmts[src->stmts[u->first].anchor].last_line + 1;
+    int to = src->stmts[src->stmts[u->end].anchor].first_line - 1;
+    struct omp_open *open = NULL;
+    int n_open = 0, cap = 0;
+    for (int n = from; n <= to; n++) {
+        int len;
+        const char *p = line_text(f, n, &len);
+        enum km_omp k = km_omp_construct(p, len);
+        if (k == KM_OMP_NONE)
+            continue;
+        int last = directive_last(f, n);
+        int before = statement_after(P, n) - 1;
+        if (before >= 0 && src->stmts[src->stmts[before].anchor].last_line > n) {
+            n = last;             /* a comment line inside a statement */
+            continue;
+        }
+        if (k == KM_OMP_BARRIER || k == KM_OMP_TASKWAIT) {
+            /* (listed after what begins at the statement before) */
+            struct region *r = omp_region(c, statement_after(P, n) - 1, n,
+                                          directive_text(f, n));
+            r->out_line = last;
+            r->out_after = true;
+            r->rank = LAST_RANK;
+        } else if (k == KM_OMP_PARALLEL || k == KM_OMP_CRITICAL ||
+                   k == KM_OMP_SINGLE || k == KM_OMP_MASTER ||
+                   k == KM_OMP_MASKED) {
+            KM_GROW(open, cap, n_open + 1);
+            open[n_open++] = (struct omp_open){ k, n, last };
+        } else if (n_open > 0 && (int)open[n_open - 1].kind + 1 == (int)k) {
+            omp_construct(P, c, &open[--n_open], n, last);
+        } else {
+            km_warning(P->diag, f->path, n, 1, "this OpenMP end directive "
+                       "ends no construct kmrun saw begin; the constructs "
+                       "open here are not measured");
+            n_open = 0;
+        }
+        n = last;
+    }
+    for (int k = 0; k < n_open; k++)
+        km_warning(P->diag, f->path, open[k].line, 1, "this OpenMP construct "
+                   "has no end directive in its routine and is not measured");
+    free(open);
+}
+
 void km_choose_regions(struct plan *P, struct unit_ctx *c)
 {
     user_regions(P, c);
+    omp_regions(P, c);
     if (c->locations) {
         loop_regions(P, c);
         location_regions(P, c);
@@ -676,6 +833,22 @@ static int loop_slot(const struct unit_ctx *c, int T, int d)
     return c->nend[x];
 }
 
+/* An OpenMP region's code, around its directive lines; raw: the barrier
+ * made explicit. */
+static void place_omp(struct plan *P, struct unit_ctx *c, struct region *r)
+{
+    struct code *in = r->in_after ? &P->line_after[r->in_line]
+                                  : &P->line_before[r->in_line];
+    struct code *out = r->out_after ? &P->line_after[r->out_line]
+                                    : &P->line_before[r->out_line];
+    km_code_add(in, 0, 0, call_in(P, c, r->handle));
+    if (r->barrier) {
+        km_code_add(out, 0, 0, km_fmt("!$omp barrier"));
+        out->v[out->n - 1].raw = true;
+    }
+    km_code_add(out, 0, 0, call_out(P, c, r->handle));
+}
+
 void km_place_regions(struct plan *P, struct unit_ctx *c)
 {
     int n;
@@ -688,7 +861,9 @@ void km_place_regions(struct plan *P, struct unit_ctx *c)
     for (int k = 0; k < n; k++) {
         struct region *r = v[k];
         int h = r->handle;
-        if (r->rk == RG_USER) {
+        if (r->rk == RG_OMP) {
+            continue;             /* by line, below */
+        } else if (r->rk == RG_USER) {
             km_code_add(&km_sedit(P, r->first)->open, 0, 0, call_in(P, c, h));
         } else if (r->rk == RG_LOOP) {
             km_code_add(&km_sedit(P, r->stmt)->main, 0, 0, call_in(P, c, h));
@@ -718,6 +893,9 @@ void km_place_regions(struct plan *P, struct unit_ctx *c)
                             0, 0, call_out(P, c, h));
         }
     }
+    for (int k = 0; k < c->nrg; k++)
+        if (c->rg[k].measured && c->rg[k].rk == RG_OMP)
+            place_omp(P, c, &c->rg[k]);
     for (int k = 0; k < c->nrg; k++) {
         struct region *r = &c->rg[k];
         if (!r->measured || r->rk != RG_USER)
@@ -733,7 +911,7 @@ void km_place_regions(struct plan *P, struct unit_ctx *c)
 }
 
 void km_register_regions(struct plan *P, struct unit_ctx *c,
-                         struct code *out, int indent)
+                         struct code *out, int indent, int routine)
 {
     int n;
     struct region **v = in_order(c, &n);
@@ -742,8 +920,8 @@ void km_register_regions(struct plan *P, struct unit_ctx *c,
         char *desc = km_fmt("%d %d %ld %d %s", r->kind, r->line,
                             P->set->threshold, r->flags, r->text);
         struct km_buf b = {0};
-        km_buf_printf(&b, "CALL %sREG(%s(%d), %s(1), ", P->set->prefix, c->h,
-                      r->handle, c->h);
+        km_buf_printf(&b, "CALL %sREG(%s(%d), %s(%d), ", P->set->prefix, c->h,
+                      r->handle, c->h, routine);
         km_fortran_cstring(&b, desc);
         km_buf_addc(&b, ')');
         free(desc);

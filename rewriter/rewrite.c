@@ -6,10 +6,16 @@
  * What gets inserted in a measured routine (prefix KM_ shown):
  *
  *   declarations, before the first statement function or executable
- *   statement:   INTEGER(KIND=SELECTED_INT_KIND(9)) KM_H(n) / SAVE KM_H / DATA KM_H /n*0/
+ *   statement:   INTEGER(KIND=SELECTED_INT_KIND(9)) KM_H(n+1) / SAVE KM_H / DATA KM_H /(n+1)*0/
  *   entry code, before the first executable statement and after each
  *   ENTRY:       IF (KM_H(1) .EQ. 0) THEN / CALL KM_REG(...) ... / END IF
  *                CALL KM_IN(KM_H(k))
+ *
+ * Threads may reach the entry code together (a routine called in a
+ * parallel region): the routine is registered first into KM_H(n+1), its
+ * regions with that id, and only then into KM_H(1) again (libkm finds it
+ * registered and stores the same id), so that a thread that sees KM_H(1)
+ * set finds every handle set.
  *   before each RETURN and the END:  CALL KM_OUT(KM_H(1))
  *
  * KM_H(1) is the routine, KM_H(2..) its ENTRY points, then its measured
@@ -52,7 +58,8 @@ static int routine_kind(const struct km_unit *u)
 }
 
 static char *registration(const struct plan *P, const struct unit_ctx *c,
-                          int handle, int kind, int line, const char *name)
+                          int handle, int routine, int kind, int line,
+                          const char *name)
 {
     int flags = (P->set->trace > 0 ? KM_F_TRACE : 0) |
                 (km_is_redundant(P->set, name) ? KM_F_REDUNDANT : 0) |
@@ -61,7 +68,7 @@ static char *registration(const struct plan *P, const struct unit_ctx *c,
                         flags, name, P->opts->file_name);
     struct km_buf b = {0};
     km_buf_printf(&b, "CALL %sREG(%s(%d), %s(%d), ", P->set->prefix, c->h,
-                  handle, c->h, handle);
+                  handle, c->h, routine);
     km_fortran_cstring(&b, desc);
     km_buf_addc(&b, ')');
     free(desc);
@@ -78,18 +85,21 @@ static void add_entry_code(struct plan *P, struct unit_ctx *c, struct code *e,
     const struct km_stmt *h = &P->src->stmts[u->header >= 0 ? u->header
                                                             : u->first];
     int line = km_user_line(P->src, h->file, h->first_line, NULL);
-    km_code_add(e, 0, 2, registration(P, c, 1, routine_kind(u), line,
-                                      u->qualified));
+    int scratch = c->nhandles + 1;
+    km_code_add(e, 0, 2, registration(P, c, scratch, scratch, routine_kind(u),
+                                      line, u->qualified));
     for (int k = 0; k < u->nentries; k++) {
         int s = u->entries[k];
-        km_code_add(e, 0, 2, registration(P, c, k + 2, KM_K_ENTRY,
+        km_code_add(e, 0, 2, registration(P, c, k + 2, k + 2, KM_K_ENTRY,
                                           km_user_line(P->src,
                                               P->src->stmts[s].file,
                                               P->src->stmts[s].first_line,
                                               NULL),
                                           P->prog->info[s].name));
     }
-    km_register_regions(P, c, e, 2);
+    km_register_regions(P, c, e, 2, scratch);
+    km_code_add(e, 0, 2, registration(P, c, 1, 1, routine_kind(u), line,
+                                      u->qualified));
     km_code_add(e, 0, 0, km_fmt("END IF"));
     if (u->nentries > 0)
         km_code_add(e, 0, 0, km_fmt("%s = %s(%d)", c->e, c->h, which + 1));
@@ -99,7 +109,7 @@ static void add_entry_code(struct plan *P, struct unit_ctx *c, struct code *e,
 static void declare_handles(struct plan *P, struct unit_ctx *c)
 {
     const struct km_unit *u = c->u;
-    int n = c->nhandles;
+    int n = c->nhandles + 1;      /* and the scratch handle */
     int at = P->src->stmts[u->spec_end].anchor;
     struct code *d = &km_sedit(P, at)->entry;
     km_code_add(d, 0, 0, km_fmt("INTEGER(KIND=SELECTED_INT_KIND(9)) %s(%d)",
@@ -469,6 +479,9 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
     for (int l = 0; l < 100000; l++)
         P.lmap[l] = -1;
     P.ed = km_xcalloc((size_t)P.src->nstmts + 1, sizeof *P.ed);
+    int nlines = P.src->nfiles > 0 ? P.src->files[0].nlines : 0;
+    P.line_before = km_xcalloc((size_t)nlines + 2, sizeof *P.line_before);
+    P.line_after = km_xcalloc((size_t)nlines + 2, sizeof *P.line_after);
     index_refs(&P);
     km_find_markers(&P);
     for (int u = 0; u < prog->nunits && P.ok; u++)
@@ -479,6 +492,12 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
         if (P.ed[i])
             free_sedit(P.ed[i]);
     free(P.ed);
+    for (int n = 0; n <= nlines + 1; n++) {
+        km_code_free(&P.line_before[n]);
+        km_code_free(&P.line_after[n]);
+    }
+    free(P.line_before);
+    free(P.line_after);
     km_markers_free(&P);
     free(P.ref_first);
     free(P.ref_next);

@@ -59,7 +59,9 @@ enum km_kind {
     KM_K_CALL = 11,      /* a CALL statement */
     KM_K_MPI = 12,       /* a CALL MPI_xxx statement */
     KM_K_IO = 13,        /* an I/O statement */
-    KM_K_USER = 14       /* a !KM_measure start ... end region */
+    KM_K_USER = 14,      /* a !KM_measure start ... end region */
+    KM_K_OMP = 15        /* an OpenMP construct, on each thread that runs it
+                            (OMP_MEASURED_LEVEL); the text is the directive */
 };
 
 #define KM_KIND_IS_ROUTINE(k) ((k) >= KM_K_PROGRAM && (k) <= KM_K_ENTRY)

@@ -230,6 +230,7 @@ static const char *kind_label(int kind)
     case KM_K_MPI:  return "MPI";
     case KM_K_IO:   return "IO";
     case KM_K_USER: return "USER";
+    case KM_K_OMP:  return "OMP";
     default:        return "OTHER";
     }
 }

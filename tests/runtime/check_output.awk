@@ -268,7 +268,7 @@ insec && blk && !/^!/ {
     nloc++
     loccnt[blk_no "." nloc] = num($5)
     if ($1 != nloc) bad("location number")
-    if ($2 !~ /^(DO|CALL|MPI|IO|USER|OTHER)$/) bad("location kind")
+    if ($2 !~ /^(DO|CALL|MPI|IO|USER|OMP|OTHER)$/) bad("location kind")
     if ($3 !~ /^[0-9]+$/) bad("location line")
     el = time_of($4, "location elapsed")
     if (!le(el, rowel[blk_no])) bad("location elapsed > its routine's elapsed")
