@@ -30,6 +30,7 @@
 #include "kmview/read.h"
 #include "kmview/stats.h"
 #include "kmview/summary.h"
+#include "kmview/threads.h"
 #include "support/buf.h"
 
 struct options {
@@ -42,6 +43,7 @@ struct options {
     enum kv_diff_order order;
     double cut;
     size_t groups;
+    bool threads;            /* ranks --threads */
     int reasons;
     uint64_t max_size;       /* --max-size: bytes read at most per file */
     double target;           /* filter: --target, a fraction */
@@ -70,6 +72,7 @@ static void usage(FILE *to)
           "kmview ranks FILE...  cluster the ranks, name the outliers\n"
           "  --cut=D         group ranks within D of the run time (default 0.05)\n"
           "  --groups=K      cut the dendrogram into K groups instead\n"
+          "  --threads       cluster the threads of every rank instead\n"
           "  -n, --top=N     differences named per outlier group (default 5)\n"
           "  --csv=DIR, -q as above\n"
           "kmview filter FILE...  propose a control file that leaves out the\n"
@@ -199,6 +202,8 @@ static void parse_options(int argc, char **argv, int first,
             o->runs = true;
         else if (!strcmp(a, "-o"))
             o->output = value(argc, argv, &i, "-o");
+        else if (!strcmp(a, "--threads"))
+            o->threads = true;
         else if (is_option(a, "--groups"))
             o->groups = (size_t)parse_long(value(argc, argv, &i, "--groups"),
                                            "--groups", 1);
@@ -309,6 +314,14 @@ static int cmd_ranks(struct options *o)
     struct kv_out out = { 0 };
     read_run(&run, o->files, o->nfiles, o->max_size);
     kv_stats_build(&st, &run);
+    if (o->threads) {
+        int trc = kv_thread_groups(o->quiet ? NULL : stdout, &st, o->cut,
+                                   o->groups, &out, o->csv);
+        trc = finish(&out, trc);
+        kv_stats_free(&st);
+        kv_run_free(&run);
+        return trc;
+    }
     kv_rank_groups_build(&g, &st, o->cut, o->groups);
     int rc = o->csv ? kv_ranks_csv(&out, o->csv, &g, &st) : 0;
     if (!rc && !o->quiet)

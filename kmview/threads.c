@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmview/cluster.h"
+#include "kmview/export.h"
 #include "kmview/out.h"
 #include "support/buf.h"
 
@@ -215,4 +217,170 @@ void kv_summary_threads(FILE *f, const struct kv_stats *st, int top)
     else
         rank_lines(f, run, top);
     region_rows(f, run, top);
+}
+
+/* ---- clustering the threads ---------------------------------------------- */
+
+/* One thread of one rank, and what it spent its time on. */
+struct titem {
+    int rank, thread, omp;
+    double v[KV_NTFIGS];
+};
+
+/* Every thread of every live rank: its Threads row, or the rank's own
+ * figures when it ran one thread. */
+static struct titem *thread_items(const struct kv_run *run, size_t *n)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < run->nsections; i++)
+        cap += run->ranks[i].nthreads ? run->ranks[i].nthreads : 1;
+    struct titem *it = km_xcalloc(cap + 1, sizeof *it);
+    *n = 0;
+    for (size_t i = 0; i < run->nsections; i++) {
+        const struct kv_rank *r = &run->ranks[i];
+        if (r->lost)
+            continue;
+        for (size_t k = 0; k < r->nthreads; k++) {
+            struct titem *t = &it[(*n)++];
+            t->rank = r->rank;
+            t->thread = r->threads[k].thread;
+            t->omp = r->threads[k].omp;
+            memcpy(t->v, r->threads[k].v, sizeof t->v);
+        }
+        if (r->nthreads == 0) {
+            struct titem *t = &it[(*n)++];
+            t->rank = r->rank;
+            t->omp = -1;
+            t->v[KV_T_TOTAL] = r->fig[KV_F_TOTAL];
+            t->v[KV_T_NET] = r->total_row.present ? r->total_row.net : NAN;
+            t->v[KV_T_MPI] = r->fig[KV_F_MPI];
+            t->v[KV_T_OUTSIDE] = r->fig[KV_F_OUTSIDE];
+            t->v[KV_T_OVERHEAD] = r->fig[KV_F_OVERHEAD];
+        }
+    }
+    return it;
+}
+
+static double tdistance(const struct titem *a, const struct titem *b,
+                        double scale)
+{
+    double s = 0;
+    for (int f = KV_T_NET; f < KV_NTFIGS; f++) {
+        double x = isnan(a->v[f]) ? 0 : a->v[f];
+        double y = isnan(b->v[f]) ? 0 : b->v[f];
+        s += fabs(x - y);
+    }
+    return scale > 0 ? s / scale : 0;
+}
+
+static void print_members(FILE *f, const struct titem *it, size_t n,
+                          const int *label, int g)
+{
+    int shown = 0, rank = -1;
+    for (size_t k = 0; k < n; k++) {
+        if (label[k] != g)
+            continue;
+        if (shown == 12) {
+            fprintf(f, ", ...");
+            break;
+        }
+        if (it[k].rank != rank)
+            fprintf(f, "%srank %d thread %d", shown ? "; " : "", it[k].rank,
+                    it[k].thread);
+        else
+            fprintf(f, ", %d", it[k].thread);
+        rank = it[k].rank;
+        shown++;
+    }
+    fputc('\n', f);
+}
+
+int kv_thread_groups(FILE *f, const struct kv_stats *st, double cut,
+                     size_t groups, struct kv_out *o, const char *csv_dir)
+{
+    size_t n;
+    struct titem *it = thread_items(st->run, &n);
+    double scale = 0;
+    for (size_t k = 0; k < n; k++)
+        if (it[k].thread == 0 && !isnan(it[k].v[KV_T_TOTAL]))
+            scale += it[k].v[KV_T_TOTAL];
+    size_t nranks = 0;
+    for (size_t k = 0; k < n; k++)
+        nranks += it[k].thread == 0;
+    scale = nranks ? scale / (double)nranks : 0;
+    float *d = km_xcalloc(n * (n - (n > 0)) / 2 + 1, sizeof *d);
+    for (size_t p = 0; p < n; p++)
+        for (size_t q = p + 1; q < n; q++)
+            d[kv_condensed_index(n, p, q)] =
+                (float)tdistance(&it[p], &it[q], scale);
+    struct kv_merge *m = km_xcalloc(n + 1, sizeof *m);
+    kv_complete_linkage(d, n, m);
+    free(d);
+    int *label = km_xcalloc(n + 1, sizeof *label);
+    size_t ng = n == 0 ? 0 : groups > 0 ? kv_cut_count(m, n, groups, label)
+                                        : kv_cut_height(m, n, cut, label);
+    size_t *size = km_xcalloc(ng + 1, sizeof *size);
+    double (*mean)[KV_NTFIGS] = km_xcalloc(ng + 1, sizeof *mean);
+    for (size_t k = 0; k < n; k++) {
+        size[label[k]]++;
+        for (int v = 0; v < KV_NTFIGS; v++)
+            mean[label[k]][v] += isnan(it[k].v[v]) ? 0 : it[k].v[v];
+    }
+    size_t main = 0;
+    for (size_t g = 1; g < ng; g++)
+        if (size[g] > size[main])
+            main = g;
+    if (f) {
+        char b[5][32];
+        fprintf(f, "%zu threads of %zu ranks: complete linkage over each "
+                "thread's net, MPI, outside and overhead time (L1, shares of "
+                "the mean rank total, %s s), ", n, nranks, kv_human(b[0], scale));
+        if (groups > 0)
+            fprintf(f, "cut into %zu groups\n", ng);
+        else
+            fprintf(f, "cut at %g\n", cut);
+        fprintf(f, "  %5s %7s %10s %10s %10s %10s  %s\n", "group", "threads",
+                "net(s)", "MPI(s)", "outside(s)", "overhead(s)",
+                "(means; members)");
+        for (size_t g = 0; g < ng; g++) {
+            double *x = mean[g];
+            for (int v = 0; v < KV_NTFIGS; v++)
+                x[v] /= (double)size[g];
+            fprintf(f, "  %5zu %7zu %10s %10s %10s %10s  %s", g + 1, size[g],
+                    kv_human(b[1], x[KV_T_NET]), kv_human(b[2], x[KV_T_MPI]),
+                    kv_human(b[3], x[KV_T_OUTSIDE]),
+                    kv_human(b[4], x[KV_T_OVERHEAD]),
+                    g == main ? "main: " : 10 * size[g] <= n ? "outliers: " : "");
+            print_members(f, it, n, label, (int)g);
+        }
+    } else {
+        for (size_t g = 0; g < ng; g++)
+            for (int v = 0; v < KV_NTFIGS; v++)
+                mean[g][v] /= (double)size[g];
+    }
+    int rc = 0;
+    FILE *c = csv_dir ? (kv_make_dir(o, csv_dir) ? NULL
+                                                  : kv_out_open_in(o, csv_dir,
+                                                        "thread_groups.csv"))
+                      : NULL;
+    if (csv_dir && !c)
+        rc = -1;
+    if (c) {
+        fputs("rank,thread,omp,group,net,mpi,outside,overhead\n", c);
+        for (size_t k = 0; k < n; k++) {
+            fprintf(c, "%d,%d,%d,%d", it[k].rank, it[k].thread, it[k].omp,
+                    label[k] + 1);
+            for (int v = KV_T_NET; v < KV_NTFIGS; v++) {
+                fputc(',', c);
+                kv_csv_num(c, it[k].v[v]);
+            }
+            fputc('\n', c);
+        }
+    }
+    free(mean);
+    free(size);
+    free(label);
+    free(m);
+    free(it);
+    return rc;
 }

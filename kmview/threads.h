@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "kmview/out.h"
 #include "kmview/stats.h"
 
 /* Does any rank of the run have a Threads block? */
@@ -34,5 +35,15 @@ struct kv_tregion_sum *kv_tregions_over_ranks(const struct kv_run *run,
 /* The summary's Threads part: nothing when no rank ran several threads;
  * `top` regions at most (0: all). */
 void kv_summary_threads(FILE *f, const struct kv_stats *st, int top);
+
+/* kmview ranks --threads: the threads of every rank (its Threads block;
+ * a rank without one is its single thread 0) clustered by complete
+ * linkage over their net, MPI, outside and overhead times (L1 distance in
+ * shares of the mean rank total), cut at `cut` or into `groups` groups;
+ * prints the groups and the threads of small groups, and writes
+ * thread_groups.csv into csv_dir unless it is NULL.  0, or -1 (error
+ * printed). */
+int kv_thread_groups(FILE *f, const struct kv_stats *st, double cut,
+                     size_t groups, struct kv_out *o, const char *csv_dir);
 
 #endif
