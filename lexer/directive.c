@@ -249,6 +249,15 @@ enum km_omp km_omp_construct(const char *p, int len)
     next_word(&q, end, a, sizeof a);
     next_word(&q, end, b, sizeof b);
     next_word(&q, end, c, sizeof c);
+    const char *ends = strcmp(a, "end") == 0 ? b
+                     : strncmp(a, "end", 3) == 0 && a[3] ? a + 3 : NULL;
+    const char *after = strcmp(a, "end") == 0 ? c : b;
+    if (ends && strcmp(ends, "do") == 0 && strcmp(after, "simd") != 0)
+        return KM_OMP_END_DO;
+    if (ends && strcmp(ends, "sections") == 0)
+        return KM_OMP_END_SECTIONS;
+    if (ends && strcmp(ends, "workshare") == 0)
+        return KM_OMP_END_WORKSHARE;
     if (strcmp(a, "end") == 0) {
         enum km_omp k = construct_named(b, c);
         return k == KM_OMP_NONE || k == KM_OMP_BARRIER || k == KM_OMP_TASKWAIT
@@ -260,6 +269,44 @@ enum km_omp km_omp_construct(const char *p, int len)
                    ? KM_OMP_NONE : (enum km_omp)(k + 1);
     }
     return construct_named(a, b);
+}
+
+/* Where the directive line's text ends: before a trailing comment. */
+static const char *directive_end(const char *p, const char *end)
+{
+    const char *q = p;
+    while (q < end && (*q == ' ' || *q == '\t'))
+        q++;
+    for (const char *r = q + 1; r < end; r++)
+        if (*r == '!')
+            return r;
+    return end;
+}
+
+bool km_directive_has_comment(const char *p, int len)
+{
+    return directive_end(p, p + len) < p + len;
+}
+
+bool km_directive_has_word(const char *p, int len, const char *word)
+{
+    int s;
+    bool cont;
+    const char *end = directive_end(p, p + len);
+    const char *q = after_sentinel(p, end, &s, &cont);
+    if (!q)
+        return false;
+    if (cont)
+        q++;
+    while (q < end) {
+        char w[32];
+        next_word(&q, end, w, sizeof w);
+        if (strcmp(w, word) == 0)
+            return true;
+        if (!w[0])
+            q++;               /* a character that is neither */
+    }
+    return false;
 }
 
 int km_directive_collapse(const char *p, int len)

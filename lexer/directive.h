@@ -53,11 +53,23 @@ enum km_omp {
     KM_OMP_SINGLE, KM_OMP_END_SINGLE,
     KM_OMP_MASTER, KM_OMP_END_MASTER,
     KM_OMP_MASKED, KM_OMP_END_MASKED,
-    KM_OMP_BARRIER, KM_OMP_TASKWAIT
+    KM_OMP_BARRIER, KM_OMP_TASKWAIT,
+    /* the ends of worksharing constructs, each with an implicit barrier
+     * unless NOWAIT */
+    KM_OMP_END_DO, KM_OMP_END_SECTIONS, KM_OMP_END_WORKSHARE
 };
 
 /* The construct an !$omp directive line (not a continuation line) begins
- * or ends, or KM_OMP_NONE.  An END kind is its begin kind + 1. */
+ * or ends, or KM_OMP_NONE.  An END kind is its begin kind + 1 (but for the
+ * worksharing ends, which kmrun only needs to find). */
 enum km_omp km_omp_construct(const char *p, int len);
+
+/* Does directive line p hold `word` (lower case) as a word of its own,
+ * outside a trailing comment (NOWAIT)? */
+bool km_directive_has_word(const char *p, int len, const char *word);
+
+/* Does directive line p end with a comment of its own (a '!' after its
+ * sentinel)? */
+bool km_directive_has_comment(const char *p, int len);
 
 #endif

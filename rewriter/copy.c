@@ -52,6 +52,8 @@ struct copier {
     const char *mark_name;
     int pin_line;             /* inserted code is numbered this line */
     const char *pin_name;
+    int *next_statement;      /* per line: the statement of file 0 that
+                                 begins after it, or -1 */
 };
 
 /* One physical line of an edited statement, as it will be written. */
@@ -160,18 +162,50 @@ static void emit_pinned(struct copier *C, int label, int indent,
     C->mark_line = C->pin_line + 1;
 }
 
+static void emit_raw(struct copier *C, const char *text);
+static void emit_line_code(struct copier *C, const struct code *k, int n);
+
+/* Line n as it is; an end directive that gets NOWAIT gets it (its text
+ * and line end kept). */
+static void copy_text(struct copier *C, int n)
+{
+    const struct km_file *f = C->f;
+    int start = f->line_start[n - 1];
+    int end = n < f->nlines ? f->line_start[n] : (int)f->size;
+    int body = end;
+    while (body > start && (f->text[body - 1] == '\n' ||
+                            f->text[body - 1] == '\r'))
+        body--;
+    int text_end = body;
+    while (text_end > start && (f->text[text_end - 1] == ' ' ||
+                                f->text[text_end - 1] == '\t'))
+        text_end--;
+    unsigned char how = C->P->nowait[n];
+    if (how == NOWAIT_APPEND) {
+        km_buf_add(C->em.out, f->text + start, (size_t)(text_end - start));
+        km_buf_adds(C->em.out, " nowait");
+        km_buf_add(C->em.out, f->text + body, (size_t)(end - body));
+    } else {
+        km_buf_add(C->em.out, f->text + start, (size_t)(end - start));
+    }
+    if (end == (int)f->size && (end == start || f->text[end - 1] != '\n'))
+        km_buf_adds(C->em.out, C->em.eol);
+    if (how == NOWAIT_LINE)
+        emit_raw(C, "!$omp+ nowait");
+}
+
+/* Line n of the file, with the code that goes around it (OpenMP
+ * regions). */
 static void copy_line(struct copier *C, int n)
 {
     const struct km_file *f = C->f;
     if (C->P->opts->line_markers && km_is_line_marker(f, n))
         return;           /* the preprocessor's own: ours replace them */
+    emit_line_code(C, &C->P->line_before[n], n);
     mark(C, n);
     numbered(C);
-    int start = f->line_start[n - 1];
-    int end = n < f->nlines ? f->line_start[n] : (int)f->size;
-    km_buf_add(C->em.out, f->text + start, (size_t)(end - start));
-    if (end == (int)f->size && (end == start || f->text[end - 1] != '\n'))
-        km_buf_adds(C->em.out, C->em.eol);
+    copy_text(C, n);
+    emit_line_code(C, &C->P->line_after[n], n);
 }
 
 static int indent_of(const struct copier *C, int i);
@@ -203,11 +237,11 @@ static void emit_code(struct copier *C, const struct code *k, int indent,
 
 /* The code around directive line n (OpenMP regions), indented as the
  * statement that follows. */
-static void emit_line_code(struct copier *C, const struct code *k, int n,
-                           int next)
+static void emit_line_code(struct copier *C, const struct code *k, int n)
 {
     if (k->n == 0)
         return;
+    int next = C->next_statement[n];
     mark(C, n);
     emit_code(C, k, next >= 0 ? indent_of(C, next) : 0, 0);
 }
@@ -1121,6 +1155,7 @@ void km_copy_file(struct plan *P, struct km_buf *out)
         if (n >= 1 && n <= f->nlines && starts[n] >= 0)
             s = starts[n];
     }
+    C.next_statement = next_statement;
     /* Directives above an edited statement: its entry code goes before
      * all of them, a DO's KM_IN before its loop directives. */
     int *lead = km_xcalloc((size_t)f->nlines + 2, sizeof *lead);
@@ -1142,13 +1177,6 @@ void km_copy_file(struct plan *P, struct km_buf *out)
             emit_before(&C, lead[n] - 1, P->ed[lead[n] - 1]);
         int i = starts[n];
         int last, j;
-        if (i < 0 && (P->line_before[n].n || P->line_after[n].n)) {
-            int next = n < f->nlines ? next_statement[n] : -1;
-            emit_line_code(&C, &P->line_before[n], n, next);
-            copy_line(&C, n);
-            emit_line_code(&C, &P->line_after[n], n, next);
-            continue;
-        }
         if (i >= 0 &&
             (j = group_end(src, i, &last)) != i && group_edited(P, i, j)) {
             int w = write_group(&C, i, j);

@@ -184,8 +184,14 @@ struct plan {
     int nmarkers, markercap;
     struct code *line_before, *line_after;   /* per line of file 0: code
                              around a directive line (OpenMP regions) */
+    unsigned char *nowait;   /* per line of file 0: NOWAIT_* */
     bool ok;
 };
+
+/* An end directive of a worksharing construct that gets NOWAIT (its
+ * barrier made explicit after it): on its line, or on a line of its own
+ * that continues it (fixed form, when the line has no room). */
+enum { NOWAIT_NONE, NOWAIT_APPEND, NOWAIT_LINE };
 
 /* --- plan.c: shared helpers ---------------------------------------------- */
 

@@ -635,6 +635,47 @@ static struct region *omp_region(struct unit_ctx *c, int stmt, int line,
     return r;
 }
 
+/* The implicit barrier at the end of a worksharing construct (end
+ * directive on lines e..last), made explicit and measured apart: NOWAIT
+ * added to the end directive, "!$omp barrier" after it (the program waits
+ * where it waited).  Not when the directive has NOWAIT, or a trailing
+ * comment, or (free form) no room for the word. */
+static void worksharing_barrier(struct plan *P, struct unit_ctx *c, int e,
+                                int last)
+{
+    const struct km_file *f = &P->src->files[0];
+    int len;
+    const char *p;
+    for (int n = e; n <= last; n++) {
+        p = line_text(f, n, &len);
+        if (km_directive_has_word(p, len, "nowait"))
+            return;
+    }
+    p = line_text(f, last, &len);
+    if (km_directive_has_comment(p, len))
+        return;
+    while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+        len--;
+    const struct km_layout *lay = km_layout_of(P->src->opts.form);
+    int width = lay->width;
+    if (P->opts->line_length > 0 && P->opts->line_length < width)
+        width = P->opts->line_length;
+    if (len + 7 <= width)
+        P->nowait[last] = NOWAIT_APPEND;
+    else if (lay->field_col > 1)
+        P->nowait[last] = NOWAIT_LINE;
+    else
+        return;
+    char *text = directive_text(f, e);
+    struct region *b = omp_region(c, statement_after(P, last) - 1, e,
+                                  km_fmt("%s (its barrier)", text));
+    free(text);
+    b->in_line = b->out_line = last;
+    b->in_after = b->out_after = true;
+    b->barrier = true;
+    b->rank = LAST_RANK + 2;
+}
+
 /* A construct from its directive o to its end directive (lines e..e_last):
  * a parallel region and the blocks of SINGLE, MASTER and MASKED are
  * measured inside (every thread that runs them opens its own frame); a
@@ -659,6 +700,8 @@ static void omp_construct(struct plan *P, struct unit_ctx *c,
         b->barrier = true;
         b->rank = LAST_RANK + 1;
     }
+    if (o->kind == KM_OMP_SINGLE)
+        worksharing_barrier(P, c, e, e_last);
     struct region *r = omp_region(c, first, o->line, directive_text(f, o->line));
     r->last = statement_after(P, e) - 1;
     if (o->kind == KM_OMP_CRITICAL) {
@@ -713,7 +756,10 @@ static void omp_regions(struct plan *P, struct unit_ctx *c)
             n = last;             /* a comment line inside a statement */
             continue;
         }
-        if (k == KM_OMP_BARRIER || k == KM_OMP_TASKWAIT) {
+        if (k == KM_OMP_END_DO || k == KM_OMP_END_SECTIONS ||
+            k == KM_OMP_END_WORKSHARE) {
+            worksharing_barrier(P, c, n, last);
+        } else if (k == KM_OMP_BARRIER || k == KM_OMP_TASKWAIT) {
             /* (listed after what begins at the statement before) */
             struct region *r = omp_region(c, statement_after(P, n) - 1, n,
                                           directive_text(f, n));

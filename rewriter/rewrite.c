@@ -482,6 +482,7 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
     int nlines = P.src->nfiles > 0 ? P.src->files[0].nlines : 0;
     P.line_before = km_xcalloc((size_t)nlines + 2, sizeof *P.line_before);
     P.line_after = km_xcalloc((size_t)nlines + 2, sizeof *P.line_after);
+    P.nowait = km_xcalloc((size_t)nlines + 2, sizeof *P.nowait);
     index_refs(&P);
     km_find_markers(&P);
     for (int u = 0; u < prog->nunits && P.ok; u++)
@@ -498,6 +499,7 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
     }
     free(P.line_before);
     free(P.line_after);
+    free(P.nowait);
     km_markers_free(&P);
     free(P.ref_first);
     free(P.ref_next);
