@@ -214,6 +214,7 @@ static enum km_omp construct_named(const char *a, const char *b)
         const char *name;
         enum km_omp kind;
     } names[] = {
+        {"sections", KM_OMP_SECTIONS}, {"section", KM_OMP_SECTION},
         {"parallel", KM_OMP_PARALLEL}, {"critical", KM_OMP_CRITICAL},
         {"single", KM_OMP_SINGLE},     {"master", KM_OMP_MASTER},
         {"masked", KM_OMP_MASKED},     {"barrier", KM_OMP_BARRIER},
@@ -235,6 +236,18 @@ static enum km_omp construct_named(const char *a, const char *b)
         return names[k].kind;
     }
     return KM_OMP_NONE;
+}
+
+/* The END kind of construct k, or NONE for those without one. */
+static enum km_omp end_of(enum km_omp k)
+{
+    switch (k) {
+    case KM_OMP_PARALLEL: case KM_OMP_CRITICAL: case KM_OMP_SINGLE:
+    case KM_OMP_MASTER: case KM_OMP_MASKED:
+        return (enum km_omp)(k + 1);
+    default:
+        return KM_OMP_NONE;
+    }
 }
 
 enum km_omp km_omp_construct(const char *p, int len)
@@ -259,15 +272,10 @@ enum km_omp km_omp_construct(const char *p, int len)
     if (ends && strcmp(ends, "workshare") == 0)
         return KM_OMP_END_WORKSHARE;
     if (strcmp(a, "end") == 0) {
-        enum km_omp k = construct_named(b, c);
-        return k == KM_OMP_NONE || k == KM_OMP_BARRIER || k == KM_OMP_TASKWAIT
-                   ? KM_OMP_NONE : (enum km_omp)(k + 1);
+        return end_of(construct_named(b, c));
     }
-    if (strncmp(a, "end", 3) == 0 && a[3]) {   /* fixed form: "endparallel" */
-        enum km_omp k = construct_named(a + 3, b);
-        return k == KM_OMP_NONE || k == KM_OMP_BARRIER || k == KM_OMP_TASKWAIT
-                   ? KM_OMP_NONE : (enum km_omp)(k + 1);
-    }
+    if (strncmp(a, "end", 3) == 0 && a[3])     /* fixed form: "endparallel" */
+        return end_of(construct_named(a + 3, b));
     return construct_named(a, b);
 }
 

@@ -56,7 +56,9 @@ enum km_omp {
     KM_OMP_BARRIER, KM_OMP_TASKWAIT,
     /* the ends of worksharing constructs, each with an implicit barrier
      * unless NOWAIT */
-    KM_OMP_END_DO, KM_OMP_END_SECTIONS, KM_OMP_END_WORKSHARE
+    KM_OMP_END_DO, KM_OMP_END_SECTIONS, KM_OMP_END_WORKSHARE,
+    /* SECTIONS and each SECTION in it: blocks measured one by one */
+    KM_OMP_SECTIONS, KM_OMP_SECTION
 };
 
 /* The construct an !$omp directive line (not a continuation line) begins

@@ -623,6 +623,9 @@ static char *directive_text(const struct km_file *f, int n)
 struct omp_open {
     enum km_omp kind;
     int line, last;       /* the directive's first and last line */
+    int block, block_last;  /* SECTIONS: the directive that opened the
+                             current section block (its first and last
+                             line) */
 };
 
 static struct region *omp_region(struct unit_ctx *c, int stmt, int line,
@@ -714,6 +717,24 @@ static void omp_construct(struct plan *P, struct unit_ctx *c,
     }
 }
 
+/* One SECTION block of a SECTIONS construct, from its opening directive
+ * (lines from..from_last: SECTIONS or SECTION) to the line `to` that ends
+ * it (the next SECTION, or END SECTIONS): measured inside, on the thread
+ * that runs it. */
+static void section_block(struct plan *P, struct unit_ctx *c, int from,
+                          int from_last, int to)
+{
+    int first = statement_after(P, from_last);
+    if (first >= statement_after(P, to))
+        return;                   /* an empty section */
+    struct region *r = omp_region(c, first, from,
+                                  directive_text(&P->src->files[0], from));
+    r->last = statement_after(P, to) - 1;
+    r->in_line = from_last;
+    r->in_after = true;
+    r->out_line = to;
+}
+
 /* The last line of the directive that begins on line n (its continuation
  * lines). */
 static int directive_last(const struct km_file *f, int n)
@@ -756,8 +777,23 @@ static void omp_regions(struct plan *P, struct unit_ctx *c)
             n = last;             /* a comment line inside a statement */
             continue;
         }
-        if (k == KM_OMP_END_DO || k == KM_OMP_END_SECTIONS ||
-            k == KM_OMP_END_WORKSHARE) {
+        struct omp_open *top = n_open > 0 ? &open[n_open - 1] : NULL;
+        if (k == KM_OMP_SECTIONS) {
+            KM_GROW(open, cap, n_open + 1);
+            open[n_open++] = (struct omp_open){ k, n, last, n, last };
+        } else if (k == KM_OMP_SECTION && top && top->kind == KM_OMP_SECTIONS) {
+            section_block(P, c, top->block, top->block_last, n);
+            top->block = n;
+            top->block_last = last;
+        } else if (k == KM_OMP_END_SECTIONS && top &&
+                   top->kind == KM_OMP_SECTIONS) {
+            section_block(P, c, top->block, top->block_last, n);
+            n_open--;
+            worksharing_barrier(P, c, n, last);
+        } else if (k == KM_OMP_SECTION) {
+            ;                     /* of PARALLEL SECTIONS: not measured */
+        } else if (k == KM_OMP_END_DO || k == KM_OMP_END_SECTIONS ||
+                   k == KM_OMP_END_WORKSHARE) {
             worksharing_barrier(P, c, n, last);
         } else if (k == KM_OMP_BARRIER || k == KM_OMP_TASKWAIT) {
             /* (listed after what begins at the statement before) */
@@ -770,7 +806,8 @@ static void omp_regions(struct plan *P, struct unit_ctx *c)
                    k == KM_OMP_SINGLE || k == KM_OMP_MASTER ||
                    k == KM_OMP_MASKED) {
             KM_GROW(open, cap, n_open + 1);
-            open[n_open++] = (struct omp_open){ k, n, last };
+            open[n_open++] = (struct omp_open){ .kind = k, .line = n,
+                                                .last = last };
         } else if (n_open > 0 && (int)open[n_open - 1].kind + 1 == (int)k) {
             omp_construct(P, c, &open[--n_open], n, last);
         } else {
