@@ -641,8 +641,8 @@ static struct region *omp_region(struct unit_ctx *c, int stmt, int line,
 /* The implicit barrier at the end of a worksharing construct (end
  * directive on lines e..last), made explicit and measured apart: NOWAIT
  * added to the end directive, "!$omp barrier" after it (the program waits
- * where it waited).  Not when the directive has NOWAIT, or a trailing
- * comment, or (free form) no room for the word. */
+ * where it waited).  Not when the directive has NOWAIT or COPYPRIVATE, or
+ * a trailing comment, or (free form) no room for the word. */
 static void worksharing_barrier(struct plan *P, struct unit_ctx *c, int e,
                                 int last)
 {
@@ -651,7 +651,9 @@ static void worksharing_barrier(struct plan *P, struct unit_ctx *c, int e,
     const char *p;
     for (int n = e; n <= last; n++) {
         p = line_text(f, n, &len);
-        if (km_directive_has_word(p, len, "nowait"))
+        /* (COPYPRIVATE and NOWAIT exclude each other) */
+        if (km_directive_has_word(p, len, "nowait") ||
+            km_directive_has_word(p, len, "copyprivate"))
             return;
     }
     p = line_text(f, last, &len);
