@@ -161,6 +161,7 @@ struct km_thread {
                                 -1 (no OpenMP) */
     km_tick t0;              /* its first call (thread 0: the run's start) */
     int started;             /* t0 and the root are set */
+    struct km_thread *free_next;   /* ended, waiting for a new thread */
     struct km_thread *next;  /* every thread, newest first (st.threads) */
     _Alignas(64) struct km_frame stack[KM_STACK_DEPTH];   /* a frame
                                 starts a cache line */
@@ -286,6 +287,12 @@ static void note_start_time(void)
 
 static void calibrate_costs(struct km_thread *t);
 
+/* Thread states that ended (see thread_ended). */
+static pthread_key_t end_key;
+static int end_key_made;
+static struct km_thread *free_states;    /* under st.lock */
+static void thread_ended(void *arg);
+
 static void reset_root(struct km_thread *t)
 {
     t->sp = 0;
@@ -327,6 +334,8 @@ static void init_once(struct km_thread *t)
         atexit_registered = 1;
     if (!st.clock_injected)
         km_signal_install();
+    if (!end_key_made && pthread_key_create(&end_key, thread_ended) == 0)
+        end_key_made = 1;
     st.waited0 = st.clock_injected ? -1 : km_clock_waited_ns();
     st.t0 = cold_now();              /* the root's start */
     t->t0 = st.t0;
@@ -464,12 +473,42 @@ static uint64_t lost_threads;
 
 static int main_taken;
 
+/* A thread that ends with every frame closed leaves its state to the next
+ * thread that starts (its row, its figures go on with that thread), so a
+ * program that starts and ends threads without end keeps no more states
+ * than it ever ran at once (OpenMP keeps its threads anyway). */
+static void thread_ended(void *arg)
+{
+    struct km_thread *t = arg;
+    if (!t || t == &main_thread || t->sp != 0)
+        return;
+    pthread_mutex_lock(&st.lock);
+    t->free_next = free_states;
+    free_states = t;
+    pthread_mutex_unlock(&st.lock);
+}
+
+static struct km_thread *recycled_state(void)
+{
+    pthread_mutex_lock(&st.lock);
+    struct km_thread *t = free_states;
+    if (t)
+        free_states = t->free_next;
+    pthread_mutex_unlock(&st.lock);
+    return t;
+}
+
 static KM_NOINLINE struct km_thread *attach(void)
 {
     struct km_thread *t;
     if (initial_thread() &&
         !__atomic_exchange_n(&main_taken, 1, __ATOMIC_ACQ_REL)) {
         t = &main_thread;
+    } else if ((t = recycled_state()) != NULL) {
+        self = t;
+        on_main = 0;
+        pthread_setspecific(end_key, t);
+        return t;
     } else {
         t = km_mem_alloc(sizeof *t);
         if (!t) {
@@ -482,6 +521,8 @@ static KM_NOINLINE struct km_thread *attach(void)
     self = t;
     on_main = t == &main_thread;
     init(t);                         /* the first thread: calibrates on t */
+    if (t != &main_thread && end_key_made)
+        pthread_setspecific(end_key, t);
     pthread_mutex_lock(&st.lock);
     t->index = t == &main_thread ? 0 : ++st.nthreads;
     pthread_mutex_unlock(&st.lock);
@@ -1984,6 +2025,7 @@ void km_test_reset(void)
     main_taken = 0;
     self = NULL;
     on_main = 0;
+    free_states = NULL;
     struct km_clock c = st.clock;
     int injected = st.clock_injected;
     memset(&st, 0, sizeof st);

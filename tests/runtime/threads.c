@@ -76,6 +76,21 @@ static void *thread_body(void *arg)
     return NULL;
 }
 
+#define CHURN 50
+static int32_t h_churn;
+
+/* A short-lived thread: ten executions of a routine of its own. */
+static void *churn_body(void *arg)
+{
+    (void)arg;
+    reg_once(&h_churn, &h_churn, "2 40 1000 0 CHURN threads.f");
+    for (int c = 0; c < 10; c++) {
+        km_in_f(&h_churn);
+        km_out_f(&h_churn);
+    }
+    return NULL;
+}
+
 /* The report of the thread that ran it, by thread number. */
 static const struct km_report *thread_report(const struct km_report *rep,
                                              int thread)
@@ -157,6 +172,27 @@ int main(int argc, char **argv)
                  (uint64_t)ROUNDS * (CALLS + 1) + (t == 0));
         check_sums(r);
     }
+    km_report_free(&rep);
+
+    /* Threads that end leave their state to those that start: 50 more
+     * threads, one after the other, make no new state; the executions add
+     * up over the states they used. */
+    for (int k = 0; k < CHURN; k++) {
+        pthread_t one;
+        pthread_create(&one, NULL, churn_body, NULL);
+        pthread_join(one, NULL);
+    }
+    CHECK_EQ("report", km_test_report(&rep, "END"), 0);
+    CHECK_EQ("states after churn", rep.nothers, NTHREADS);
+    uint64_t churned = 0;
+    for (int t = 0; t <= NTHREADS; t++) {
+        const struct km_report *r = thread_report(&rep, t);
+        if (r && h_churn > 0 && h_churn <= r->nreg)
+            churned += r->reg[h_churn - 1].count;
+        if (r)
+            check_sums(r);
+    }
+    CHECK_EQ("churn executions", churned, CHURN * 10);
     km_report_free(&rep);
     km_out_f(&h_main);
     printf("PASS: %d failure(s)\n", failures);
