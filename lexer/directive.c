@@ -220,6 +220,8 @@ static enum km_omp construct_named(const char *a, const char *b)
         {"masked", KM_OMP_MASKED},     {"barrier", KM_OMP_BARRIER},
         {"taskwait", KM_OMP_TASKWAIT},
     };
+    if (strcmp(a, "task") == 0)   /* not taskwait, taskloop, taskgroup ... */
+        return KM_OMP_TASK;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         size_t n = strlen(names[k].name);
         if (strncmp(a, names[k].name, n) != 0)
@@ -243,7 +245,7 @@ static enum km_omp end_of(enum km_omp k)
 {
     switch (k) {
     case KM_OMP_PARALLEL: case KM_OMP_CRITICAL: case KM_OMP_SINGLE:
-    case KM_OMP_MASTER: case KM_OMP_MASKED:
+    case KM_OMP_MASTER: case KM_OMP_MASKED: case KM_OMP_TASK:
         return (enum km_omp)(k + 1);
     default:
         return KM_OMP_NONE;

@@ -58,7 +58,8 @@ enum km_omp {
      * unless NOWAIT */
     KM_OMP_END_DO, KM_OMP_END_SECTIONS, KM_OMP_END_WORKSHARE,
     /* SECTIONS and each SECTION in it: blocks measured one by one */
-    KM_OMP_SECTIONS, KM_OMP_SECTION
+    KM_OMP_SECTIONS, KM_OMP_SECTION,
+    KM_OMP_TASK, KM_OMP_END_TASK
 };
 
 /* The construct an !$omp directive line (not a continuation line) begins

@@ -617,7 +617,9 @@ static char *directive_text(const struct km_file *f, int n)
 }
 
 /* The rank of a region listed after every other that begins at its
- * statement (an OpenMP directive line after that statement). */
+ * statement (an OpenMP directive line after that statement), plus its
+ * line; a construct's own region takes its line less this (listed before
+ * what begins inside it). */
 #define LAST_RANK 1000000
 
 struct omp_open {
@@ -678,11 +680,23 @@ static void worksharing_barrier(struct plan *P, struct unit_ctx *c, int e,
     b->in_line = b->out_line = last;
     b->in_after = b->out_after = true;
     b->barrier = true;
-    b->rank = LAST_RANK + 2;
+    b->rank = LAST_RANK + last;
+}
+
+/* Does the directive on lines n..last say UNTIED? */
+static bool untied(const struct km_file *f, int n, int last)
+{
+    for (; n <= last; n++) {
+        int len;
+        const char *p = line_text(f, n, &len);
+        if (km_directive_has_word(p, len, "untied"))
+            return true;
+    }
+    return false;
 }
 
 /* A construct from its directive o to its end directive (lines e..e_last):
- * a parallel region and the blocks of SINGLE, MASTER and MASKED are
+ * a parallel region and the blocks of SINGLE, MASTER, MASKED and TASK are
  * measured inside (every thread that runs them opens its own frame); a
  * parallel region's closing barrier apart, made explicit just before its
  * end; a CRITICAL section from before its directive (the wait to enter)
@@ -703,12 +717,15 @@ static void omp_construct(struct plan *P, struct unit_ctx *c,
                                       km_fmt("%s (its barrier)", text));
         free(text);
         b->barrier = true;
-        b->rank = LAST_RANK + 1;
+        b->rank = LAST_RANK + e;
     }
     if (o->kind == KM_OMP_SINGLE)
         worksharing_barrier(P, c, e, e_last);
+    if (o->kind == KM_OMP_TASK && untied(f, o->line, o->last))
+        return;                   /* may resume on another thread */
     struct region *r = omp_region(c, first, o->line, directive_text(f, o->line));
     r->last = statement_after(P, e) - 1;
+    r->rank = o->line - LAST_RANK;   /* before what begins inside it */
     if (o->kind == KM_OMP_CRITICAL) {
         r->out_line = e_last;
         r->out_after = true;
@@ -732,6 +749,7 @@ static void section_block(struct plan *P, struct unit_ctx *c, int from,
     struct region *r = omp_region(c, first, from,
                                   directive_text(&P->src->files[0], from));
     r->last = statement_after(P, to) - 1;
+    r->rank = from - LAST_RANK;
     r->in_line = from_last;
     r->in_after = true;
     r->out_line = to;
@@ -803,10 +821,10 @@ static void omp_regions(struct plan *P, struct unit_ctx *c)
                                           directive_text(f, n));
             r->out_line = last;
             r->out_after = true;
-            r->rank = LAST_RANK;
+            r->rank = LAST_RANK + n;
         } else if (k == KM_OMP_PARALLEL || k == KM_OMP_CRITICAL ||
                    k == KM_OMP_SINGLE || k == KM_OMP_MASTER ||
-                   k == KM_OMP_MASKED) {
+                   k == KM_OMP_MASKED || k == KM_OMP_TASK) {
             KM_GROW(open, cap, n_open + 1);
             open[n_open++] = (struct omp_open){ .kind = k, .line = n,
                                                 .last = last };
