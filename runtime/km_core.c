@@ -1663,6 +1663,12 @@ static int32_t copy_stack(const struct km_thread *t, struct km_frame *stk,
 static int make_thread_report(const struct km_thread *t, struct km_report *rep,
                               const char *event, km_tick now)
 {
+    /* Another thread may run on while it is copied: its overhead is read
+     * first and the clock last, so that no frame it opens meanwhile
+     * begins after the snapshot's instant (its time would come out
+     * negative, and be taken out of the overhead). */
+    int foreign = t != self;
+    km_time ovh = __atomic_load_n(&t->ovh, __ATOMIC_ACQUIRE);
     fill_scalars(t, rep, event, now);
     int32_t nreg = __atomic_load_n(&t->nreg, __ATOMIC_ACQUIRE);
     int32_t ntmpl = __atomic_load_n(&st.ntmpl, __ATOMIC_ACQUIRE);
@@ -1687,10 +1693,17 @@ static int make_thread_report(const struct km_thread *t, struct km_report *rep,
     for (int32_t i = nreg; i < ntmpl; i++)   /* stable once published */
         rep->reg[i] = *st.tmpl[i];
     sp = copy_stack(t, stk, sp, nreg);
+    if (foreign) {
+        km_tick later = cold_now();
+        if (later > now)
+            now = later;
+        rep->total = KM_SUB(now - t->t0);
+        if (rep->total < 0)
+            rep->total = 0;
+    }
     rep->redundant = redundant_so_far(t, stk, sp, now);
     for (int32_t i = 1; i <= sp; i++)
         stk[i].r = &rep->reg[stk[i].id - 1];
-    km_time ovh = t->ovh;
     struct settle c = { rep->reg, NULL, &ovh, NULL };
     for (int32_t i = sp; i >= 1; i--)
         leave(&c, stk, i, now, 0);
