@@ -30,7 +30,6 @@
 
 struct candidate {
     int routine;
-    double cost;              /* model seconds, all ranks */
     double elapsed;           /* all ranks */
     uint64_t count;
     double worst;             /* its distortion in the run it distorts most */
@@ -247,7 +246,6 @@ static double worst_distortion(const struct cells *m, const struct candidate *x,
 static void add_cell(struct cells *m, struct candidate *c, int r, size_t k,
                      double cost, double elapsed)
 {
-    c[r].cost += cost;
     c[r].elapsed += elapsed;
     m->cost[(size_t)r * m->nruns + k] += cost;
     m->elapsed[(size_t)r * m->nruns + k] += elapsed;
@@ -356,10 +354,11 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
         km_settings_free(&set);
         return -1;
     }
-    double total = 0, overhead = 0;
+    double total = 0, overhead = 0, model = 0;
     for (size_t k = 0; k < nruns; k++) {
         total += t[k].total;
         overhead += t[k].overhead;
+        model += t[k].model;
     }
     double plain = total - overhead;
     /* Candidates: measuring costs more than `distortion` of their time in
@@ -407,9 +406,6 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
                             share_after(&t[k]) > share_after(&t[worst_run])))
             worst_run = k;
     }
-    double model = 0;
-    for (size_t k = 0; k < nruns; k++)
-        model += t[k].model;
 
     struct km_buf out = {0};
     if (nruns == 1)

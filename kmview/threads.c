@@ -320,17 +320,18 @@ int kv_thread_groups(FILE *f, const struct kv_stats *st, double cut,
     size_t ng = n == 0 ? 0 : groups > 0 ? kv_cut_count(m, n, groups, label)
                                         : kv_cut_height(m, n, cut, label);
     size_t *size = km_xcalloc(ng + 1, sizeof *size);
-    double (*mean)[KV_NTFIGS] = km_xcalloc(ng + 1, sizeof *mean);
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n; k++)
         size[label[k]]++;
-        for (int v = 0; v < KV_NTFIGS; v++)
-            mean[label[k]][v] += isnan(it[k].v[v]) ? 0 : it[k].v[v];
-    }
     size_t main = 0;
     for (size_t g = 1; g < ng; g++)
         if (size[g] > size[main])
             main = g;
     if (f) {
+        double (*mean)[KV_NTFIGS] = km_xcalloc(ng + 1, sizeof *mean);
+        for (size_t k = 0; k < n; k++)
+            for (int v = 0; v < KV_NTFIGS; v++)
+                mean[label[k]][v] += (isnan(it[k].v[v]) ? 0 : it[k].v[v]) /
+                                     (double)size[label[k]];
         char b[5][32];
         fprintf(f, "%zu threads of %zu ranks: complete linkage over each "
                 "thread's net, MPI, outside and overhead time (L1, shares of "
@@ -343,9 +344,7 @@ int kv_thread_groups(FILE *f, const struct kv_stats *st, double cut,
                 "net(s)", "MPI(s)", "outside(s)", "overhead(s)",
                 "(means; members)");
         for (size_t g = 0; g < ng; g++) {
-            double *x = mean[g];
-            for (int v = 0; v < KV_NTFIGS; v++)
-                x[v] /= (double)size[g];
+            const double *x = mean[g];
             fprintf(f, "  %5zu %7zu %10s %10s %10s %10s  %s", g + 1, size[g],
                     kv_human(b[1], x[KV_T_NET]), kv_human(b[2], x[KV_T_MPI]),
                     kv_human(b[3], x[KV_T_OUTSIDE]),
@@ -353,10 +352,7 @@ int kv_thread_groups(FILE *f, const struct kv_stats *st, double cut,
                     g == main ? "main: " : 10 * size[g] <= n ? "outliers: " : "");
             print_members(f, it, n, label, (int)g);
         }
-    } else {
-        for (size_t g = 0; g < ng; g++)
-            for (int v = 0; v < KV_NTFIGS; v++)
-                mean[g][v] /= (double)size[g];
+        free(mean);
     }
     int rc = 0;
     FILE *c = csv_dir ? (kv_make_dir(o, csv_dir) ? NULL
@@ -377,7 +373,6 @@ int kv_thread_groups(FILE *f, const struct kv_stats *st, double cut,
             fputc('\n', c);
         }
     }
-    free(mean);
     free(size);
     free(label);
     free(m);

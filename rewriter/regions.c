@@ -149,6 +149,25 @@ static const char *skip_blanks(const char *p, const char *end)
     return p;
 }
 
+/* Line p..end as a report shows it (malloc'd): up to its line end, runs
+ * of blanks collapsed, no trailing blank nor any character of `trim`. */
+static char *collapsed(const char *p, const char *end, const char *trim)
+{
+    struct km_buf t = {0};
+    for (const char *r = p; r < end; r++) {
+        char ch = *r == '\t' ? ' ' : *r;
+        if (ch == '\r' || ch == '\n')
+            break;
+        if (ch == ' ' && (t.len == 0 || t.data[t.len - 1] == ' '))
+            continue;
+        km_buf_addc(&t, ch);
+    }
+    while (t.len > 0 && strchr(trim, t.data[t.len - 1]))
+        t.len--;
+    km_buf_cstr(&t);
+    return t.data;
+}
+
 /* 1: a marker (filled in); 0: not one; -1: a !KM_measure or
  * !KM_redundant line that says neither start nor end. */
 static int read_marker(const char *p, const char *end, bool indented,
@@ -173,19 +192,7 @@ static int read_marker(const char *p, const char *end, bool indented,
         m->start = false;
     else
         return -1;
-    struct km_buf t = {0};
-    for (const char *r = p; r < end; r++) {
-        char ch = *r == '\t' ? ' ' : *r;
-        if (ch == '\r' || ch == '\n')
-            break;
-        if (ch == ' ' && (t.len == 0 || t.data[t.len - 1] == ' '))
-            continue;
-        km_buf_addc(&t, ch);
-    }
-    while (t.len > 0 && t.data[t.len - 1] == ' ')
-        t.len--;
-    km_buf_cstr(&t);
-    m->text = t.data;
+    m->text = collapsed(p, end, " ");
     return 1;
 }
 
@@ -603,17 +610,7 @@ static char *directive_text(const struct km_file *f, int n)
 {
     int len;
     const char *p = line_text(f, n, &len);
-    struct km_buf t = {0};
-    for (int k = 0; k < len; k++) {
-        char ch = p[k] == '\t' ? ' ' : p[k];
-        if (ch == ' ' && (t.len == 0 || t.data[t.len - 1] == ' '))
-            continue;
-        km_buf_addc(&t, ch);
-    }
-    while (t.len > 0 && (t.data[t.len - 1] == ' ' || t.data[t.len - 1] == '&'))
-        t.len--;
-    km_buf_cstr(&t);
-    return t.data;
+    return collapsed(p, p + len, " &");
 }
 
 /* The rank of a region listed after every other that begins at its

@@ -1629,7 +1629,7 @@ static void fill_scalars(const struct km_thread *t, struct km_report *rep,
     rep->bad_in = t->bad_in;
     rep->lost = t->lost;
     rep->bad_reg = st.bad_reg;
-    rep->other_threads = __atomic_load_n(&lost_threads, __ATOMIC_RELAXED);
+    rep->lost_threads = __atomic_load_n(&lost_threads, __ATOMIC_RELAXED);
     rep->waited = waited;
 }
 
@@ -1749,8 +1749,8 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
 {
     int32_t n;
     struct km_thread **v = thread_list(&n);
-    if (!v) {
-        if (n == 0 && !st.threads) {
+    if (!v) {                        /* no thread yet, or no memory */
+        if (!__atomic_load_n(&st.threads, __ATOMIC_ACQUIRE)) {
             fill_scalars(&main_thread, rep, event, now);
             return -1;
         }

@@ -374,7 +374,7 @@ static void format_warnings(struct km_text *t, const struct km_report *rep)
         { rep->lost, "region entries beyond the depth of the frame stack "
                      "were not measured" },
         { rep->bad_reg, "region registrations could not be read" },
-        { rep->other_threads, "threads were not measured (no memory for "
+        { rep->lost_threads, "threads were not measured (no memory for "
                               "their frame stack): their time is in the "
                               "region that started them" },
     };

@@ -283,7 +283,7 @@ struct km_report {
     uint64_t bad_in;         /* KM_IN / KM_OUT of an unregistered handle */
     uint64_t lost;           /* entries beyond the frame stack's depth */
     uint64_t bad_reg;        /* registrations with unreadable text */
-    uint64_t other_threads;  /* threads not measured (no memory for
+    uint64_t lost_threads;   /* threads not measured (no memory for
                                 their state) */
     double waited;           /* seconds the thread waited for a processor */
     int32_t mpi_unmeasured;  /* routines run with MPI calls not measured */
