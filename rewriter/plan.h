@@ -248,6 +248,22 @@ void km_place_regions(struct plan *P, struct unit_ctx *c);
 void km_register_regions(struct plan *P, struct unit_ctx *c,
                          struct code *out, int indent, int routine);
 void km_regions_free(struct unit_ctx *c);
+/* Helpers for omp.c. */
+struct region *km_add_region(struct unit_ctx *c, int rk, int kind, int stmt);
+/* The first statement placed after physical line `line` of file 0. */
+int km_statement_after(const struct plan *P, int line);
+/* Line p..end as a report shows it (malloc'd): up to its line end, runs
+ * of blanks collapsed, no trailing blank nor any character of `trim`. */
+char *km_collapsed(const char *p, const char *end, const char *trim);
+char *km_call_in(const struct plan *P, const struct unit_ctx *c, int h);
+char *km_call_out(const struct plan *P, const struct unit_ctx *c, int h);
+
+/* --- omp.c ----------------------------------------------------------------- */
+
+/* OMP_MEASURED_LEVEL 1: the unit's OpenMP constructs as regions. */
+void km_omp_regions(struct plan *P, struct unit_ctx *c);
+/* An OpenMP region's code, around its directive lines. */
+void km_place_omp(struct plan *P, struct unit_ctx *c, struct region *r);
 
 /* --- jumps.c --------------------------------------------------------------- */
 

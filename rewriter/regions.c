@@ -151,7 +151,7 @@ static const char *skip_blanks(const char *p, const char *end)
 
 /* Line p..end as a report shows it (malloc'd): up to its line end, runs
  * of blanks collapsed, no trailing blank nor any character of `trim`. */
-static char *collapsed(const char *p, const char *end, const char *trim)
+char *km_collapsed(const char *p, const char *end, const char *trim)
 {
     struct km_buf t = {0};
     for (const char *r = p; r < end; r++) {
@@ -192,12 +192,12 @@ static int read_marker(const char *p, const char *end, bool indented,
         m->start = false;
     else
         return -1;
-    m->text = collapsed(p, end, " ");
+    m->text = km_collapsed(p, end, " ");
     return 1;
 }
 
 /* The first statement placed after physical line `line` of file 0. */
-static int statement_after(const struct plan *P, int line)
+int km_statement_after(const struct plan *P, int line)
 {
     const struct km_source *src = P->src;
     int lo = 0, hi = src->nstmts;
@@ -236,7 +236,7 @@ void km_find_markers(struct plan *P)
             continue;
         }
         m.line = n;
-        m.after = statement_after(P, n);
+        m.after = km_statement_after(P, n);
         int before = m.after - 1;
         const struct km_stmt *b = before >= 0 ?
             &P->src->stmts[P->src->stmts[before].anchor] : NULL;
@@ -287,8 +287,8 @@ bool km_user_routine(const struct plan *P, const char *name)
 
 /* --- choosing regions ---------------------------------------------------------- */
 
-static struct region *add_region(struct unit_ctx *c, int rk, int kind,
-                                 int stmt)
+struct region *km_add_region(struct unit_ctx *c, int rk, int kind,
+                             int stmt)
 {
     KM_GROW(c->rg, c->rgcap, c->nrg + 1);
     struct region *r = &c->rg[c->nrg++];
@@ -360,7 +360,7 @@ static void user_region(struct plan *P, struct unit_ctx *c,
                      "inside an include file");
         return;
     }
-    struct region *r = add_region(c, RG_USER, KM_K_USER, first);
+    struct region *r = km_add_region(c, RG_USER, KM_K_USER, first);
     r->last = last;
     r->end_slot = slot;
     r->rank = rank;
@@ -505,7 +505,7 @@ static void loop_regions(struct plan *P, struct unit_ctx *c)
             not_editable(P, km_editable(P, i) ? in->do_end : i, "this DO loop");
             continue;
         }
-        struct region *r = add_region(c, RG_LOOP, KM_K_DO, i);
+        struct region *r = km_add_region(c, RG_LOOP, KM_K_DO, i);
         r->first = i + 1;
         r->last = in->do_end;
         r->rank = RANK_LOOP;
@@ -584,7 +584,7 @@ static void location_regions(struct plan *P, struct unit_ctx *c)
             not_editable(P, i, "this statement");
             continue;
         }
-        struct region *r = add_region(c, RG_LOC, kind, i);
+        struct region *r = km_add_region(c, RG_LOC, kind, i);
         r->rank = RANK_LOC;
         r->line = km_user_line(P->src, P->src->stmts[i].file,
                                P->src->stmts[i].first_line, NULL);
@@ -592,259 +592,10 @@ static void location_regions(struct plan *P, struct unit_ctx *c)
     }
 }
 
-/* --- OpenMP constructs ----------------------------------------------------------- */
-
-/* Physical line n of file 0: its text and length. */
-static const char *line_text(const struct km_file *f, int n, int *len)
-{
-    int a = f->line_start[n - 1];
-    int b = n < f->nlines ? f->line_start[n] : (int)f->size;
-    while (b > a && (f->text[b - 1] == '\n' || f->text[b - 1] == '\r'))
-        b--;
-    *len = b - a;
-    return f->text + a;
-}
-
-/* The directive's first line as a report shows it: blanks collapsed. */
-static char *directive_text(const struct km_file *f, int n)
-{
-    int len;
-    const char *p = line_text(f, n, &len);
-    return collapsed(p, p + len, " &");
-}
-
-/* The rank of a region listed after every other that begins at its
- * statement (an OpenMP directive line after that statement), plus its
- * line; a construct's own region takes its line less this (listed before
- * what begins inside it). */
-#define LAST_RANK 1000000
-
-struct omp_open {
-    enum km_omp kind;
-    int line, last;       /* the directive's first and last line */
-    int block, block_last;  /* SECTIONS: the directive that opened the
-                             current section block (its first and last
-                             line) */
-};
-
-static struct region *omp_region(struct unit_ctx *c, int stmt, int line,
-                                 char *text)
-{
-    struct region *r = add_region(c, RG_OMP, KM_K_OMP, stmt);
-    r->line = line;
-    r->text = text;
-    r->in_line = r->out_line = line;
-    return r;
-}
-
-/* The implicit barrier at the end of a worksharing construct (end
- * directive on lines e..last), made explicit and measured apart: NOWAIT
- * added to the end directive, "!$omp barrier" after it (the program waits
- * where it waited).  Not when the directive has NOWAIT or COPYPRIVATE, or
- * a trailing comment, or (free form) no room for the word. */
-static void worksharing_barrier(struct plan *P, struct unit_ctx *c, int e,
-                                int last)
-{
-    const struct km_file *f = &P->src->files[0];
-    int len;
-    const char *p;
-    for (int n = e; n <= last; n++) {
-        p = line_text(f, n, &len);
-        /* (COPYPRIVATE and NOWAIT exclude each other) */
-        if (km_directive_has_word(p, len, "nowait") ||
-            km_directive_has_word(p, len, "copyprivate"))
-            return;
-    }
-    p = line_text(f, last, &len);
-    if (km_directive_has_comment(p, len))
-        return;
-    while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
-        len--;
-    const struct km_layout *lay = km_layout_of(P->src->opts.form);
-    int width = lay->width;
-    if (P->opts->line_length > 0 && P->opts->line_length < width)
-        width = P->opts->line_length;
-    if (len + 7 <= width)
-        P->nowait[last] = NOWAIT_APPEND;
-    else if (lay->field_col > 1)
-        P->nowait[last] = NOWAIT_LINE;
-    else
-        return;
-    char *text = directive_text(f, e);
-    struct region *b = omp_region(c, statement_after(P, last) - 1, e,
-                                  km_fmt("%s (its barrier)", text));
-    free(text);
-    b->in_line = b->out_line = last;
-    b->in_after = b->out_after = true;
-    b->barrier = true;
-    b->rank = LAST_RANK + last;
-}
-
-/* Does the directive on lines n..last say UNTIED? */
-static bool untied(const struct km_file *f, int n, int last)
-{
-    for (; n <= last; n++) {
-        int len;
-        const char *p = line_text(f, n, &len);
-        if (km_directive_has_word(p, len, "untied"))
-            return true;
-    }
-    return false;
-}
-
-/* A construct from its directive o to its end directive (lines e..e_last):
- * a parallel region and the blocks of SINGLE, MASTER, MASKED and TASK are
- * measured inside (every thread that runs them opens its own frame); a
- * parallel region's closing barrier apart, made explicit just before its
- * end; a CRITICAL section from before its directive (the wait to enter)
- * to after its end. */
-static void omp_construct(struct plan *P, struct unit_ctx *c,
-                          const struct omp_open *o, int e, int e_last)
-{
-    const struct km_file *f = &P->src->files[0];
-    int first = statement_after(P, o->last);
-    if (first >= statement_after(P, e)) {
-        km_warning(P->diag, f->path, o->line, 1, "this OpenMP construct "
-                   "holds no statement and is not measured");
-        return;
-    }
-    if (o->kind == KM_OMP_PARALLEL) {
-        char *text = directive_text(f, e);
-        struct region *b = omp_region(c, statement_after(P, e) - 1, e,
-                                      km_fmt("%s (its barrier)", text));
-        free(text);
-        b->barrier = true;
-        b->rank = LAST_RANK + e;
-    }
-    if (o->kind == KM_OMP_SINGLE)
-        worksharing_barrier(P, c, e, e_last);
-    if (o->kind == KM_OMP_TASK && untied(f, o->line, o->last))
-        return;                   /* may resume on another thread */
-    struct region *r = omp_region(c, first, o->line, directive_text(f, o->line));
-    r->last = statement_after(P, e) - 1;
-    r->rank = o->line - LAST_RANK;   /* before what begins inside it */
-    if (o->kind == KM_OMP_CRITICAL) {
-        r->out_line = e_last;
-        r->out_after = true;
-    } else {
-        r->in_line = o->last;
-        r->in_after = true;
-        r->out_line = e;
-    }
-}
-
-/* One SECTION block of a SECTIONS construct, from its opening directive
- * (lines from..from_last: SECTIONS or SECTION) to the line `to` that ends
- * it (the next SECTION, or END SECTIONS): measured inside, on the thread
- * that runs it. */
-static void section_block(struct plan *P, struct unit_ctx *c, int from,
-                          int from_last, int to)
-{
-    int first = statement_after(P, from_last);
-    if (first >= statement_after(P, to))
-        return;                   /* an empty section */
-    struct region *r = omp_region(c, first, from,
-                                  directive_text(&P->src->files[0], from));
-    r->last = statement_after(P, to) - 1;
-    r->rank = from - LAST_RANK;
-    r->in_line = from_last;
-    r->in_after = true;
-    r->out_line = to;
-}
-
-/* The last line of the directive that begins on line n (its continuation
- * lines). */
-static int directive_last(const struct km_file *f, int n)
-{
-    int len;
-    const char *p = line_text(f, n, &len);
-    bool cont = km_directive_continues(p, len);
-    while (n < f->nlines) {
-        p = line_text(f, n + 1, &len);
-        if (km_directive_line(p, len, cont) != KM_DIR_CONTINUATION)
-            break;
-        cont = km_directive_continues(p, len);
-        n++;
-    }
-    return n;
-}
-
-/* OMP_MEASURED_LEVEL 1: the OpenMP constructs between the unit's first and
- * last statements (in the file kmrun was given, not include files). */
-static void omp_regions(struct plan *P, struct unit_ctx *c)
-{
-    if (c->lv.omp < 1 || !c->measured)
-        return;
-    const struct km_source *src = P->src;
-    const struct km_file *f = &src->files[0];
-    const struct km_unit *u = c->u;
-    int from = src->stmts[src->stmts[u->first].anchor].last_line + 1;
-    int to = src->stmts[src->stmts[u->end].anchor].first_line - 1;
-    struct omp_open *open = NULL;
-    int n_open = 0, cap = 0;
-    for (int n = from; n <= to; n++) {
-        int len;
-        const char *p = line_text(f, n, &len);
-        enum km_omp k = km_omp_construct(p, len);
-        if (k == KM_OMP_NONE)
-            continue;
-        int last = directive_last(f, n);
-        int before = statement_after(P, n) - 1;
-        if (before >= 0 && src->stmts[src->stmts[before].anchor].last_line > n) {
-            n = last;             /* a comment line inside a statement */
-            continue;
-        }
-        struct omp_open *top = n_open > 0 ? &open[n_open - 1] : NULL;
-        if (k == KM_OMP_SECTIONS) {
-            KM_GROW(open, cap, n_open + 1);
-            open[n_open++] = (struct omp_open){ k, n, last, n, last };
-        } else if (k == KM_OMP_SECTION && top && top->kind == KM_OMP_SECTIONS) {
-            section_block(P, c, top->block, top->block_last, n);
-            top->block = n;
-            top->block_last = last;
-        } else if (k == KM_OMP_END_SECTIONS && top &&
-                   top->kind == KM_OMP_SECTIONS) {
-            section_block(P, c, top->block, top->block_last, n);
-            n_open--;
-            worksharing_barrier(P, c, n, last);
-        } else if (k == KM_OMP_SECTION) {
-            ;                     /* of PARALLEL SECTIONS: not measured */
-        } else if (k == KM_OMP_END_DO || k == KM_OMP_END_SECTIONS ||
-                   k == KM_OMP_END_WORKSHARE) {
-            worksharing_barrier(P, c, n, last);
-        } else if (k == KM_OMP_BARRIER || k == KM_OMP_TASKWAIT) {
-            /* (listed after what begins at the statement before) */
-            struct region *r = omp_region(c, statement_after(P, n) - 1, n,
-                                          directive_text(f, n));
-            r->out_line = last;
-            r->out_after = true;
-            r->rank = LAST_RANK + n;
-        } else if (k == KM_OMP_PARALLEL || k == KM_OMP_CRITICAL ||
-                   k == KM_OMP_SINGLE || k == KM_OMP_MASTER ||
-                   k == KM_OMP_MASKED || k == KM_OMP_TASK) {
-            KM_GROW(open, cap, n_open + 1);
-            open[n_open++] = (struct omp_open){ .kind = k, .line = n,
-                                                .last = last };
-        } else if (n_open > 0 && (int)open[n_open - 1].kind + 1 == (int)k) {
-            omp_construct(P, c, &open[--n_open], n, last);
-        } else {
-            km_warning(P->diag, f->path, n, 1, "this OpenMP end directive "
-                       "ends no construct kmrun saw begin; the constructs "
-                       "open here are not measured");
-            n_open = 0;
-        }
-        n = last;
-    }
-    for (int k = 0; k < n_open; k++)
-        km_warning(P->diag, f->path, open[k].line, 1, "this OpenMP construct "
-                   "has no end directive in its routine and is not measured");
-    free(open);
-}
-
 void km_choose_regions(struct plan *P, struct unit_ctx *c)
 {
     user_regions(P, c);
-    omp_regions(P, c);
+    km_omp_regions(P, c);
     if (c->locations) {
         loop_regions(P, c);
         location_regions(P, c);
@@ -886,12 +637,12 @@ int km_location_of(const struct unit_ctx *c, int s)
 
 /* --- code ------------------------------------------------------------------------ */
 
-static char *call_in(const struct plan *P, const struct unit_ctx *c, int h)
+char *km_call_in(const struct plan *P, const struct unit_ctx *c, int h)
 {
     return km_fmt("CALL %sIN(%s(%d))", P->set->prefix, c->h, h);
 }
 
-static char *call_out(const struct plan *P, const struct unit_ctx *c, int h)
+char *km_call_out(const struct plan *P, const struct unit_ctx *c, int h)
 {
     return km_fmt("CALL %sOUT(%s(%d))", P->set->prefix, c->h, h);
 }
@@ -933,22 +684,6 @@ static int loop_slot(const struct unit_ctx *c, int T, int d)
     return c->nend[x];
 }
 
-/* An OpenMP region's code, around its directive lines; raw: the barrier
- * made explicit. */
-static void place_omp(struct plan *P, struct unit_ctx *c, struct region *r)
-{
-    struct code *in = r->in_after ? &P->line_after[r->in_line]
-                                  : &P->line_before[r->in_line];
-    struct code *out = r->out_after ? &P->line_after[r->out_line]
-                                    : &P->line_before[r->out_line];
-    km_code_add(in, 0, 0, call_in(P, c, r->handle));
-    if (r->barrier) {
-        km_code_add(out, 0, 0, km_fmt("!$omp barrier"));
-        out->v[out->n - 1].raw = true;
-    }
-    km_code_add(out, 0, 0, call_out(P, c, r->handle));
-}
-
 void km_place_regions(struct plan *P, struct unit_ctx *c)
 {
     int n;
@@ -964,14 +699,14 @@ void km_place_regions(struct plan *P, struct unit_ctx *c)
         if (r->rk == RG_OMP) {
             continue;             /* by line, below */
         } else if (r->rk == RG_USER) {
-            km_code_add(&km_sedit(P, r->first)->open, 0, 0, call_in(P, c, h));
+            km_code_add(&km_sedit(P, r->first)->open, 0, 0, km_call_in(P, c, h));
         } else if (r->rk == RG_LOOP) {
-            km_code_add(&km_sedit(P, r->stmt)->main, 0, 0, call_in(P, c, h));
+            km_code_add(&km_sedit(P, r->stmt)->main, 0, 0, km_call_in(P, c, h));
         } else if (is_logical_if(P, r->stmt)) {
             km_code_add(&km_sedit(P, r->stmt)->act_pre, 0, 0,
-                        call_in(P, c, h));
+                        km_call_in(P, c, h));
         } else {
-            km_code_add(&km_sedit(P, r->stmt)->main, 0, 0, call_in(P, c, h));
+            km_code_add(&km_sedit(P, r->stmt)->main, 0, 0, km_call_in(P, c, h));
         }
     }
     /* KM_OUT: loops and locations first in their slot (they are the
@@ -985,17 +720,17 @@ void km_place_regions(struct plan *P, struct unit_ctx *c)
             int m = loop_slot(c, r->last, r->stmt);
             km_sedit_slots(P, r->last, c->nend[x_of(c, r->last)] + 1);
             km_code_prepend(&km_sedit(P, r->last)->post[m], 0, 0,
-                            call_out(P, c, h));
+                            km_call_out(P, c, h));
         } else if (r->rk == RG_LOC) {
             struct sedit *e = km_sedit(P, r->stmt);
             km_code_prepend(is_logical_if(P, r->stmt) ? &e->act_post
                                                        : &e->post[0],
-                            0, 0, call_out(P, c, h));
+                            0, 0, km_call_out(P, c, h));
         }
     }
     for (int k = 0; k < c->nrg; k++)
         if (c->rg[k].measured && c->rg[k].rk == RG_OMP)
-            place_omp(P, c, &c->rg[k]);
+            km_place_omp(P, c, &c->rg[k]);
     for (int k = 0; k < c->nrg; k++) {
         struct region *r = &c->rg[k];
         if (!r->measured || r->rk != RG_USER)
@@ -1005,7 +740,7 @@ void km_place_regions(struct plan *P, struct unit_ctx *c)
             a = P->src->stmts[a].anchor;
         km_sedit_slots(P, a, r->end_slot + 1);
         km_code_add(&km_sedit(P, a)->post[r->end_slot], 0, 0,
-                    call_out(P, c, r->handle));
+                    km_call_out(P, c, r->handle));
     }
     free(v);
 }
