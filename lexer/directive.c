@@ -9,6 +9,8 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "support/buf.h"
+
 /* Sentinels, lower case, without the comment character that begins
  * them; a compiler's hint line governs the next loop whatever it says. */
 static const struct {
@@ -293,9 +295,44 @@ static const char *directive_end(const char *p, const char *end)
     return end;
 }
 
-bool km_directive_has_comment(const char *p, int len)
+bool km_directive_is_omp(const char *p, int len)
 {
-    return directive_end(p, p + len) < p + len;
+    int s;
+    bool cont;
+    return after_sentinel(p, p + len, &s, &cont) && s == 0;
+}
+
+int km_directive_text_len(const char *p, int len)
+{
+    const char *e = directive_end(p, p + len);
+    while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    return (int)(e - p);
+}
+
+char *km_directive_body(const char *p, int len)
+{
+    int s;
+    bool cont;
+    const char *end = directive_end(p, p + len);
+    const char *q = after_sentinel(p, end, &s, &cont);
+    if (!q)
+        return NULL;
+    if (cont)
+        q++;
+    while (q < end && (*q == ' ' || *q == '\t'))
+        q++;
+    if (q < end && *q == '&')             /* free form: continued here */
+        q++;
+    while (end > q && (end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    if (end > q && end[-1] == '&')        /* free form: continues */
+        end--;
+    size_t n = (size_t)(end - q);
+    char *b = km_xmalloc(n + 1);
+    memcpy(b, q, n);
+    b[n] = '\0';
+    return b;
 }
 
 bool km_directive_has_word(const char *p, int len, const char *word)

@@ -71,8 +71,17 @@ enum km_omp km_omp_construct(const char *p, int len);
  * outside a trailing comment (NOWAIT)? */
 bool km_directive_has_word(const char *p, int len, const char *word);
 
-/* Does directive line p end with a comment of its own (a '!' after its
- * sentinel)? */
-bool km_directive_has_comment(const char *p, int len);
+/* Is line p an OpenMP directive line (!$omp, c$omp, *$omp, or a
+ * continuation of one)? */
+bool km_directive_is_omp(const char *p, int len);
+
+/* The length of directive line p without its trailing comment (a '!'
+ * after its sentinel) and the blanks before it. */
+int km_directive_text_len(const char *p, int len);
+
+/* What directive line p says after its sentinel (and its continuation
+ * mark), without comment, blanks around it nor a final '&' (malloc'd);
+ * NULL if it is no directive line. */
+char *km_directive_body(const char *p, int len);
 
 #endif

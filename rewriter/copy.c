@@ -165,8 +165,8 @@ static void emit_pinned(struct copier *C, int label, int indent,
 static void emit_raw(struct copier *C, const char *text);
 static void emit_line_code(struct copier *C, const struct code *k, int n);
 
-/* Line n as it is; an end directive that gets NOWAIT gets it (its text
- * and line end kept). */
+/* Line n as it is; a directive that gets clauses gets them (its text,
+ * comment and line end kept). */
 static void copy_text(struct copier *C, int n)
 {
     const struct km_file *f = C->f;
@@ -176,22 +176,29 @@ static void copy_text(struct copier *C, int n)
     while (body > start && (f->text[body - 1] == '\n' ||
                             f->text[body - 1] == '\r'))
         body--;
-    int text_end = body;
-    while (text_end > start && (f->text[text_end - 1] == ' ' ||
-                                f->text[text_end - 1] == '\t'))
-        text_end--;
-    unsigned char how = C->P->nowait[n];
-    if (how == NOWAIT_APPEND) {
-        km_buf_add(C->em.out, f->text + start, (size_t)(text_end - start));
-        km_buf_adds(C->em.out, " nowait");
-        km_buf_add(C->em.out, f->text + body, (size_t)(end - body));
+    const struct clause_add *a = &C->P->added[n];
+    if (a->how == ADD_APPEND || a->how == ADD_FREE_LINE) {
+        int at = start + km_directive_text_len(f->text + start, body - start);
+        if (C->lay->field_col > 1 && at - start > C->em.width)
+            at = start + C->em.width;     /* columns past the last one */
+        while (at > start && (f->text[at - 1] == ' ' ||
+                              f->text[at - 1] == '\t'))
+            at--;
+        km_buf_add(C->em.out, f->text + start, (size_t)(at - start));
+        km_buf_adds(C->em.out, " ");
+        km_buf_adds(C->em.out, a->how == ADD_APPEND ? a->text : "&");
+        km_buf_add(C->em.out, f->text + at, (size_t)(end - at));
     } else {
         km_buf_add(C->em.out, f->text + start, (size_t)(end - start));
     }
     if (end == (int)f->size && (end == start || f->text[end - 1] != '\n'))
         km_buf_adds(C->em.out, C->em.eol);
-    if (how == NOWAIT_LINE)
-        emit_raw(C, "!$omp+ nowait");
+    if (a->how == ADD_FIXED_LINE || a->how == ADD_FREE_LINE) {
+        char *line = km_fmt("!$omp%c %s", a->how == ADD_FIXED_LINE ? '+' : '&',
+                            a->text);
+        emit_raw(C, line);
+        free(line);
+    }
 }
 
 /* Line n of the file, with the code that goes around it (OpenMP

@@ -9,8 +9,10 @@
  */
 #include "rewriter/plan.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lexer/directive.h"
 #include "rewriter/emit.h"
@@ -59,38 +61,67 @@ static struct region *omp_region(struct unit_ctx *c, int stmt, int line,
     return r;
 }
 
+/* The column where lines end for kmrun (fixed form 72, free form 132, or
+ * less as --line-length says). */
+static int line_width(const struct plan *P)
+{
+    int width = km_layout_of(P->src->opts.form)->width;
+    if (P->opts->line_length > 0 && P->opts->line_length < width)
+        width = P->opts->line_length;
+    return width;
+}
+
+/* Add `clauses` to the directive whose last line is `last`: on that line
+ * if it has room, else on a continuation line.  False (nothing added)
+ * when a free-form line has no room even for the '&'. */
+static bool add_clauses(struct plan *P, int last, const char *clauses)
+{
+    const struct km_file *f = &P->src->files[0];
+    int len;
+    const char *p = line_text(f, last, &len);
+    bool fixed = km_layout_of(P->src->opts.form)->field_col > 1;
+    int width = line_width(P);
+    struct clause_add *a = &P->added[last];
+    char *text = a->text ? km_fmt("%s %s", a->text, clauses)
+                         : km_fmt("%s", clauses);
+    int at = km_directive_text_len(p, len);
+    if (fixed && at > width)      /* columns past the last one */
+        at = width;
+    while (at > 0 && (p[at - 1] == ' ' || p[at - 1] == '\t'))
+        at--;
+    if (at + 1 + (int)strlen(text) <= width)
+        a->how = ADD_APPEND;
+    else if (fixed)
+        a->how = ADD_FIXED_LINE;
+    else if (at + 2 <= width)
+        a->how = ADD_FREE_LINE;
+    else {
+        free(text);
+        return false;
+    }
+    free(a->text);
+    a->text = text;
+    return true;
+}
+
 /* The implicit barrier at the end of a worksharing construct (end
  * directive on lines e..last), made explicit and measured apart: NOWAIT
  * added to the end directive, "!$omp barrier" after it (the program waits
  * where it waited).  Not when the directive has NOWAIT or COPYPRIVATE, or
- * a trailing comment, or (free form) no room for the word. */
+ * (free form) no room for the word. */
 static void worksharing_barrier(struct plan *P, struct unit_ctx *c, int e,
                                 int last)
 {
     const struct km_file *f = &P->src->files[0];
-    int len;
-    const char *p;
     for (int n = e; n <= last; n++) {
-        p = line_text(f, n, &len);
+        int len;
+        const char *p = line_text(f, n, &len);
         /* (COPYPRIVATE and NOWAIT exclude each other) */
         if (km_directive_has_word(p, len, "nowait") ||
             km_directive_has_word(p, len, "copyprivate"))
             return;
     }
-    p = line_text(f, last, &len);
-    if (km_directive_has_comment(p, len))
-        return;
-    while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
-        len--;
-    const struct km_layout *lay = km_layout_of(P->src->opts.form);
-    int width = lay->width;
-    if (P->opts->line_length > 0 && P->opts->line_length < width)
-        width = P->opts->line_length;
-    if (len + 7 <= width)
-        P->nowait[last] = NOWAIT_APPEND;
-    else if (lay->field_col > 1)
-        P->nowait[last] = NOWAIT_LINE;
-    else
+    if (!add_clauses(P, last, "nowait"))
         return;
     char *text = directive_text(f, e);
     struct region *b = omp_region(c, km_statement_after(P, last) - 1, e,
@@ -261,6 +292,111 @@ void km_omp_regions(struct plan *P, struct unit_ctx *c)
         km_warning(P->diag, f->path, open[k].line, 1, "this OpenMP construct "
                    "has no end directive in its routine and is not measured");
     free(open);
+}
+
+/* What the directive on lines n..last says after its sentinels, its
+ * lines joined by a blank (malloc'd). */
+static char *directive_body(const struct km_file *f, int n, int last)
+{
+    struct km_buf b = {0};
+    for (; n <= last; n++) {
+        int len;
+        const char *p = line_text(f, n, &len);
+        char *t = km_directive_body(p, len);
+        if (t && *t) {
+            if (b.len)
+                km_buf_addc(&b, ' ');
+            km_buf_adds(&b, t);
+        }
+        free(t);
+    }
+    km_buf_cstr(&b);
+    return b.data;
+}
+
+/* The argument of clause `name` (lower case) in directive text `body`,
+ * lower case and without blanks (malloc'd); NULL if it has none. */
+static char *clause_arg(const char *body, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = body; *p; p++) {
+        if (strncasecmp(p, name, n) != 0 ||
+            (p > body && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+            continue;
+        const char *q = p + n;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q != '(')
+            continue;
+        struct km_buf b = {0};
+        int depth = 1;
+        for (q++; *q && depth > 0; q++) {
+            depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+            if (depth > 0 && *q != ' ' && *q != '\t')
+                km_buf_addc(&b, (char)tolower((unsigned char)*q));
+        }
+        km_buf_cstr(&b);
+        return b.data;
+    }
+    return NULL;
+}
+
+/* The first line of a directive the unit holds (not a continuation, not
+ * inside a statement, not in a procedure it contains), its last line in
+ * *last; 0 past `to`. */
+static int next_directive(const struct plan *P, const struct unit_ctx *c,
+                          int n, int to, int *last)
+{
+    const struct km_source *src = P->src;
+    const struct km_file *f = &src->files[0];
+    for (; n <= to; n++) {
+        int len;
+        const char *p = line_text(f, n, &len);
+        enum km_directive d = km_directive_line(p, len, false);
+        if (d != KM_DIR_OTHER && d != KM_DIR_LOOP && d != KM_DIR_END_LOOP)
+            continue;
+        *last = directive_last(f, n);
+        int after = km_statement_after(P, n);
+        int before = after - 1;
+        if (before >= 0 &&
+            src->stmts[src->stmts[before].anchor].last_line > n) {
+            n = *last;            /* a comment line inside a statement */
+            continue;
+        }
+        if (after < src->nstmts && P->prog->info[after].unit != c->index) {
+            n = *last;
+            continue;
+        }
+        return n;
+    }
+    return 0;
+}
+
+void km_omp_share_handles(struct plan *P, struct unit_ctx *c)
+{
+    const struct km_source *src = P->src;
+    const struct km_file *f = &src->files[0];
+    const struct km_unit *u = c->u;
+    int from = src->stmts[src->stmts[u->first].anchor].last_line + 1;
+    int to = src->stmts[src->stmts[u->end].anchor].first_line - 1;
+    char *clause = km_fmt("shared(%s)", c->h);
+    int last;
+    for (int n = from; (n = next_directive(P, c, n, to, &last)) > 0;
+         n = last + 1) {
+        int len;
+        const char *p = line_text(f, n, &len);
+        if (!km_directive_is_omp(p, len))
+            continue;
+        char *body = directive_body(f, n, last);
+        char *def = clause_arg(body, "default");
+        if (def && strcmp(def, "shared") != 0 && !add_clauses(P, last, clause))
+            km_warning(P->diag, f->path, last, 1, "no room on this line for "
+                       "%s, which the code kmrun writes inside the construct "
+                       "needs: compile with a longer line length", clause);
+        free(def);
+        free(body);
+    }
+    free(clause);
 }
 
 /* An OpenMP region's code, around its directive lines; raw: the barrier

@@ -184,14 +184,21 @@ struct plan {
     int nmarkers, markercap;
     struct code *line_before, *line_after;   /* per line of file 0: code
                              around a directive line (OpenMP regions) */
-    unsigned char *nowait;   /* per line of file 0: NOWAIT_* */
+    struct clause_add *added;   /* per line of file 0 */
     bool ok;
 };
 
-/* An end directive of a worksharing construct that gets NOWAIT (its
- * barrier made explicit after it): on its line, or on a line of its own
- * that continues it (fixed form, when the line has no room). */
-enum { NOWAIT_NONE, NOWAIT_APPEND, NOWAIT_LINE };
+/* Clauses added to a directive, at the end of its last line (before a
+ * comment) or, when the line has no room, on a continuation line of their
+ * own (fixed form: !$omp+ ...; free form: the line gets a final '&' and
+ * !$omp& ... follows): NOWAIT to the end of a worksharing construct whose
+ * barrier is made explicit, SHARED(KM_H) to a construct whose DEFAULT
+ * would not share the handles. */
+struct clause_add {
+    unsigned char how;    /* ADD_* */
+    char *text;           /* the clauses, blank-separated */
+};
+enum { ADD_NONE, ADD_APPEND, ADD_FIXED_LINE, ADD_FREE_LINE };
 
 /* --- plan.c: shared helpers ---------------------------------------------- */
 
@@ -264,6 +271,9 @@ char *km_call_out(const struct plan *P, const struct unit_ctx *c, int h);
 void km_omp_regions(struct plan *P, struct unit_ctx *c);
 /* An OpenMP region's code, around its directive lines. */
 void km_place_omp(struct plan *P, struct unit_ctx *c, struct region *r);
+/* SHARED(KM_H) on the unit's constructs whose DEFAULT clause would make
+ * the handle array anything but shared. */
+void km_omp_share_handles(struct plan *P, struct unit_ctx *c);
 
 /* --- jumps.c --------------------------------------------------------------- */
 

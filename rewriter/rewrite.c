@@ -420,6 +420,7 @@ static void instrument_unit(struct plan *P, int unit)
     km_place_regions(P, &c);
     if (c.measured) {
         declare_handles(P, &c);
+        km_omp_share_handles(P, &c);
         instrument_entries(P, &c);
     }
     km_place_jumps(P, &c);
@@ -482,7 +483,7 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
     int nlines = P.src->nfiles > 0 ? P.src->files[0].nlines : 0;
     P.line_before = km_xcalloc((size_t)nlines + 2, sizeof *P.line_before);
     P.line_after = km_xcalloc((size_t)nlines + 2, sizeof *P.line_after);
-    P.nowait = km_xcalloc((size_t)nlines + 2, sizeof *P.nowait);
+    P.added = km_xcalloc((size_t)nlines + 2, sizeof *P.added);
     index_refs(&P);
     km_find_markers(&P);
     for (int u = 0; u < prog->nunits && P.ok; u++)
@@ -496,10 +497,11 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
     for (int n = 0; n <= nlines + 1; n++) {
         km_code_free(&P.line_before[n]);
         km_code_free(&P.line_after[n]);
+        free(P.added[n].text);
     }
     free(P.line_before);
     free(P.line_after);
-    free(P.nowait);
+    free(P.added);
     km_markers_free(&P);
     free(P.ref_first);
     free(P.ref_next);
