@@ -7,6 +7,7 @@
 #include "lexer/directive.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "support/buf.h"
@@ -204,36 +205,57 @@ static void next_word(const char **p, const char *end, char *w, int n)
     *p = q;
 }
 
-/* A construct's name and what follows it: `a` is the name, `b` the word
- * after it; the combined forms (parallel do ...) and the taskloop forms of
- * master and masked are not these constructs. */
-static enum km_omp construct_named(const char *a, const char *b)
+/* The combined forms that begin with PARALLEL, by the letters of their
+ * words run together; those kmrun does not split are NONE. */
+static const struct {
+    const char *letters;
+    enum km_omp kind;
+} parallel_forms[] = {
+    {"parallelmastertaskloop", KM_OMP_NONE},
+    {"parallelmaskedtaskloop", KM_OMP_NONE},
+    {"paralleldo", KM_OMP_PARALLEL_DO},
+    {"parallelsections", KM_OMP_PARALLEL_SECTIONS},
+    {"parallelworkshare", KM_OMP_PARALLEL_WORKSHARE},
+    {"parallelmaster", KM_OMP_PARALLEL_MASTER},
+    {"parallelmasked", KM_OMP_PARALLEL_MASKED},
+    {"parallelloop", KM_OMP_NONE},
+    {"parallelsimd", KM_OMP_NONE},
+};
+
+/* A construct's name from its first words a b c (lower case letters):
+ * the combined forms of PARALLEL are told apart by their words run
+ * together (fixed form may write "paralleldo"), the taskloop forms of
+ * master and masked are none of these. */
+static enum km_omp construct_named(const char *a, const char *b,
+                                   const char *c)
 {
-    static const char *const combined[] = {
-        "do", "sections", "workshare", "loop", "masked", "master", "simd",
-    };
     static const struct {
         const char *name;
         enum km_omp kind;
     } names[] = {
         {"sections", KM_OMP_SECTIONS}, {"section", KM_OMP_SECTION},
-        {"parallel", KM_OMP_PARALLEL}, {"critical", KM_OMP_CRITICAL},
+        {"critical", KM_OMP_CRITICAL},
         {"single", KM_OMP_SINGLE},     {"master", KM_OMP_MASTER},
         {"masked", KM_OMP_MASKED},     {"barrier", KM_OMP_BARRIER},
         {"taskwait", KM_OMP_TASKWAIT},
     };
     if (strcmp(a, "task") == 0)   /* not taskwait, taskloop, taskgroup ... */
         return KM_OMP_TASK;
+    if (strncmp(a, "parallel", 8) == 0) {
+        char w[100];
+        snprintf(w, sizeof w, "%s%s%s", a, b, c);
+        for (size_t k = 0; k < sizeof parallel_forms / sizeof parallel_forms[0];
+             k++)
+            if (strncmp(w, parallel_forms[k].letters,
+                        strlen(parallel_forms[k].letters)) == 0)
+                return parallel_forms[k].kind;
+        return KM_OMP_PARALLEL;
+    }
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         size_t n = strlen(names[k].name);
         if (strncmp(a, names[k].name, n) != 0)
             continue;
-        /* fixed form may run words together: "paralleldo" */
         const char *next = a[n] ? a + n : b;
-        if (names[k].kind == KM_OMP_PARALLEL)
-            for (size_t c = 0; c < sizeof combined / sizeof combined[0]; c++)
-                if (strncmp(next, combined[c], strlen(combined[c])) == 0)
-                    return KM_OMP_NONE;
         if ((names[k].kind == KM_OMP_MASTER || names[k].kind == KM_OMP_MASKED)
             && strncmp(next, "taskloop", 8) == 0)
             return KM_OMP_NONE;
@@ -248,6 +270,9 @@ static enum km_omp end_of(enum km_omp k)
     switch (k) {
     case KM_OMP_PARALLEL: case KM_OMP_CRITICAL: case KM_OMP_SINGLE:
     case KM_OMP_MASTER: case KM_OMP_MASKED: case KM_OMP_TASK:
+    case KM_OMP_PARALLEL_DO: case KM_OMP_PARALLEL_SECTIONS:
+    case KM_OMP_PARALLEL_WORKSHARE: case KM_OMP_PARALLEL_MASTER:
+    case KM_OMP_PARALLEL_MASKED:
         return (enum km_omp)(k + 1);
     default:
         return KM_OMP_NONE;
@@ -262,10 +287,11 @@ enum km_omp km_omp_construct(const char *p, int len)
     const char *q = after_sentinel(p, end, &s, &fixed_cont);
     if (!q || s != 0 || fixed_cont)            /* $omp only, not continued */
         return KM_OMP_NONE;
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], d[32];
     next_word(&q, end, a, sizeof a);
     next_word(&q, end, b, sizeof b);
     next_word(&q, end, c, sizeof c);
+    next_word(&q, end, d, sizeof d);
     const char *ends = strcmp(a, "end") == 0 ? b
                      : strncmp(a, "end", 3) == 0 && a[3] ? a + 3 : NULL;
     const char *after = strcmp(a, "end") == 0 ? c : b;
@@ -275,12 +301,11 @@ enum km_omp km_omp_construct(const char *p, int len)
         return KM_OMP_END_SECTIONS;
     if (ends && strcmp(ends, "workshare") == 0)
         return KM_OMP_END_WORKSHARE;
-    if (strcmp(a, "end") == 0) {
-        return end_of(construct_named(b, c));
-    }
+    if (strcmp(a, "end") == 0)
+        return end_of(construct_named(b, c, d));
     if (strncmp(a, "end", 3) == 0 && a[3])     /* fixed form: "endparallel" */
-        return end_of(construct_named(a + 3, b));
-    return construct_named(a, b);
+        return end_of(construct_named(a + 3, b, c));
+    return construct_named(a, b, c);
 }
 
 /* Where the directive line's text ends: before a trailing comment. */

@@ -44,8 +44,7 @@ int km_directive_collapse(const char *p, int len);
 /* Does directive line `p` end with '&' (free form: continued)? */
 bool km_directive_continues(const char *p, int len);
 
-/* The OpenMP constructs kmrun can measure (OMP_MEASURED_LEVEL 1); the
- * combined forms (parallel do, parallel sections ...) are not among them. */
+/* The OpenMP constructs kmrun can measure (OMP_MEASURED_LEVEL 1). */
 enum km_omp {
     KM_OMP_NONE = 0,
     KM_OMP_PARALLEL, KM_OMP_END_PARALLEL,
@@ -59,7 +58,14 @@ enum km_omp {
     KM_OMP_END_DO, KM_OMP_END_SECTIONS, KM_OMP_END_WORKSHARE,
     /* SECTIONS and each SECTION in it: blocks measured one by one */
     KM_OMP_SECTIONS, KM_OMP_SECTION,
-    KM_OMP_TASK, KM_OMP_END_TASK
+    KM_OMP_TASK, KM_OMP_END_TASK,
+    /* the combined forms kmrun writes as the two constructs they stand
+     * for (PARALLEL DO: also PARALLEL DO SIMD) */
+    KM_OMP_PARALLEL_DO, KM_OMP_END_PARALLEL_DO,
+    KM_OMP_PARALLEL_SECTIONS, KM_OMP_END_PARALLEL_SECTIONS,
+    KM_OMP_PARALLEL_WORKSHARE, KM_OMP_END_PARALLEL_WORKSHARE,
+    KM_OMP_PARALLEL_MASTER, KM_OMP_END_PARALLEL_MASTER,
+    KM_OMP_PARALLEL_MASKED, KM_OMP_END_PARALLEL_MASKED
 };
 
 /* The construct an !$omp directive line (not a continuation line) begins

@@ -202,17 +202,25 @@ static void copy_text(struct copier *C, int n)
 }
 
 /* Line n of the file, with the code that goes around it (OpenMP
- * regions). */
-static void copy_line(struct copier *C, int n)
+ * regions), or the code that replaces the directive beginning there (a
+ * combined construct, split).  Returns the last line written. */
+static int copy_line(struct copier *C, int n)
 {
     const struct km_file *f = C->f;
     if (C->P->opts->line_markers && km_is_line_marker(f, n))
-        return;           /* the preprocessor's own: ours replace them */
+        return n;         /* the preprocessor's own: ours replace them */
     emit_line_code(C, &C->P->line_before[n], n);
-    mark(C, n);
-    numbered(C);
-    copy_text(C, n);
+    const struct line_replace *r = &C->P->replaced[n];
+    if (r->last) {
+        emit_line_code(C, &r->code, n);
+        n = r->last;
+    } else {
+        mark(C, n);
+        numbered(C);
+        copy_text(C, n);
+    }
     emit_line_code(C, &C->P->line_after[n], n);
+    return n;
 }
 
 static int indent_of(const struct copier *C, int i);
@@ -1043,7 +1051,7 @@ static int emit_rest(struct copier *C, int i, const struct sedit *e,
             /* !$omp end do directly after its loop, the loop's KM_OUT
              * after it */
             for (int n = last + 1; n <= end_dir; n++)
-                copy_line(C, n);
+                n = copy_line(C, n);
             last = end_dir;
         }
         mark(C, last);
@@ -1191,7 +1199,7 @@ void km_copy_file(struct plan *P, struct km_buf *out)
             continue;
         }
         if (i < 0 || !P->ed[i]) {
-            copy_line(&C, n);
+            n = copy_line(&C, n);
             continue;
         }
         n = emit_statement(&C, i, P->ed[i]);

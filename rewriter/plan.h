@@ -115,6 +115,41 @@ struct region {
      * out_line), the wait at the end of a parallel region */
     int in_line, out_line;
     bool in_after, out_after, barrier;
+    bool by_split;        /* its code is its split construct's */
+    struct omp_split *split;
+};
+
+/* Regions that begin at one statement, from the outermost: user regions
+ * (ranked by marker), the DO loop, a combined OpenMP construct split
+ * inside that loop, the statement's own location. */
+#define KM_RANK_LOOP 1000000
+#define KM_RANK_SPLIT 1500000
+#define KM_RANK_LOC 2000000
+
+/* A combined OpenMP construct (parallel do, parallel sections ...) written
+ * as the two it stands for, so that the threads can be measured inside:
+ * its directive becomes "!$omp parallel" with the parallel's clauses, its
+ * KM_IN, then the inner construct with the others; its end becomes the
+ * inner construct's end with NOWAIT, the barrier (measured), its KM_OUT
+ * and "!$omp end parallel". */
+struct omp_split {
+    char *par;            /* the parallel's clauses */
+    char *inner;          /* "do", "do simd", "sections", "workshare",
+                             "master", "masked" */
+    char *inner_clauses;
+    int first, last;      /* the directive's lines */
+    int end_first, end_last;  /* its end directive's lines, or 0 */
+    int terminal;         /* a parallel do without end directive: its
+                             loop's terminal statement */
+    int barrier;          /* the barrier's region (index) */
+    int block;            /* master / masked: the block's region, or -1 */
+};
+
+/* Directive lines of file 0 written as other text: what replaces lines
+ * first..last (kept at `first`). */
+struct line_replace {
+    int last;             /* 0: none */
+    struct code code;
 };
 
 /* The construct tree of a unit: DO loops and branches of block IFs. */
@@ -185,6 +220,7 @@ struct plan {
     struct code *line_before, *line_after;   /* per line of file 0: code
                              around a directive line (OpenMP regions) */
     struct clause_add *added;   /* per line of file 0 */
+    struct line_replace *replaced;  /* per line of file 0 */
     bool ok;
 };
 

@@ -28,8 +28,6 @@
 #include "rewriter/emit.h"
 #include "runtime/km_abi.h"
 
-#define RANK_LOOP 1000000
-#define RANK_LOC 2000000
 
 /* --- structure ------------------------------------------------------------- */
 
@@ -508,7 +506,7 @@ static void loop_regions(struct plan *P, struct unit_ctx *c)
         struct region *r = km_add_region(c, RG_LOOP, KM_K_DO, i);
         r->first = i + 1;
         r->last = in->do_end;
-        r->rank = RANK_LOOP;
+        r->rank = KM_RANK_LOOP;
         r->line = km_user_line(P->src, P->src->stmts[i].file,
                                P->src->stmts[i].first_line, NULL);
         r->text = km_stmt_text(P, i, -1, true);
@@ -585,7 +583,7 @@ static void location_regions(struct plan *P, struct unit_ctx *c)
             continue;
         }
         struct region *r = km_add_region(c, RG_LOC, kind, i);
-        r->rank = RANK_LOC;
+        r->rank = KM_RANK_LOC;
         r->line = km_user_line(P->src, P->src->stmts[i].file,
                                P->src->stmts[i].first_line, NULL);
         r->text = km_stmt_text(P, i, -1, true);
@@ -605,8 +603,15 @@ void km_choose_regions(struct plan *P, struct unit_ctx *c)
 
 void km_regions_free(struct unit_ctx *c)
 {
-    for (int k = 0; k < c->nrg; k++)
+    for (int k = 0; k < c->nrg; k++) {
         free(c->rg[k].text);
+        if (c->rg[k].split) {
+            free(c->rg[k].split->par);
+            free(c->rg[k].split->inner);
+            free(c->rg[k].split->inner_clauses);
+            free(c->rg[k].split);
+        }
+    }
     free(c->rg);
     c->rg = NULL;
     c->nrg = c->rgcap = 0;

@@ -484,6 +484,7 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
     P.line_before = km_xcalloc((size_t)nlines + 2, sizeof *P.line_before);
     P.line_after = km_xcalloc((size_t)nlines + 2, sizeof *P.line_after);
     P.added = km_xcalloc((size_t)nlines + 2, sizeof *P.added);
+    P.replaced = km_xcalloc((size_t)nlines + 2, sizeof *P.replaced);
     index_refs(&P);
     km_find_markers(&P);
     for (int u = 0; u < prog->nunits && P.ok; u++)
@@ -498,10 +499,12 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
         km_code_free(&P.line_before[n]);
         km_code_free(&P.line_after[n]);
         free(P.added[n].text);
+        km_code_free(&P.replaced[n].code);
     }
     free(P.line_before);
     free(P.line_after);
     free(P.added);
+    free(P.replaced);
     km_markers_free(&P);
     free(P.ref_first);
     free(P.ref_next);
