@@ -48,6 +48,7 @@ struct omp_open {
     enum km_omp kind;
     int line, last;       /* the directive's first and last line */
     bool splits;          /* a combined construct kmrun can split */
+    bool untied;          /* a task that may move between threads */
     int block, block_last;  /* SECTIONS: the directive that opened the
                              current section block (its first and last
                              line) */
@@ -581,6 +582,16 @@ static const char *after_name(const char *body, enum km_omp kind,
     return NULL;
 }
 
+/* The lines between the unit's first and last statements (of the file
+ * kmrun was given, not include files). */
+static void unit_lines(const struct plan *P, const struct unit_ctx *c,
+                       int *from, int *to)
+{
+    const struct km_source *src = P->src;
+    *from = src->stmts[src->stmts[c->u->first].anchor].last_line + 1;
+    *to = src->stmts[src->stmts[c->u->end].anchor].first_line - 1;
+}
+
 /* Is there a preprocessor conditional (#if, #else, #endif) among the
  * lines between the statements around line n?  Code written there would
  * be compiled or not as the conditional chooses, whatever the code at the
@@ -757,9 +768,8 @@ void km_omp_regions(struct plan *P, struct unit_ctx *c)
         return;
     const struct km_source *src = P->src;
     const struct km_file *f = &src->files[0];
-    const struct km_unit *u = c->u;
-    int from = src->stmts[src->stmts[u->first].anchor].last_line + 1;
-    int to = src->stmts[src->stmts[u->end].anchor].first_line - 1;
+    int from, to;
+    unit_lines(P, c, &from, &to);
     struct omp_open *open = NULL;
     int n_open = 0, cap = 0;
     for (int n = from; n <= to; n++) {
@@ -878,9 +888,8 @@ void km_omp_share_handles(struct plan *P, struct unit_ctx *c)
 {
     const struct km_source *src = P->src;
     const struct km_file *f = &src->files[0];
-    const struct km_unit *u = c->u;
-    int from = src->stmts[src->stmts[u->first].anchor].last_line + 1;
-    int to = src->stmts[src->stmts[u->end].anchor].first_line - 1;
+    int from, to;
+    unit_lines(P, c, &from, &to);
     char *clause = km_fmt("shared(%s)", c->h);
     int last;
     for (int n = from; (n = next_directive(P, c, n, to, &last)) > 0;
@@ -1015,4 +1024,94 @@ void km_place_omp(struct plan *P, struct unit_ctx *c, struct region *r)
     if (r->barrier)
         add_raw(out, km_fmt("!$omp barrier"));
     km_code_add(out, 0, 0, km_call_out(P, c, r->handle));
+}
+
+/* --- tasks ------------------------------------------------------------------ */
+
+/* Is region r inside the statements first..last, whose directive lines
+ * (an OpenMP region's place) lie between lines from and to? */
+static bool region_within(const struct region *r, int first, int last,
+                          int from, int to)
+{
+    if (r->rk == RG_OMP)
+        return r->line > from && r->line < to;
+    return r->stmt >= first && r->stmt <= last;
+}
+
+/* No region inside statements first..last (lines from..to) is measured. */
+static void unmeasure(struct unit_ctx *c, int first, int last, int from,
+                      int to)
+{
+    for (int k = 0; k < c->nrg; k++)
+        if (region_within(&c->rg[k], first, last, from, to))
+            c->rg[k].measured = false;
+}
+
+/* A taskloop directive on line p: its loop's body is left unmeasured. */
+static bool is_taskloop(const char *p, int len)
+{
+    return km_directive_line(p, len, false) == KM_DIR_LOOP &&
+           km_directive_has_word(p, len, "taskloop");
+}
+
+void km_omp_tasks(struct plan *P, struct unit_ctx *c)
+{
+    if (!c->measured)
+        return;
+    const struct km_source *src = P->src;
+    const struct km_file *f = &src->files[0];
+    const struct km_unit *u = c->u;
+    int from, to;
+    unit_lines(P, c, &from, &to);
+    struct omp_open *open = NULL;
+    int n_open = 0, cap = 0, last;
+    for (int n = from; (n = next_directive(P, c, n, to, &last)) > 0;
+         n = last + 1) {
+        int len;
+        const char *p = line_text(f, n, &len);
+        enum km_omp k = km_omp_construct(p, len);
+        if (k == KM_OMP_TASK) {
+            KM_GROW(open, cap, n_open + 1);
+            open[n_open++] = (struct omp_open){ .kind = k, .line = n,
+                .last = last, .untied = untied(f, n, last) };
+        } else if (k == KM_OMP_END_TASK && n_open > 0) {
+            const struct omp_open *o = &open[--n_open];
+            int first = km_statement_after(P, o->last);
+            int inside = km_statement_after(P, n) - 1;
+            if (o->untied) {
+                unmeasure(c, first, inside, o->last, n);
+                continue;
+            }
+            KM_GROW(c->tasks, c->taskcap, c->ntasks + 1);
+            c->tasks[c->ntasks++] = (struct task_body){ o->last, n, first,
+                                                        inside };
+        } else if (is_taskloop(p, len)) {
+            int i = km_statement_after(P, last);
+            if (i <= u->end && P->prog->info[i].kind == KS_DO &&
+                P->prog->info[i].do_end >= 0) {
+                int t = P->prog->info[i].do_end;
+                unmeasure(c, i + 1, t, src->stmts[i].first_line,
+                          src->stmts[t].last_line + 1);
+            }
+        }
+    }
+    free(open);
+}
+
+void km_omp_place_tasks(struct plan *P, struct unit_ctx *c)
+{
+    for (int t = 0; t < c->ntasks; t++) {
+        const struct task_body *b = &c->tasks[t];
+        bool measured = false;
+        for (int k = 0; k < c->nrg && !measured; k++)
+            measured = c->rg[k].measured &&
+                       region_within(&c->rg[k], b->first, b->last,
+                                     b->dir_last - 1, b->end_line + 1);
+        if (!measured)
+            continue;
+        km_code_prepend(&P->line_after[b->dir_last], 0, 0,
+                        km_fmt("CALL %sIN(-%s)", P->set->prefix, c->hexpr));
+        km_code_add(&P->line_before[b->end_line], 0, 0,
+                    km_fmt("CALL %sOUT(-%s)", P->set->prefix, c->hexpr));
+    }
 }

@@ -152,6 +152,15 @@ struct line_replace {
     struct code code;
 };
 
+/* The body of a tied OpenMP task: its code may run on a thread where its
+ * routine is not open (a task another thread created), so what is measured
+ * inside it enters the routine there first (KM_IN of minus the routine's
+ * handle, after the directive; KM_OUT of it before the end). */
+struct task_body {
+    int dir_last, end_line;   /* the directive's last line, END TASK's */
+    int first, last;          /* the statements inside */
+};
+
 /* The construct tree of a unit: DO loops and branches of block IFs. */
 struct cnode {
     int stmt;             /* DO, IF, ELSE IF or ELSE statement; -1: the unit */
@@ -186,6 +195,8 @@ struct unit_ctx {
     /* regions */
     struct region *rg;
     int nrg, rgcap;
+    struct task_body *tasks;   /* tied OpenMP tasks (omp.c) */
+    int ntasks, taskcap;
     int nhandles;
 };
 
@@ -307,6 +318,13 @@ char *km_call_out(const struct plan *P, const struct unit_ctx *c, int h);
 void km_omp_regions(struct plan *P, struct unit_ctx *c);
 /* An OpenMP region's code, around its directive lines. */
 void km_place_omp(struct plan *P, struct unit_ctx *c, struct region *r);
+/* Tasks: the tied ones' bodies (c->tasks); in an untied task's body or a
+ * taskloop's loop, whose code may move between threads, nothing is
+ * measured.  After the other regions are chosen. */
+void km_omp_tasks(struct plan *P, struct unit_ctx *c);
+/* The code around task bodies that hold measured regions: after every
+ * region's own. */
+void km_omp_place_tasks(struct plan *P, struct unit_ctx *c);
 /* SHARED(KM_H) on the unit's constructs whose DEFAULT clause would make
  * the handle array anything but shared. */
 void km_omp_share_handles(struct plan *P, struct unit_ctx *c);

@@ -598,6 +598,7 @@ void km_choose_regions(struct plan *P, struct unit_ctx *c)
         loop_regions(P, c);
         location_regions(P, c);
     }
+    km_omp_tasks(P, c);
     c->mpi_unmeasured = has_unmeasured_mpi(P, c);
 }
 
@@ -615,6 +616,9 @@ void km_regions_free(struct unit_ctx *c)
     free(c->rg);
     c->rg = NULL;
     c->nrg = c->rgcap = 0;
+    free(c->tasks);
+    c->tasks = NULL;
+    c->ntasks = c->taskcap = 0;
 }
 
 /* --- nesting -------------------------------------------------------------------- */
@@ -747,6 +751,7 @@ void km_place_regions(struct plan *P, struct unit_ctx *c)
         km_code_add(&km_sedit(P, a)->post[r->end_slot], 0, 0,
                     km_call_out(P, c, r->handle));
     }
+    km_omp_place_tasks(P, c);
     free(v);
 }
 

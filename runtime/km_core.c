@@ -154,6 +154,9 @@ struct km_thread {
     /* counts */
     uint64_t saved_reads;    /* exits that shared one read (km_out_slow) */
     uint64_t overflow_depth; /* entries above a full stack still open */
+    uint64_t task_entered;   /* open task bodies (bit d: the one at depth
+                                d), 1 where it entered its routine */
+    int task_depth;
     uint64_t lost, bad_out, bad_in;
     /* identity */
     int32_t index;           /* 0: the program's thread */
@@ -298,6 +301,8 @@ static void reset_root(struct km_thread *t)
     t->sp = 0;
     t->stack[0] = (struct km_frame){ .r = NULL, .id = KM_ID_ROOT, .own = 0,
                                      .anchor = 0 };
+    t->task_depth = 0;
+    t->task_entered = 0;
 }
 
 /* 0.25 ns in subticks: the least sampling may add to an execution. */
@@ -1106,9 +1111,54 @@ static KM_ALWAYS_INLINE struct km_frame *push(struct km_thread *t,
  * counted, and their exits pop nothing. */
 void km_in_f(const int32_t *h);
 
+static void enter(struct km_thread *t, const int32_t *h);
+static void leave_top(struct km_thread *t, const int32_t *h);
+
+/* A task's body begins (KM_IN of minus its routine's handle): where its
+ * routine is neither open on this thread nor the one of the region it
+ * runs in (a task another routine's code waits for, here), it enters the
+ * routine, as the body is compiled into a function of its own, so that
+ * the routine's figures hold those of its locations run here; elsewhere
+ * (in the routine, or in a parallel region of the routine on another
+ * thread) it does nothing.  Tied tasks nest on a thread. */
+static void task_in(struct km_thread *t, int32_t routine)
+{
+    int d = t->task_depth++;
+    const struct km_region *in = t->stack[t->sp].r;
+    int open = t->tab[routine - 1]->top != 0 ||
+               (in && in->routine == routine);
+    if (d >= 64)
+        return;                   /* (deeper ones enter nothing) */
+    t->task_entered &= ~(1ull << d);
+    if (open)
+        return;
+    t->task_entered |= 1ull << d;
+    enter(t, &routine);
+}
+
+static void task_out(struct km_thread *t, int32_t routine)
+{
+    if (t->task_depth == 0) {
+        t->bad_out++;
+        return;
+    }
+    int d = --t->task_depth;
+    if (d < 64 && (t->task_entered >> d & 1))
+        leave_top(t, &routine);
+}
+
 static KM_NOINLINE void km_in_slow(struct km_thread *t, const int32_t *h)
 {
     int32_t id = *h;
+    if (id < 0 && id != INT32_MIN) {  /* a task's body */
+        if (-id > t->nreg)
+            sync_regions(t);
+        if (-id <= t->nreg && KM_KIND_IS_ROUTINE(t->tab[-id - 1]->kind))
+            task_in(t, -id);
+        else
+            t->bad_in++;
+        return;
+    }
     if (id > t->nreg) {              /* registered since: catch up */
         sync_regions(t);
         if (id <= t->nreg) {
@@ -1260,6 +1310,10 @@ void km_in_f(const int32_t *h)
 
 static KM_NOINLINE void km_out_slow(struct km_thread *t, int32_t id)
 {
+    if (id < 0 && id != INT32_MIN && -id <= t->nreg) {
+        task_out(t, -id);
+        return;
+    }
     if (t->stack[t->sp].id == KM_ID_FULL) {  /* an entry that did not fit */
         if (--t->overflow_depth == 0)
             t->sp--;

@@ -80,8 +80,12 @@ static void problem(const char *what, int32_t id)
                 id > 0 && id < nkinds ? kinds[id] : -1);
 }
 
+/* (minus a routine's handle: a task's body, which may enter its routine,
+ * is a routine's boundary) */
 static int kind_of(int32_t id)
 {
+    if (id < 0 && id != INT32_MIN)
+        id = -id;
     return id > 0 && id < nkinds ? kinds[id] : 0;
 }
 
@@ -170,7 +174,7 @@ static void note_parent(int32_t id)
 {
     if (id <= 0 || id >= nkinds)
         return;
-    int parent = sp > 0 ? stack[sp - 1] : PARENT_ROOT;
+    int parent = sp > 0 ? abs(stack[sp - 1]) : PARENT_ROOT;
     if (parents[id] == PARENT_NONE)
         parents[id] = parent;
     else if (parents[id] != parent)

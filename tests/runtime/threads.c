@@ -91,6 +91,30 @@ static void *churn_body(void *arg)
     return NULL;
 }
 
+#define TASKS 3
+static int32_t h_tasker, h_tloop;
+
+/* A task's body, as kmrun writes it: a loop of routine TASKER inside. */
+static void task_body(void)
+{
+    int32_t minus = -h_tasker;
+    km_in_f(&minus);
+    km_in_f(&h_tloop);
+    for (volatile int k = 0; k < 100000; k++)
+        ;
+    km_out_f(&h_tloop);
+    km_out_f(&minus);
+}
+
+/* Tasks another thread created, run on a thread where TASKER is not. */
+static void *tasks_elsewhere(void *arg)
+{
+    (void)arg;
+    for (int k = 0; k < TASKS; k++)
+        task_body();
+    return NULL;
+}
+
 /* The report of the thread that ran it, by thread number. */
 static const struct km_report *thread_report(const struct km_report *rep,
                                              int thread)
@@ -193,6 +217,38 @@ int main(int argc, char **argv)
             check_sums(r);
     }
     CHECK_EQ("churn executions", churned, CHURN * 10);
+    km_report_free(&rep);
+
+    /* Task bodies (KM_IN of minus their routine's handle): where the
+     * routine is open, nothing more; on a thread where it is not, the
+     * routine is entered, so its figures hold those of its loop. */
+    reg_once(&h_tasker, &h_tasker, "2 50 1000 0 TASKER threads.f");
+    reg_once(&h_tloop, &h_tasker, "10 51 1000 0 DO K = 1, N");
+    km_in_f(&h_tasker);
+    task_body();
+    km_out_f(&h_tasker);
+    pthread_t other;
+    pthread_create(&other, NULL, tasks_elsewhere, NULL);
+    pthread_join(other, NULL);
+    CHECK_EQ("report", km_test_report(&rep, "END"), 0);
+    CHECK_EQ("tasker here", rep.reg[h_tasker - 1].count, 1);
+    CHECK_EQ("its loop here", rep.reg[h_tloop - 1].count, 1);
+    uint64_t tasker = 0, tloop = 0;
+    for (int32_t k = 0; k < rep.nothers; k++) {
+        const struct km_report *r = &rep.others[k];
+        if (h_tloop > r->nreg)
+            continue;
+        tasker += r->reg[h_tasker - 1].count;
+        tloop += r->reg[h_tloop - 1].count;
+        if (r->reg[h_tasker - 1].elapsed < r->reg[h_tloop - 1].elapsed) {
+            printf("FAIL tasks: a loop outlasts its routine on thread %d\n",
+                   r->thread);
+            failures++;
+        }
+        check_sums(r);
+    }
+    CHECK_EQ("tasker elsewhere: entered by each task body", tasker, TASKS);
+    CHECK_EQ("its loop elsewhere", tloop, TASKS);
     km_report_free(&rep);
     km_out_f(&h_main);
     printf("PASS: %d failure(s)\n", failures);
