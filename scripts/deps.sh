@@ -3,10 +3,11 @@
 #
 # Sourced by scripts/demo and scripts/test.  Uses sudo when not root.
 # Everything comes from Debian's own archive.  Chromium (and a font for it
-# to draw text with) runs the test of kmview's HTML report headless.
+# to draw text with) runs the test of kmview's HTML report headless;
+# libomp-19-dev is flang's OpenMP runtime.
 KMTOOL_PACKAGES="gcc make autoconf automake flex bison gfortran \
-libopenmpi-dev openmpi-bin mpich libmpich-dev flang-19 cmake gdb chromium \
-fonts-dejavu-core"
+libopenmpi-dev openmpi-bin mpich libmpich-dev flang-19 libomp-19-dev cmake \
+gdb chromium fonts-dejavu-core"
 
 km_missing_packages() {
     missing=""
