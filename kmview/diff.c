@@ -410,16 +410,22 @@ void kv_diff_print(FILE *f, const struct kv_diff *d, int top)
 }
 
 /* ------------------------------------------------------------------------ */
-/* CSV                                                                       */
+/* CSV and JSON                                                              */
 
 static const char *const status_names[] = { "both", "only_a", "only_b" };
+static const char *const part_names[NPARTS] = { "total", "computation", "mpi",
+                                                "mpi_startup", "io" };
+
+static const char *kind_text(const struct kv_diff_row *r)
+{
+    return r->kind < 0 ? "ROUTINE" : kv_kind_name(r->kind);
+}
 
 static void csv_row(FILE *f, const struct kv_diff_row *r)
 {
     fprintf(f, "%s,", status_names[r->status]);
     kv_csv_str(f, r->routine);
-    fprintf(f, ",%s,%d,%d,", r->kind < 0 ? "ROUTINE" : kv_kind_name(r->kind),
-            r->line, r->occurrence);
+    fprintf(f, ",%s,%d,%d,", kind_text(r), r->line, r->occurrence);
     kv_csv_str(f, r->text);
     double v[] = { r->t[0], r->t[1], r->diff, r->ratio, r->calls[0],
                    r->calls[1], r->per_call[0], r->per_call[1] };
@@ -452,14 +458,12 @@ static void csv_regions(FILE *f, const void *ctx)
 static void csv_breakdown(FILE *f, const void *ctx)
 {
     const struct kv_diff *d = ctx;
-    static const char *const what[NPARTS] = { "total", "computation", "mpi",
-                                              "mpi_startup", "io" };
     const double *v[NPARTS];
     const bool *e[NPARTS];
     parts(d, v, e);
     fputs("part,a,b,diff,a_estimated,b_estimated\n", f);
     for (int k = 0; k < NPARTS; k++) {
-        fprintf(f, "%s,", what[k]);
+        fprintf(f, "%s,", part_names[k]);
         kv_csv_num(f, v[k][0]);
         fputc(',', f);
         kv_csv_num(f, v[k][1]);
@@ -475,6 +479,74 @@ int kv_diff_csv(struct kv_out *o, const char *dir, const struct kv_diff *d)
         { "regions.csv", csv_regions }, { "breakdown.csv", csv_breakdown },
     };
     return kv_csv_files(o, dir, files, sizeof files / sizeof *files, d);
+}
+
+static void json_num(FILE *f, const char *key, double v)
+{
+    fprintf(f, "\"%s\":", key);
+    kv_json_num(f, v);
+    fputc(',', f);
+}
+
+static void json_side(FILE *f, const struct kv_diff *d, int s);
+
+/* The regions.csv row as an object with the same names and values (the
+ * score "inf" where the shorter time is 0, as there). */
+static void json_row(FILE *f, size_t order, const struct kv_diff_row *r)
+{
+    fprintf(f, "{\"order\":%zu,\"status\":\"%s\",\"routine\":", order,
+            status_names[r->status]);
+    kv_json_str(f, r->routine);
+    fprintf(f, ",\"kind\":\"%s\",\"line\":%d,\"occurrence\":%d,"
+            "\"statement\":", kind_text(r), r->line, r->occurrence);
+    kv_json_str(f, r->text ? r->text : "");
+    fputc(',', f);
+    json_num(f, "t_a", r->t[0]);
+    json_num(f, "t_b", r->t[1]);
+    json_num(f, "diff", r->diff);
+    json_num(f, "ratio", r->ratio);
+    json_num(f, "calls_a", r->calls[0]);
+    json_num(f, "calls_b", r->calls[1]);
+    json_num(f, "per_call_a", r->per_call[0]);
+    json_num(f, "per_call_b", r->per_call[1]);
+    if (isinf(r->score))
+        fputs("\"score\":\"inf\",", f);
+    else
+        json_num(f, "score", r->score);
+    json_num(f, "efficiency", r->efficiency);
+    fprintf(f, "\"t_a_estimated\":%s,\"t_b_estimated\":%s}",
+            r->t_est[0] ? "true" : "false", r->t_est[1] ? "true" : "false");
+}
+
+int kv_diff_json(struct kv_out *o, const char *path, const struct kv_diff *d)
+{
+    FILE *f = kv_out_open(o, path);
+    if (!f)
+        return -1;
+    fputs("{\"a\":", f);
+    json_side(f, d, 0);
+    fputs(",\n\"b\":", f);
+    json_side(f, d, 1);
+    fprintf(f, ",\n\"scaling\":%s,\n\"breakdown\":[",
+            d->scaling ? "true" : "false");
+    const double *v[NPARTS];
+    const bool *e[NPARTS];
+    parts(d, v, e);
+    for (int k = 0; k < NPARTS; k++) {
+        fprintf(f, "%s{\"part\":\"%s\",", k ? "," : "", part_names[k]);
+        json_num(f, "a", v[k][0]);
+        json_num(f, "b", v[k][1]);
+        json_num(f, "diff", v[k][1] - v[k][0]);
+        fprintf(f, "\"a_estimated\":%s,\"b_estimated\":%s}",
+                e[k][0] ? "true" : "false", e[k][1] ? "true" : "false");
+    }
+    fputs("],\n\"regions\":[", f);
+    for (size_t i = 0; i < d->nrows; i++) {
+        fputs(i ? ",\n" : "\n", f);
+        json_row(f, i + 1, &d->rows[i]);
+    }
+    fputs("]}\n", f);
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */

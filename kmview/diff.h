@@ -57,6 +57,8 @@ int kv_diff_order_parse(const char *s);
 void kv_diff_print(FILE *f, const struct kv_diff *d, int top);
 /* regions.csv and breakdown.csv in `dir`. */
 int kv_diff_csv(struct kv_out *o, const char *dir, const struct kv_diff *d);
+/* The same figures as one JSON document at `path` ("-": standard output). */
+int kv_diff_json(struct kv_out *o, const char *path, const struct kv_diff *d);
 /* The HTML view. */
 void kv_diff_html(FILE *f, const struct kv_diff *d);
 

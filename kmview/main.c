@@ -68,7 +68,7 @@ static void usage(FILE *to)
           "kmview diff A B  relative profile of run B against run A\n"
           "  --order=O       score (PARP, default), diff, ratio, a, b, name\n"
           "  -n, --top=N     regions listed (default 20; 0: all)\n"
-          "  --csv=DIR, --html=FILE, -q as above\n"
+          "  --csv=DIR, --json=FILE, --html=FILE, -q as above\n"
           "kmview ranks FILE...  cluster the ranks, name the outliers\n"
           "  --cut=D         group ranks within D of the run time (default 0.05)\n"
           "  --groups=K      cut the dendrogram into K groups instead\n"
@@ -287,6 +287,8 @@ static int cmd_diff(struct options *o)
     int rc = 0;
     if (o->csv)
         rc = kv_diff_csv(&out, o->csv, &d);
+    if (!rc && o->json)
+        rc = kv_diff_json(&out, o->json, &d);
     if (!rc && o->html) {
         FILE *f = kv_out_open(&out, o->html);
         if (f)
