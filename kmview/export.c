@@ -447,6 +447,39 @@ static void csv_rank_thread_locations(FILE *f, const void *ctx)
     }
 }
 
+/* A call site's size bins as "bin:messages" pairs, blank-separated. */
+static void csv_sizes(FILE *f, const struct kv_msg *m)
+{
+    bool first = true;
+    for (int b = 0; b < KV_MSG_BINS; b++)
+        if (m->bins[b]) {
+            fprintf(f, "%s%d:%llu", first ? "" : " ", b,
+                    (unsigned long long)m->bins[b]);
+            first = false;
+        }
+}
+
+/* What every MPI call site moved, per rank. */
+static void csv_rank_messages(FILE *f, const void *ctx)
+{
+    const struct kv_run *run = ((const struct kv_stats *)ctx)->run;
+    fputs("rank,id,routine_id,routine,kind,line,occurrence,statement,"
+          "messages,sent,received,sizes\n", f);
+    for (size_t i = 0; i < run->nsections; i++) {
+        const struct kv_rank *r = &run->ranks[i];
+        for (size_t k = 0; k < r->nmsgs; k++) {
+            const struct kv_msg *m = &r->msgs[k];
+            fprintf(f, "%d,", r->rank);
+            csv_location_key(f, run, (size_t)m->location);
+            fprintf(f, ",%llu,%llu,%llu,", (unsigned long long)m->messages,
+                    (unsigned long long)m->sent,
+                    (unsigned long long)m->received);
+            csv_sizes(f, m);
+            fputc('\n', f);
+        }
+    }
+}
+
 static void csv_warnings(FILE *f, const void *ctx)
 {
     const struct kv_stats *st = ctx;
@@ -489,6 +522,7 @@ int kv_export_csv(struct kv_out *o, const char *dir, const struct kv_stats *st)
         { "rank_threads.csv", csv_rank_threads },
         { "rank_thread_routines.csv", csv_rank_thread_routines },
         { "rank_thread_locations.csv", csv_rank_thread_locations },
+        { "rank_messages.csv", csv_rank_messages },
     };
     return kv_csv_files(o, dir, files, sizeof files / sizeof *files, st);
 }
@@ -806,6 +840,27 @@ static void json_rank_threads(FILE *f, const struct kv_rank *r)
     fputc(']', f);
 }
 
+static void json_rank_messages(FILE *f, const struct kv_rank *r)
+{
+    fputs(",\"messages\":[", f);
+    for (size_t i = 0; i < r->nmsgs; i++) {
+        const struct kv_msg *m = &r->msgs[i];
+        fprintf(f, "%s{\"id\":%d,\"messages\":%llu,\"sent\":%llu,"
+                "\"received\":%llu,\"sizes\":{", i ? "," : "",
+                m->location + 1, (unsigned long long)m->messages,
+                (unsigned long long)m->sent, (unsigned long long)m->received);
+        bool first = true;
+        for (int b = 0; b < KV_MSG_BINS; b++)
+            if (m->bins[b]) {
+                fprintf(f, "%s\"%d\":%llu", first ? "" : ",", b,
+                        (unsigned long long)m->bins[b]);
+                first = false;
+            }
+        fputs("}}", f);
+    }
+    fputc(']', f);
+}
+
 static void json_ranks(FILE *f, const struct kv_stats *st)
 {
     const struct kv_run *run = st->run;
@@ -828,6 +883,7 @@ static void json_ranks(FILE *f, const struct kv_stats *st)
         fputc(']', f);
         json_rank_cells(f, r);
         json_rank_threads(f, r);
+        json_rank_messages(f, r);
         fputc('}', f);
     }
     fputs("]\n", f);

@@ -103,6 +103,7 @@ static void free_rank(struct kv_rank *r)
     free(r->lc);
     free(r->threads);
     free(r->tregions);
+    free(r->msgs);
     for (size_t i = 0; i < r->nwarn; i++)
         free(r->warnings[i]);
     free(r->warnings);
@@ -335,6 +336,14 @@ struct kv_tregion *kv_rank_add_tregion(struct kv_rank *r)
     struct kv_tregion *t = &r->tregions[r->ntregions++];
     memset(t, 0, sizeof *t);
     return t;
+}
+
+struct kv_msg *kv_rank_add_msg(struct kv_rank *r)
+{
+    KM_GROW(r->msgs, r->capmsgs, r->nmsgs + 1);
+    struct kv_msg *m = &r->msgs[r->nmsgs++];
+    memset(m, 0, sizeof *m);
+    return m;
 }
 
 void kv_rank_add_warning(struct kv_rank *r, const char *text)

@@ -125,6 +125,16 @@ struct kv_tregion {
 };
 
 /* The Total row of a rank's routine table (version 2 only). */
+/* What one MPI call site of a rank moved (the Messages block, version 4):
+ * histogram bin 0 holds empty messages, bin k those of 2^(k-1) <= bytes
+ * < 2^k. */
+#define KV_MSG_BINS 48
+struct kv_msg {
+    int location;            /* index into run->locations */
+    uint64_t messages, sent, received;
+    uint64_t bins[KV_MSG_BINS];
+};
+
 struct kv_total_row {
     bool present;
     double net, est_pct;     /* est_pct: of the total net time */
@@ -149,6 +159,9 @@ struct kv_rank {
     size_t nthreads, capthreads;
     struct kv_tregion *tregions;
     size_t ntregions, captregions;
+    /* the Messages block (empty when no call site moved bytes) */
+    struct kv_msg *msgs;
+    size_t nmsgs, capmsgs;
     char *source;            /* the file this section came from */
     int source_line;         /* the line of its "===== Rank" heading */
 };
@@ -241,6 +254,7 @@ struct kv_lcell *kv_rank_add_location(struct kv_rank *r);
 void kv_rank_add_warning(struct kv_rank *r, const char *text);
 struct kv_thread *kv_rank_add_thread(struct kv_rank *r);
 struct kv_tregion *kv_rank_add_tregion(struct kv_rank *r);
+struct kv_msg *kv_rank_add_msg(struct kv_rank *r);
 /* Put the sections in rank order and number routines and locations in
  * order of first appearance in that order (after reading every file), so
  * that the order files are given in changes nothing. */

@@ -13,8 +13,8 @@
  * `file:line:column: error: text`, the column pointing at the field at
  * fault.  A file without its End line is truncated.
  *
- * Reads format versions 1 to 3 (3 adds a rank's Threads block, read as
- * part of its section).  Version 2 marks a time that contains an
+ * Reads format versions 1 to 4 (3 adds a rank's Threads block, 4 its
+ * Messages block, both read as part of its section).  Version 2 marks a time that contains an
  * estimate with a leading '~' (kept as a flag beside every figure), adds
  * an Est(%) column to routine and location rows and to the Total row,
  * renames and adds header figures, and gives the Prediction section a
@@ -83,6 +83,10 @@ struct reader {
      * figure; 2 the thread rows; 3 the region rows */
     int threads_part;
     long threads_expected;
+    /* the Messages block being read (version 4): 0 none; 1 its Call
+     * sites figure; 2 its rows */
+    int messages_part;
+    long messages_expected;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -305,7 +309,7 @@ static const char magic[] = "! kmtool KM_output";
 static int not_km_output(struct reader *rd, const char *at)
 {
     return fail_at(rd, at, "not a KM_output file (the first line is not "
-                   "'%s 3')", magic);
+                   "'%s 4')", magic);
 }
 
 static int read_magic(struct reader *rd)
@@ -321,9 +325,9 @@ static int read_magic(struct reader *rd)
         return fail_at(rd, p, "the first line names no format version");
     if (parse_int(rd, v, len, &version, "format version"))
         return -1;
-    if (version < 1 || version > 3)
+    if (version < 1 || version > 4)
         return fail_at(rd, v, "format version %d; this kmview reads versions "
-                       "1 to 3", version);
+                       "1 to 4", version);
     if (rd->run->format_version && rd->run->format_version != version)
         return fail_at(rd, v, "format version differs from the other files");
     rd->run->format_version = version;
@@ -596,6 +600,7 @@ static int begin_rank(struct reader *rd, const char *name, size_t namelen)
     rd->table_rows = 0;
     rd->in_block = false;
     rd->threads_part = 0;
+    rd->messages_part = 0;
     rd->sections++;
     rd->st = S_RANK;
     return 0;
@@ -646,6 +651,10 @@ static int end_rank(struct reader *rd)
     if (rd->threads_part > 0 && rd->threads_part < 3)
         return fail_at(rd, NULL, "the Threads block of rank %d ends before "
                        "its region rows", r->rank);
+    if (rd->messages_part && (long)r->nmsgs != rd->messages_expected)
+        return fail_at(rd, NULL, "the Messages block of rank %d has %zu rows "
+                       "for %ld call sites", r->rank, r->nmsgs,
+                       rd->messages_expected);
     return end_block(rd);
 }
 
@@ -1071,6 +1080,78 @@ static int thread_region_row(struct reader *rd)
     return 0;
 }
 
+/* "N ! Call sites" */
+static int messages_figure(struct reader *rd)
+{
+    struct fields fs;
+    const char *bang = strchr(rd->line, '!');
+    split(rd->line, bang, &fs);
+    uint64_t n;
+    if (!bang || strncmp(skip_blanks(bang + 1), "Call sites", 10) != 0 ||
+        fs.n != 1)
+        return fail_at(rd, skip_blanks(rd->line), "the Messages block starts "
+                       "with its 'Call sites' figure");
+    if (parse_count(rd, fs.s[0], fs.len[0], &n, NULL, "call sites"))
+        return -1;
+    if (n < 1)
+        return fail_at(rd, fs.s[0], "a Messages block of no call site");
+    rd->messages_expected = (long)n;
+    rd->messages_part = 2;
+    return 0;
+}
+
+/* region, routine, kind, line, messages, sent, received, bin:messages... */
+static int message_row(struct reader *rd)
+{
+    struct kv_rank *r = cur(rd);
+    struct fields fs;
+    split(rd->line, NULL, &fs);
+    if (fs.n < 8)
+        return fail_at(rd, skip_blanks(rd->line), "a message row holds "
+                       "region, routine, kind, line, messages, sent, received "
+                       "and its size bins");
+    char id[32];
+    snprintf(id, sizeof id, "%.*s", (int)(fs.len[0] < 31 ? fs.len[0] : 31),
+             fs.s[0]);
+    char *dot = strchr(id, '.');
+    long no = strtol(id, NULL, 10), loc = dot ? strtol(dot + 1, NULL, 10) : 0;
+    if (no < 1 || (size_t)no > rd->table_rows || !dot || loc < 1)
+        return fail_at(rd, fs.s[0], "region '%s' names no location", id);
+    int location = block_location(rd, rd->row_routine[no - 1], loc);
+    if (location < 0)
+        return fail_at(rd, fs.s[0], "region '%s' names no location", id);
+    if ((long)r->nmsgs >= rd->messages_expected)
+        return fail_at(rd, fs.s[0], "more message rows than the %ld call "
+                       "sites", rd->messages_expected);
+    struct kv_msg m = { .location = location };
+    if (parse_count(rd, fs.s[4], fs.len[4], &m.messages, NULL, "messages") ||
+        parse_count(rd, fs.s[5], fs.len[5], &m.sent, NULL, "sent") ||
+        parse_count(rd, fs.s[6], fs.len[6], &m.received, NULL, "received"))
+        return -1;
+    uint64_t in_bins = 0;
+    for (int k = 7; k < fs.n; k++) {
+        const char *colon = memchr(fs.s[k], ':', fs.len[k]);
+        int bin;
+        uint64_t n;
+        if (!colon)
+            return fail_at(rd, fs.s[k], "a size bin is bin:messages");
+        if (parse_int(rd, fs.s[k], (size_t)(colon - fs.s[k]), &bin, "bin") ||
+            parse_count(rd, colon + 1, fs.len[k] - (size_t)(colon - fs.s[k]) - 1,
+                        &n, NULL, "messages in the bin"))
+            return -1;
+        if (bin >= KV_MSG_BINS)
+            return fail_at(rd, fs.s[k], "size bin %d of %d", bin, KV_MSG_BINS);
+        m.bins[bin] += n;
+        in_bins += n;
+    }
+    if (in_bins != m.messages)
+        return fail_at(rd, fs.s[4], "%llu messages, %llu in the size bins",
+                       (unsigned long long)m.messages,
+                       (unsigned long long)in_bins);
+    *kv_rank_add_msg(r) = m;
+    return 0;
+}
+
 static int threads_line(struct reader *rd)
 {
     if (is_comment(rd->line)) {
@@ -1094,6 +1175,11 @@ static int threads_line(struct reader *rd)
 
 static int rank_line(struct reader *rd)
 {
+    if (rd->messages_part) {
+        if (is_comment(rd->line))
+            return 0;                             /* headings */
+        return rd->messages_part == 1 ? messages_figure(rd) : message_row(rd);
+    }
     if (rd->threads_part)
         return threads_line(rd);
     if (is_comment(rd->line))
@@ -1147,6 +1233,19 @@ static int marker(struct reader *rd, const char *at, size_t len)
                            "threads");
         rd->threads_part = 1;                     /* still the rank's */
         return end_block(rd);
+    }
+    if (rd->st == S_RANK && rd->version >= 4 &&
+        strcasecmp(name, "Messages") == 0 && !rd->messages_part) {
+        if (cur(rd)->lost)
+            return fail_at(rd, NULL, "a rank whose results were lost has "
+                           "messages");
+        if (rd->threads_part > 0 && rd->threads_part < 3)
+            return fail_at(rd, NULL, "the Threads block of rank %d ends "
+                           "before its region rows", cur(rd)->rank);
+        int rc = rd->threads_part ? 0 : end_block(rd);
+        rd->threads_part = 0;
+        rd->messages_part = 1;                    /* still the rank's */
+        return rc;
     }
     if (end_section(rd))
         return -1;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmview/messages.h"
 #include "kmview/out.h"
 #include "kmview/threads.h"
 
@@ -368,6 +369,7 @@ void kv_summary(FILE *f, const struct kv_stats *st, int top)
     if (st->n > 0)
         top_routines(f, st, top);
     kv_summary_threads(f, st, top);
+    kv_summary_messages(f, st, top);
     warnings(f, st);
     legend(f, st);
 }

@@ -329,6 +329,12 @@ void km_omp_place_tasks(struct plan *P, struct unit_ctx *c);
  * the handle array anything but shared. */
 void km_omp_share_handles(struct plan *P, struct unit_ctx *c);
 
+/* --- messages.c ------------------------------------------------------------ */
+
+/* After measured MPI location r: the calls that record the bytes it
+ * moves, when kmrun knows the routine. */
+void km_place_messages(struct plan *P, struct unit_ctx *c, struct region *r);
+
 /* --- jumps.c --------------------------------------------------------------- */
 
 /* Find the jumps that leave or enter measured regions; regions that cannot

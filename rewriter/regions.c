@@ -740,6 +740,9 @@ void km_place_regions(struct plan *P, struct unit_ctx *c)
     for (int k = 0; k < c->nrg; k++)
         if (c->rg[k].measured && c->rg[k].rk == RG_OMP)
             km_place_omp(P, c, &c->rg[k]);
+    for (int k = 0; k < c->nrg; k++)
+        if (c->rg[k].measured)
+            km_place_messages(P, c, &c->rg[k]);
     for (int k = 0; k < c->nrg; k++) {
         struct region *r = &c->rg[k];
         if (!r->measured || r->rk != RG_USER)

@@ -1469,6 +1469,8 @@ void km_report_free(struct km_report *rep)
     rep->nothers = 0;
     km_mem_free(rep->reg);
     rep->reg = NULL;
+    km_mem_free(rep->msg);
+    rep->msg = NULL;
 }
 
 /* Clock reads so far: two per measured frame that closed, one per open
@@ -1808,9 +1810,14 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
             fill_scalars(&main_thread, rep, event, now);
             return -1;
         }
-        return make_thread_report(&main_thread, rep, event, now);
+        int rc = make_thread_report(&main_thread, rep, event, now);
+        if (rc == 0)
+            rep->msg = km_msg_copy(rep->nreg);
+        return rc;
     }
     int rc = make_thread_report(v[0], rep, event, now);
+    if (rc == 0)
+        rep->msg = km_msg_copy(rep->nreg);
     if (n > 1) {
         rep->others = km_mem_alloc((size_t)(n - 1) * sizeof *rep->others);
         if (rep->others) {

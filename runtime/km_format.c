@@ -100,7 +100,7 @@ void km_format_header(struct km_text *t, const struct km_report *rep,
 {
     char prog[1024];
     km_program_name(prog, sizeof prog);
-    km_text_printf(t, "! kmtool KM_output 3\n");
+    km_text_printf(t, "! kmtool KM_output 4\n");
     km_text_printf(t, "! Program    : %s\n", prog);
     km_text_printf(t, "! Started    : %s\n", rep->started);
     km_text_printf(t, "! Written at : %s\n", rep->event);
@@ -530,6 +530,55 @@ static void format_threads(struct km_text *t, const struct km_report *rep,
     format_thread_regions(t, rep, ix, n, l);
 }
 
+/* One call site's row: messages, bytes, and the histogram's non-empty
+ * bins as bin:messages. */
+static void message_row(struct km_text *t, const struct km_region *q,
+                        const struct km_msg *m, const char *no,
+                        const char *routine)
+{
+    km_text_printf(t, "%10s %-22s %-5s %6d %12llu %16llu %16llu", no,
+                   routine, kind_label(q->kind), q->line,
+                   (unsigned long long)m->messages,
+                   (unsigned long long)m->sent,
+                   (unsigned long long)m->received);
+    for (int b = 0; b < KM_MSG_BINS; b++)
+        if (m->bins[b])
+            km_text_printf(t, " %d:%llu", b, (unsigned long long)m->bins[b]);
+    km_text_printf(t, "\n");
+}
+
+/* The bytes every MPI call site moved (over the rank's threads), when
+ * some did: a location numbered as in the Threads block. */
+static void format_messages(struct km_text *t, const struct km_report *rep,
+                            const struct km_region **ix, int32_t n,
+                            const struct loc_lists *l)
+{
+    if (!rep->msg)
+        return;
+    unsigned long long sites = 0;
+    for (int32_t i = 0; i < rep->nreg; i++)
+        sites += rep->msg[i].messages > 0;
+    if (!sites)
+        return;
+    km_text_printf(t, "!\n! ===== Messages =====\n");
+    figure_u(t, sites, "Call sites");
+    km_text_printf(t, "!%9s %-22s %-5s %6s %12s %16s %16s %s\n", "Region",
+                   "Routine", "Kind", "Line", "Messages", "Sent(B)",
+                   "Received(B)", "Sizes(bin:messages)");
+    char no[32];
+    for (int32_t k = 0; k < n; k++) {
+        int loc = 0;
+        for (int32_t i = l->first[ix[k]->id]; i; i = l->next[i - 1]) {
+            loc++;
+            if (i <= rep->nreg && rep->msg[i - 1].messages) {
+                snprintf(no, sizeof no, "%d.%d", (int)k + 1, loc);
+                message_row(t, &rep->reg[i - 1], &rep->msg[i - 1], no,
+                            ix[k]->name);
+            }
+        }
+    }
+}
+
 void km_format_section(struct km_text *t, const struct km_report *rep)
 {
     km_text_printf(t, "! ===== Rank %d =====\n", rep->rank);
@@ -564,6 +613,7 @@ void km_format_section(struct km_text *t, const struct km_report *rep)
         format_locations(t, rep, &l, k + 1, ix[k]);
     format_warnings(t, rep);
     format_threads(t, rep, ix, n, &l);
+    format_messages(t, rep, ix, n, &l);
     km_mem_free((void *)ix);
     km_mem_free(l.first);
 }

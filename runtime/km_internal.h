@@ -299,9 +299,32 @@ struct km_report {
     int32_t omp;             /* its OpenMP thread number, or -1 */
     struct km_report *others;
     int32_t nothers;
+    /* the rank's messages per region (index id - 1), over its threads: in
+     * the rank's report only; NULL when there are none to tell */
+    struct km_msg *msg;
 };
 
 void km_report_free(struct km_report *rep);
+
+/* ---- messages (km_msg.c) -------------------------------------------------- */
+
+/* Histogram bins of message sizes: bin 0 holds empty messages, bin k
+ * those of 2^(k-1) <= bytes < 2^k (the last also any larger one). */
+#define KM_MSG_BINS 48
+enum { KM_MSG_SENT = 1, KM_MSG_RECEIVED = 2 };
+
+/* What one MPI call site moved, over the rank's threads. */
+struct km_msg {
+    uint64_t messages;       /* messages recorded (a send or a receive) */
+    uint64_t sent, received; /* bytes */
+    uint64_t bins[KM_MSG_BINS];
+};
+
+/* Record a message of `bytes` at region `id` (KM_MSG_SENT, _RECEIVED). */
+void km_msg_record(int32_t id, int what, int64_t bytes);
+/* The figures of regions 1..nreg (index id - 1), km_mem memory; NULL
+ * when memory runs out. */
+struct km_msg *km_msg_copy(int32_t nreg);
 
 /* ---- MPI (km_mpi.c provides, km_core.c and km_gather.c use) ------------ */
 

@@ -16,7 +16,9 @@
 # equal to the rank's figures, every thread's net <= total; one row per
 # region some other thread ran, naming a routine of the table (and one of
 # its locations), min <= mean <= max, as many threads as there are at
-# most, and at least thread 0's count of it.
+# most, and at least thread 0's count of it.  A Messages block (format
+# version 4): as many rows as call sites, each naming an MPI location of
+# the rank's tables, its size bins in order and holding its messages.
 # Prints one line per problem; exit status 1 if any.
 
 function bad(msg) {
@@ -47,6 +49,8 @@ function end_section() {
     if (!insec)
         return
     insec = 0
+    if (msg && msgrows != nmsg)
+        bad("rank " rank ": " msgrows " message rows for " nmsg " call sites")
     if (nfig != 14)
         bad("rank " rank ": " nfig " header figures, expected 14")
     if (!total_seen)
@@ -94,7 +98,7 @@ BEGIN {
     for (i in t) timefig[t[i]] = 1
 }
 
-FNR == 1 && $0 != "! kmtool KM_output 3" { bad("first line") }
+FNR == 1 && $0 != "! kmtool KM_output 4" { bad("first line") }
 FNR == 2 && $0 !~ /^! Program    : ./ { bad("Program line") }
 FNR == 3 && $0 !~ /^! Started    : [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ { bad("Started line") }
 FNR == 4 && $0 !~ /^! Written at : (END|STOP|EXIT|MPI_FINALIZE|PRINT_OUT|exit|signal [0-9]+)$/ { bad("Written at line") }
@@ -145,6 +149,7 @@ pred {
     plus = 0; total_seen = 0; tab = 0; nblocks = 0; nblocks_expected = 0
     blk = 0; delete fig; delete rowname; delete rowel; delete rowno
     delete rowcnt; delete loccnt; thr = 0; nthr = 0; thrrows = 0; thrreg = 0
+    msg = 0; nmsg = 0; msgrows = 0
     next
 }
 /^! ===== End =====$/ { end_section(); ended = 1; next }
@@ -259,6 +264,35 @@ insec && thr == 3 && !/^!/ {
     mn = time_of($7, "min"); mean = time_of($8, "mean"); mx = time_of($9, "max")
     if (!le(mn, mean) || !le(mean, mx)) bad("min <= mean <= max")
     if ($10 !~ /^[0-9]+\.[0-9]$/ || $10 + 0 > 100) bad("Imbal(%)")
+    next
+}
+insec && /^! ===== Messages =====$/ {
+    if (blk && nloc != blk_n) bad("block of " blk_name " has " nloc " rows, heading says " blk_n)
+    if (thr && thr != 3) bad("Messages block inside the Threads block")
+    blk = 0; thr = 0; msg = 1; msgrows = 0; next
+}
+insec && msg == 1 {
+    if ($3 != "Call" || $4 != "sites" || !is_count($1) || $1 < 1) bad("Call sites figure")
+    nmsg = $1 + 0; msg = 2; next
+}
+insec && msg == 2 && /^![ ]+Region +Routine/ { next }
+insec && msg == 2 && !/^!/ {
+    # region, routine, kind, line, messages, sent, received, bin:messages...
+    if (NF < 8) { bad("message row"); next }
+    msgrows++
+    split($1, part, ".")
+    if ($1 !~ /^[0-9]+\.[0-9]+$/ || rowname[part[1] + 0] != $2) bad("message row names routine " part[1] " " $2)
+    if ($3 != "MPI") bad("message row of kind " $3)
+    if (!($1 in loccnt)) bad("message row names no location " $1)
+    if ($5 !~ /^[0-9]+$/ || $5 < 1 || $6 !~ /^[0-9]+$/ || $7 !~ /^[0-9]+$/) bad("message row figures")
+    nb = 0; last = -1
+    for (i = 8; i <= NF; i++) {
+        if ($i !~ /^[0-9]+:[0-9]+$/) { bad("size bin " $i); continue }
+        split($i, b, ":")
+        if (b[1] + 0 <= last || b[1] + 0 > 47 || b[2] + 0 < 1) bad("size bins out of order")
+        last = b[1] + 0; nb += b[2]
+    }
+    if (nb != $5) bad("the size bins of " $1 " hold " nb " messages, not " $5)
     next
 }
 insec && /^! Warning: / { next }

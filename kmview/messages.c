@@ -1,0 +1,129 @@
+/*
+ * messages.c — the Messages part of the terminal summary: per MPI call
+ * site, over the ranks, the messages, the bytes sent and received, and the
+ * most frequent message size (its power-of-two bin).
+ *
+ * Must never read files or change the run.
+ */
+#include "kmview/messages.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmview/model.h"
+#include "support/buf.h"
+
+/* One call site over the ranks. */
+struct site {
+    int location;
+    int ranks;
+    uint64_t messages, sent, received;
+    uint64_t bins[KV_MSG_BINS];
+};
+
+static int by_bytes(const void *pa, const void *pb)
+{
+    const struct site *a = pa, *b = pb;
+    uint64_t x = a->sent + a->received, y = b->sent + b->received;
+    if (x != y)
+        return x > y ? -1 : 1;
+    return a->location - b->location;
+}
+
+/* "80 B", "1.5 KiB", "12.0 MiB" ... */
+static const char *bytes_text(char buf[32], uint64_t v)
+{
+    static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+    if (v < 1024) {
+        snprintf(buf, 32, "%llu B", (unsigned long long)v);
+        return buf;
+    }
+    double x = (double)v;
+    int u = -1;
+    while (x >= 1024 && u < 4) {
+        x /= 1024;
+        u++;
+    }
+    snprintf(buf, 32, "%.1f %s", x, unit[u]);
+    return buf;
+}
+
+/* The size range of bin b: "0 B", "64-127 B", "1-2 KiB" ... */
+static const char *bin_text(char buf[48], int b)
+{
+    if (b == 0) {
+        snprintf(buf, 48, "0 B");
+        return buf;
+    }
+    uint64_t lo = 1ull << (b - 1);
+    if (b >= KV_MSG_BINS - 1) {
+        char l[32];
+        snprintf(buf, 48, ">= %s", bytes_text(l, lo));
+        return buf;
+    }
+    uint64_t hi = (lo << 1) - 1;
+    if (lo < 1024) {
+        snprintf(buf, 48, "%llu-%llu B", (unsigned long long)lo,
+                 (unsigned long long)hi);
+        return buf;
+    }
+    char l[32], h[32];
+    snprintf(buf, 48, "%s-%s", bytes_text(l, lo), bytes_text(h, hi + 1));
+    return buf;
+}
+
+static int usual_bin(const struct site *s)
+{
+    int best = 0;
+    for (int b = 1; b < KV_MSG_BINS; b++)
+        if (s->bins[b] > s->bins[best])
+            best = b;
+    return best;
+}
+
+void kv_summary_messages(FILE *f, const struct kv_stats *st, int top)
+{
+    const struct kv_run *run = st->run;
+    struct site *v = km_xcalloc(run->nlocations + 1, sizeof *v);
+    for (size_t l = 0; l < run->nlocations; l++)
+        v[l].location = (int)l;
+    size_t any = 0;
+    for (size_t i = 0; i < run->nsections; i++) {
+        const struct kv_rank *r = &run->ranks[i];
+        for (size_t k = 0; k < r->nmsgs; k++) {
+            const struct kv_msg *m = &r->msgs[k];
+            struct site *s = &v[m->location];
+            any += s->ranks == 0;
+            s->ranks++;
+            s->messages += m->messages;
+            s->sent += m->sent;
+            s->received += m->received;
+            for (int b = 0; b < KV_MSG_BINS; b++)
+                s->bins[b] += m->bins[b];
+        }
+    }
+    if (!any) {
+        free(v);
+        return;
+    }
+    qsort(v, run->nlocations, sizeof *v, by_bytes);
+    size_t n = top > 0 && (size_t)top < any ? (size_t)top : any;
+    fprintf(f, "\nMessages (what each MPI call site moved, summed over the "
+            "ranks)\n");
+    fprintf(f, "  %-16s %5s %6s %12s %12s %12s  %-16s %s\n", "Routine",
+            "Line", "Ranks", "Messages", "Sent", "Received", "Usual size",
+            "Statement");
+    for (size_t k = 0; k < n; k++) {
+        const struct site *s = &v[k];
+        const struct kv_location *l = &run->locations[s->location];
+        char a[32], b[32], c[48];
+        fprintf(f, "  %-16s %5d %6d %12llu %12s %12s  %-16s %s\n",
+                run->routines[l->routine].name, l->line, s->ranks,
+                (unsigned long long)s->messages, bytes_text(a, s->sent),
+                bytes_text(b, s->received), bin_text(c, usual_bin(s)),
+                l->text ? l->text : "");
+    }
+    if (n < any)
+        fprintf(f, "  ... %zu more call sites (-n 0: all)\n", any - n);
+    free(v);
+}

@@ -1,0 +1,279 @@
+/*
+ * messages.c — the bytes a measured MPI call moves.  After the KM_OUT of
+ * a point-to-point or collective call kmrun knows, a call of
+ * KM_libkm_mpi.f's KM_MPIS (sent), KM_MPIQ (received, as posted), KM_MPIR
+ * (received, as its status says) or KM_MPIC (a collective's part) with
+ * the count, datatype and peer the call names; runtime/km_msg.c adds them
+ * up per call site.
+ *
+ * The datatype goes as TRANSFER(type, 0): an INTEGER handle (mpif.h, USE
+ * MPI) stays what it is, and a TYPE(MPI_Datatype) of USE MPI_F08 gives
+ * its one INTEGER component, so one glue routine serves both.  A status
+ * is read only where the unit does not use MPI_F08 (its TYPE(MPI_Status)
+ * is no INTEGER array); elsewhere a receive counts what it posted.
+ *
+ * Must never: evaluate anything the call does not (its own actual
+ * arguments, again, after it), or write text (copy.c does).
+ */
+#include "rewriter/plan.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lexer/classify.h"
+#include "runtime/km_abi.h"
+
+/* The routines (without MPI_), the names of their dummy arguments, and
+ * which of them say what is sent, received (count, datatype, peer and
+ * status) or a collective's part (count, datatype; the second pair when
+ * the send buffer is MPI_IN_PLACE). */
+static const struct shape {
+    const char *names, *dummies, *send, *recv, *coll, *in_place;
+} shapes[] = {
+    {"SEND BSEND SSEND RSEND ISEND IBSEND ISSEND IRSEND",
+     "BUF COUNT DATATYPE DEST TAG COMM", "COUNT DATATYPE DEST", NULL, NULL,
+     NULL},
+    {"RECV", "BUF COUNT DATATYPE SOURCE TAG COMM STATUS", NULL,
+     "COUNT DATATYPE SOURCE STATUS", NULL, NULL},
+    {"IRECV", "BUF COUNT DATATYPE SOURCE TAG COMM", NULL,
+     "COUNT DATATYPE SOURCE", NULL, NULL},
+    {"SENDRECV", "SENDBUF SENDCOUNT SENDTYPE DEST SENDTAG RECVBUF RECVCOUNT "
+     "RECVTYPE SOURCE RECVTAG COMM STATUS", "SENDCOUNT SENDTYPE DEST",
+     "RECVCOUNT RECVTYPE SOURCE STATUS", NULL, NULL},
+    {"SENDRECV_REPLACE", "BUF COUNT DATATYPE DEST SENDTAG SOURCE RECVTAG "
+     "COMM STATUS", "COUNT DATATYPE DEST", "COUNT DATATYPE SOURCE STATUS",
+     NULL, NULL},
+    {"BCAST IBCAST", "BUFFER COUNT DATATYPE ROOT COMM", NULL, NULL,
+     "COUNT DATATYPE", NULL},
+    {"REDUCE IREDUCE", "SENDBUF RECVBUF COUNT DATATYPE OP ROOT COMM", NULL,
+     NULL, "COUNT DATATYPE", NULL},
+    {"ALLREDUCE IALLREDUCE SCAN ISCAN EXSCAN IEXSCAN",
+     "SENDBUF RECVBUF COUNT DATATYPE OP COMM", NULL, NULL, "COUNT DATATYPE",
+     NULL},
+    {"REDUCE_SCATTER_BLOCK IREDUCE_SCATTER_BLOCK",
+     "SENDBUF RECVBUF RECVCOUNT DATATYPE OP COMM", NULL, NULL,
+     "RECVCOUNT DATATYPE", NULL},
+    {"GATHER IGATHER", "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNT RECVTYPE "
+     "ROOT COMM", NULL, NULL, "SENDCOUNT SENDTYPE", "RECVCOUNT RECVTYPE"},
+    {"SCATTER ISCATTER", "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNT "
+     "RECVTYPE ROOT COMM", NULL, NULL, "RECVCOUNT RECVTYPE", NULL},
+    {"ALLGATHER IALLGATHER ALLTOALL IALLTOALL", "SENDBUF SENDCOUNT SENDTYPE "
+     "RECVBUF RECVCOUNT RECVTYPE COMM", NULL, NULL, "SENDCOUNT SENDTYPE",
+     "RECVCOUNT RECVTYPE"},
+};
+
+#define MAXARGS 16
+
+/* A call's actual arguments: keyword (or NULL) and text, from the token
+ * text (blanks gone, names in upper case). */
+struct actuals {
+    int n;
+    char *kw[MAXARGS], *text[MAXARGS];
+};
+
+static void actuals_free(struct actuals *a)
+{
+    for (int k = 0; k < a->n; k++) {
+        free(a->kw[k]);
+        free(a->text[k]);
+    }
+}
+
+/* The arguments of the call whose name's token text begins at p; false
+ * when they cannot be read (or are too many). */
+static bool read_actuals(const char *p, struct actuals *a)
+{
+    a->n = 0;
+    while (*p && *p != '(' && *p != '\n')
+        p++;
+    if (*p != '(')
+        return false;
+    p++;
+    for (;;) {
+        const char *s = p;
+        int depth = 0;
+        char quote = 0;
+        for (; *p; p++) {
+            if (quote) {
+                quote = *p == quote ? 0 : quote;
+            } else if (*p == '\'' || *p == '"') {
+                quote = *p;
+            } else if (*p == '(' || *p == '[') {
+                depth++;
+            } else if ((*p == ')' || *p == ']') && depth > 0) {
+                depth--;
+            } else if ((*p == ',' || *p == ')') && depth == 0) {
+                break;
+            } else if (*p == '\n') {
+                return false;
+            }
+        }
+        if (!*p || a->n == MAXARGS)
+            return false;
+        const char *eq = s;
+        while (eq < p && (isalnum((unsigned char)*eq) || *eq == '_'))
+            eq++;
+        bool keyword = eq > s && eq < p && *eq == '=' && eq[1] != '=';
+        a->kw[a->n] = keyword ? km_fmt("%.*s", (int)(eq - s), s) : NULL;
+        a->text[a->n] = keyword ? km_fmt("%.*s", (int)(p - eq - 1), eq + 1)
+                                : km_fmt("%.*s", (int)(p - s), s);
+        a->n++;
+        if (*p == ')')
+            return true;
+        p++;
+    }
+}
+
+/* The actual argument of dummy `name` (the routine's dummies in order):
+ * by position, or by keyword; NULL if the call has none. */
+static const char *actual(const struct actuals *a, const char *dummies,
+                          const char *name)
+{
+    int pos = 0;
+    size_t n = strlen(name);
+    for (const char *d = dummies; *d; pos++) {
+        const char *e = strchr(d, ' ');
+        size_t len = e ? (size_t)(e - d) : strlen(d);
+        if (len == n && strncmp(d, name, n) == 0)
+            break;
+        d += len + (e != NULL);
+        if (!e) {
+            pos = -1;
+            break;
+        }
+    }
+    if (pos < 0)
+        return NULL;
+    if (pos < a->n && !a->kw[pos])
+        return a->text[pos];
+    for (int k = 0; k < a->n; k++)
+        if (a->kw[k] && strcasecmp(a->kw[k], name) == 0)
+            return a->text[k];
+    return NULL;
+}
+
+/* The k-th word (0-based) of `words`, into buf. */
+static const char *word(const char *words, int k, char *buf, size_t size)
+{
+    const char *p = words;
+    for (; k > 0 && p; k--) {
+        p = strchr(p, ' ');
+        p = p ? p + 1 : NULL;
+    }
+    if (!p)
+        return NULL;
+    size_t n = strcspn(p, " ");
+    snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), p);
+    return buf;
+}
+
+/* Actuals of dummies words[0..n-1] of `roles` into v; false if one is
+ * missing. */
+static bool role(const struct actuals *a, const char *dummies,
+                 const char *roles, int n, const char **v)
+{
+    char w[32];
+    for (int k = 0; k < n; k++)
+        if (!word(roles, k, w, sizeof w) || !(v[k] = actual(a, dummies, w)))
+            return false;
+    return true;
+}
+
+static const struct shape *shape_of(const char *name)
+{
+    if (strncmp(name, "PMPI_", 5) == 0)
+        name++;
+    if (strncmp(name, "MPI_", 4) != 0)
+        return NULL;
+    name += 4;
+    size_t n = strlen(name);
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
+        for (const char *p = shapes[k].names; p;) {
+            size_t len = strcspn(p, " ");
+            if (len == n && strncmp(p, name, n) == 0)
+                return &shapes[k];
+            p = p[len] ? p + len + 1 : NULL;
+        }
+    return NULL;
+}
+
+/* Does unit u, or a unit it is inside, use MPI_F08? */
+static bool uses_f08(const struct plan *P, int unit)
+{
+    const struct km_program *prog = P->prog;
+    for (int x = unit; x >= 0; x = prog->units[x].host) {
+        const struct km_unit *u = &prog->units[x];
+        if (!u->uses)
+            return false;
+        for (int i = u->first; i <= u->end; i++) {
+            if (prog->info[i].unit != x || prog->info[i].kind != KS_USE)
+                continue;
+            const struct km_stmt *s = &P->src->stmts[i];
+            const char *t = P->src->tok.data + s->tok;
+            for (int k = 0; k + 7 <= s->tok_len; k++)
+                if (strncasecmp(t + k, "MPI_F08", 7) == 0)
+                    return true;
+        }
+    }
+    return false;
+}
+
+static char *type_of(const char *t)
+{
+    return km_fmt("TRANSFER(%s, 0)", t);
+}
+
+/* The calls that record what statement i (a measured MPI call, region
+ * handle h) moves, added to `out`. */
+static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
+                          struct code *out)
+{
+    const char *name = P->prog->info[i].name;
+    const struct shape *s = name ? shape_of(name) : NULL;
+    struct actuals a;
+    if (!s || !read_actuals(P->src->tok.data + P->prog->info[i].name_tok, &a))
+        return;
+    const char *v[4];
+    if (s->send && role(&a, s->dummies, s->send, 3, v)) {
+        char *t = type_of(v[1]);
+        km_code_add(out, 0, 0, km_fmt("CALL KM_MPIS(%s(%d), %s, %s, %s)",
+                                      c->h, h, v[0], t, v[2]));
+        free(t);
+    }
+    if (s->recv && role(&a, s->dummies, s->recv, 3, v)) {
+        char *t = type_of(v[1]);
+        const char *status = strstr(s->recv, "STATUS")
+                                 ? actual(&a, s->dummies, "STATUS") : NULL;
+        if (status && strncmp(status, "MPI_STATUS", 10) != 0 &&
+            !uses_f08(P, c->index))
+            km_code_add(out, 0, 0, km_fmt("CALL KM_MPIR(%s(%d), %s, %s)",
+                                          c->h, h, t, status));
+        else
+            km_code_add(out, 0, 0, km_fmt("CALL KM_MPIQ(%s(%d), %s, %s, %s)",
+                                          c->h, h, v[0], t, v[2]));
+        free(t);
+    }
+    const char *buf = actual(&a, s->dummies, "SENDBUF");
+    const char *coll = buf && s->in_place && strcmp(buf, "MPI_IN_PLACE") == 0
+                           ? s->in_place : s->coll;
+    if (coll && role(&a, s->dummies, coll, 2, v)) {
+        char *t = type_of(v[1]);
+        km_code_add(out, 0, 0, km_fmt("CALL KM_MPIC(%s(%d), %s, %s)", c->h,
+                                      h, v[0], t));
+        free(t);
+    }
+    actuals_free(&a);
+}
+
+void km_place_messages(struct plan *P, struct unit_ctx *c, struct region *r)
+{
+    if (r->rk != RG_LOC || r->kind != KM_K_MPI)
+        return;
+    int i = r->stmt;
+    struct sedit *e = km_sedit(P, i);
+    bool logical_if = P->prog->info[i].kind == KS_IF_LOGICAL;
+    message_calls(P, c, i, r->handle, logical_if ? &e->act_post : &e->post[0]);
+}
