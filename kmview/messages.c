@@ -48,7 +48,22 @@ static const char *bytes_text(char buf[32], uint64_t v)
     return buf;
 }
 
-/* The size range of bin b: "0 B", "64-127 B", "1-2 KiB" ... */
+/* A power of two of at least 1 KiB: "4 KiB", "512 MiB" ... */
+static const char *pow2_text(char buf[32], uint64_t v)
+{
+    static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+    int u = 0;
+    v /= 1024;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, 32, "%llu %s", (unsigned long long)v, unit[u]);
+    return buf;
+}
+
+/* The size range of bin b: "0 B", "64-127 B", "1 KiB-2 KiB" (up to,
+ * not including, the second) ... */
 static const char *bin_text(char buf[48], int b)
 {
     if (b == 0) {
@@ -68,7 +83,7 @@ static const char *bin_text(char buf[48], int b)
         return buf;
     }
     char l[32], h[32];
-    snprintf(buf, 48, "%s-%s", bytes_text(l, lo), bytes_text(h, hi + 1));
+    snprintf(buf, 48, "%.20s-%.20s", pow2_text(l, lo), pow2_text(h, hi + 1));
     return buf;
 }
 
