@@ -52,7 +52,11 @@
  *                        (radius A + radius B + d(leaders)) (1 + 1e-9))
  *      lower(A, B) = max(sum of the gaps between the boxes,
  *                        d(leaders)(1 - 1e-9) - (radius A + radius B)(1 + 1e-9))
- *    and upper(A, A) for a cell's own diameter.  The dendrogram: each
+ *    and upper(A, A) for a cell's own diameter.  Where the bounds of two
+ *    cells leave open on which side of the cut they fall, and the pairs
+ *    are few enough (KV_REFINE_PAIRS in all), every pair is computed and
+ *    the exact least and largest distance replace the bounds.  The
+ *    dendrogram: each
  *    cell's members merged in order of rank at height upper(A, A), then
  *    the cells by complete linkage (the chain) over max(upper(A, B),
  *    upper(A, A), upper(B, B)).  Cut into groups, the groups carry a
@@ -66,8 +70,18 @@
  *    before its group is whole (a merge needs reciprocal nearest
  *    neighbours), and every merge inside a group is lower than every
  *    merge across groups: the cut at h, or the last k - 1 merges, fall
- *    between the groups, whatever the ties.  When it does not hold, the
- *    groups are approximate and the output says so.  The merges, heights
+ *    between the groups, whatever the ties.  When it does not hold for a
+ *    cut at h (complete linkage may well part two points nearer than h),
+ *    the cells are joined into blocks wherever a lower bound is <= h: no
+ *    merge of height <= h crosses a block.  A block whose upper bounds
+ *    are all <= h is one group (as above); a block of at most
+ *    KV_BLOCK_POINTS points whose distances <= h are all different gets
+ *    the groups of the exact method run on its points alone (without
+ *    ties, complete linkage has one dendrogram, which any chain finds,
+ *    and the merges of height <= h inside a block do not depend on the
+ *    points outside it, all farther than h).  If every block is one or
+ *    the other, the groups are proven; else they are approximate and the
+ *    output says so.  The merges, heights
  *    and leaf order are always approximate in this way (the heights are
  *    upper bounds of the exact ones).  Also exact for any groups: the
  *    largest distance between two groups (kv_linkage_farthest: every
