@@ -47,15 +47,9 @@ static size_t nearest(const float *d, size_t n, const bool *active, size_t a,
     return best;
 }
 
-struct raw_merge {
-    size_t a, b;             /* slots: a point of each cluster */
-    double height;
-    size_t order;
-};
-
 static int by_height(const void *pa, const void *pb)
 {
-    const struct raw_merge *x = pa, *y = pb;
+    const struct kv_raw_merge *x = pa, *y = pb;
     if (x->height != y->height)
         return x->height < y->height ? -1 : 1;
     return (x->order > y->order) - (x->order < y->order);
@@ -70,9 +64,10 @@ static size_t find(size_t *parent, size_t i)
     return i;
 }
 
-/* Number the merges as clusters n, n+1, ... in height order. */
-static void label_merges(struct raw_merge *raw, size_t n, struct kv_merge *out)
+void kv_label_merges(struct kv_raw_merge *raw, size_t n, struct kv_merge *out)
 {
+    if (n < 2)
+        return;
     qsort(raw, n - 1, sizeof *raw, by_height);
     size_t *parent = km_xcalloc(2 * n, sizeof *parent);
     int *cluster = km_xcalloc(2 * n, sizeof *cluster);  /* root -> cluster id */
@@ -98,14 +93,29 @@ static void label_merges(struct raw_merge *raw, size_t n, struct kv_merge *out)
     free(size);
 }
 
-void kv_complete_linkage(float *d, size_t n, struct kv_merge *out)
+/* Note the first time point a enters the chain. */
+static void push(size_t *chain, size_t *len, size_t a, size_t *first_seen,
+                 size_t *seen)
 {
-    if (n < 2)
+    chain[(*len)++] = a;
+    if (first_seen && first_seen[a] == (size_t)-1)
+        first_seen[a] = (*seen)++;
+}
+
+void kv_chain_linkage(float *d, size_t n, struct kv_raw_merge *raw,
+                      size_t *first_seen)
+{
+    if (first_seen)
+        for (size_t i = 0; i < n; i++)
+            first_seen[i] = (size_t)-1;
+    if (n < 2) {
+        if (first_seen && n == 1)
+            first_seen[0] = 0;
         return;
+    }
     bool *active = km_xcalloc(n, sizeof *active);
     size_t *chain = km_xcalloc(n, sizeof *chain);
-    struct raw_merge *raw = km_xcalloc(n, sizeof *raw);
-    size_t len = 0, nactive = n, nmerges = 0;
+    size_t len = 0, nactive = n, nmerges = 0, seen = 0;
     for (size_t i = 0; i < n; i++)
         active[i] = true;
     while (nactive > 1) {
@@ -113,7 +123,7 @@ void kv_complete_linkage(float *d, size_t n, struct kv_merge *out)
             size_t first = 0;
             while (!active[first])
                 first++;
-            chain[len++] = first;
+            push(chain, &len, first, first_seen, &seen);
         }
         size_t a, b;
         float h;
@@ -123,7 +133,7 @@ void kv_complete_linkage(float *d, size_t n, struct kv_merge *out)
             b = nearest(d, n, active, a, prev, &h);
             if ((long)b == prev)
                 break;
-            chain[len++] = b;
+            push(chain, &len, b, first_seen, &seen);
         }
         len -= 2;                                /* a and b are reciprocal */
         size_t keep = a < b ? a : b, gone = a < b ? b : a;
@@ -137,12 +147,20 @@ void kv_complete_linkage(float *d, size_t n, struct kv_merge *out)
         }
         active[gone] = false;
         nactive--;
-        raw[nmerges] = (struct raw_merge){ keep, gone, h, nmerges };
+        raw[nmerges] = (struct kv_raw_merge){ keep, gone, h, nmerges };
         nmerges++;
     }
-    label_merges(raw, n, out);
     free(active);
     free(chain);
+}
+
+void kv_complete_linkage(float *d, size_t n, struct kv_merge *out)
+{
+    if (n < 2)
+        return;
+    struct kv_raw_merge *raw = km_xcalloc(n, sizeof *raw);
+    kv_chain_linkage(d, n, raw, NULL);
+    kv_label_merges(raw, n, out);
     free(raw);
 }
 

@@ -15,6 +15,14 @@ struct kv_merge {
     int size;                /* points in the new cluster */
 };
 
+/* A merge as the chain finds it: a point of each cluster (the lowest:
+ * the cluster's slot), its height, and the order it was found in. */
+struct kv_raw_merge {
+    size_t a, b;
+    double height;
+    size_t order;
+};
+
 /* Index of d(i, j), i < j, in a condensed distance matrix of n points. */
 size_t kv_condensed_index(size_t n, size_t i, size_t j);
 
@@ -22,6 +30,15 @@ size_t kv_condensed_index(size_t n, size_t i, size_t j);
  * n(n-1)/2 values; overwritten).  Writes n-1 merges to `out`.  O(n^2)
  * time (nearest-neighbour chain), no memory beyond O(n). */
 void kv_complete_linkage(float *dist, size_t n, struct kv_merge *out);
+
+/* The nearest-neighbour chain alone: the n-1 merges in the order found
+ * (`raw`), and, when first_seen is not NULL, the order in which each
+ * point first entered the chain (first_seen[i] = 0, 1, ...). */
+void kv_chain_linkage(float *dist, size_t n, struct kv_raw_merge *raw,
+                      size_t *first_seen);
+/* Number n-1 raw merges (reordered) as clusters n, n+1, ... in order of
+ * height, then of `order`. */
+void kv_label_merges(struct kv_raw_merge *raw, size_t n, struct kv_merge *out);
 
 /* Leaf order of the dendrogram (the earlier-merged, lower-numbered
  * subtree first), so that similar points sit side by side. */

@@ -13,6 +13,15 @@
  * files report.css, common.js, report.js and diff.js, compiled in
  * (assets.c is generated from them).
  *
+ * A run of more than KV_HTML_COLUMNS ranks is shown in bins: each column
+ * of the per-rank tables is the mean of up to `per` consecutive ranks
+ * (their est masks or'ed, the header figures averaged), so that 100,000
+ * ranks make a report of a few megabytes that a browser still draws; the
+ * page says so ("binned"), names each column by its first and last rank,
+ * leaves out the per-thread table, and lists the rank groups as text.
+ * The summary figures, the prediction and the groups are those of every
+ * rank.
+ *
  * Must never reference anything outside the page: no URL, font, image or
  * script that a browser would fetch.
  */
@@ -28,6 +37,9 @@
 #include "kmview/summary.h"
 #include "kmview/threads.h"
 #include "support/buf.h"
+
+/* Columns of per-rank tables at most; more ranks are binned. */
+#define KV_HTML_COLUMNS 1000
 
 void kv_html_begin(FILE *f, const char *title)
 {
@@ -166,7 +178,38 @@ static void json_member_str(FILE *f, const char *key, const char *v)
     fputc(',', f);
 }
 
-static void data_run(FILE *f, const struct kv_stats *st)
+/* The columns of the report: every rank, or bins of `per` ranks. */
+struct columns {
+    size_t n, per;           /* per 1: every rank */
+    const struct kv_stats *st;
+};
+
+static void column_range(const struct columns *c, size_t j, size_t *lo,
+                         size_t *hi)
+{
+    *lo = j * c->per;
+    *hi = *lo + c->per < c->st->n ? *lo + c->per : c->st->n;
+}
+
+/* rows x columns of per-rank values v[row * st->n + p], binned (means). */
+static double *bin_values(const struct columns *c, const double *v,
+                          size_t rows)
+{
+    double *out = km_xcalloc(rows * c->n + 1, sizeof *out);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < c->n; j++) {
+            size_t lo, hi;
+            column_range(c, j, &lo, &hi);
+            double sum = 0;
+            for (size_t p = lo; p < hi; p++)
+                sum += v[r * c->st->n + p];
+            out[r * c->n + j] = sum / (double)(hi - lo);
+        }
+    return out;
+}
+
+static void data_run(FILE *f, const struct kv_stats *st,
+                     const struct columns *c)
 {
     const struct kv_run *run = st->run;
     struct km_buf sources = { 0 };
@@ -184,9 +227,22 @@ static void data_run(FILE *f, const struct kv_stats *st)
     fprintf(f, "\"format\":%d,\"startupFromStatements\":%d,\"anyEst\":%d,",
             run->format_version, run->startup_from_statements, st->any_est);
     fprintf(f, "\"nranks\":%d,\"ranks\":[", run->nranks);
-    for (size_t p = 0; p < st->n; p++)
-        fprintf(f, "%s%d", p ? "," : "", st->rank[p]);
-    fputs("],\"extra\":[", f);
+    for (size_t j = 0; j < c->n; j++) {
+        size_t lo, hi;
+        column_range(c, j, &lo, &hi);
+        if (c->per == 1)
+            fprintf(f, "%s%d", j ? "," : "", st->rank[j]);
+        else
+            fprintf(f, "%s\"%d-%d\"", j ? "," : "", st->rank[lo],
+                    st->rank[hi - 1]);
+    }
+    fputs("],\"binned\":", f);
+    if (c->per == 1)
+        fputs("null", f);
+    else
+        fprintf(f, "{\"ranks\":%zu,\"columns\":%zu,\"per\":%zu}", st->n,
+                c->n, c->per);
+    fputs(",\"extra\":[", f);
     for (size_t i = 0; i < run->nextra; i++) {
         fputs(i ? ",[" : "[", f);
         kv_json_str(f, run->extra[i].key);
@@ -200,10 +256,11 @@ static void data_run(FILE *f, const struct kv_stats *st)
 
 /* Header figures, figure-major: fig[k * n + p], and figEst the same way;
  * each figure as [label, integer, known (the format has it)]. */
-static void data_figures(FILE *f, const struct kv_stats *st)
+static void data_figures(FILE *f, const struct kv_stats *st,
+                         const struct columns *c)
 {
     size_t n = st->n;
-    double *v = km_xcalloc(KV_NFIGS * n + 1, sizeof *v);
+    double *all = km_xcalloc(KV_NFIGS * n + 1, sizeof *all);
     fputs("\"figures\":[", f);
     for (int k = 0; k < KV_NFIGS; k++) {
         fprintf(f, "%s[", k ? "," : "");
@@ -211,18 +268,27 @@ static void data_figures(FILE *f, const struct kv_stats *st)
         fprintf(f, ",%s,%s]", kv_figures[k].integer ? "true" : "false",
                 kv_figure_known(st->run->format_version, k) ? "true" : "false");
         for (size_t p = 0; p < n; p++)
-            v[(size_t)k * n + p] = st->sec[p]->fig[k];
+            all[(size_t)k * n + p] = st->sec[p]->fig[k];
     }
     fputs("],\n\"fig\":", f);
-    kv_html_array(f, v, KV_NFIGS * n, 0);
+    double *v = c->per == 1 ? all : bin_values(c, all, KV_NFIGS);
+    kv_html_array(f, v, KV_NFIGS * c->n, 0);
+    if (v != all)
+        free(v);
+    free(all);
     fputs(",\n\"figEst\":[", f);
     for (int k = 0; k < KV_NFIGS; k++)
-        for (size_t p = 0; p < n; p++)
-            fprintf(f, "%s%d", k || p ? "," : "", st->sec[p]->fig_est[k]);
+        for (size_t j = 0; j < c->n; j++) {
+            size_t lo, hi;
+            bool est = false;
+            column_range(c, j, &lo, &hi);
+            for (size_t p = lo; p < hi; p++)
+                est |= st->sec[p]->fig_est[k];
+            fprintf(f, "%s%d", k || j ? "," : "", est);
+        }
     fprintf(f, "],\n\"timeEst\":{\"net\":%d,\"netFrac\":", st->net_sum_est);
     kv_json_num(f, st->net_frac);
     fputs("},\n", f);
-    free(v);
 }
 
 /* The Prediction: per row its rank and its columns in the order of enum
@@ -271,8 +337,10 @@ static unsigned pct_tenths(double pct)
 /* One word per cell (est mask | Est(%) tenths << 5), or null when no cell
  * holds an estimate. */
 static void data_est_cells(FILE *f, const unsigned char *mask, const bool *flag,
-                           const double *pct, size_t cells)
+                           const double *pct, size_t rows,
+                           const struct columns *c)
 {
+    size_t n = c->st->n, cells = rows * n;
     bool any = false;
     for (size_t i = 0; i < cells && !any; i++)
         any = (mask ? mask[i] : flag[i]) || (pct[i] > 0);
@@ -280,14 +348,36 @@ static void data_est_cells(FILE *f, const unsigned char *mask, const bool *flag,
         fputs("null", f);
         return;
     }
-    uint16_t *w = km_xcalloc(cells + 1, sizeof *w);
-    for (size_t i = 0; i < cells; i++)
-        w[i] = (uint16_t)((mask ? mask[i] : flag[i]) | pct_tenths(pct[i]) << 5);
-    kv_html_u16_array(f, w, cells);
+    uint16_t *w = km_xcalloc(rows * c->n + 1, sizeof *w);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < c->n; j++) {
+            size_t lo, hi;
+            column_range(c, j, &lo, &hi);
+            unsigned m = 0;
+            double sum = 0;
+            for (size_t p = lo; p < hi; p++) {
+                size_t i = r * n + p;
+                m |= mask ? mask[i] : flag[i];
+                sum += pct[i];
+            }
+            w[r * c->n + j] = (uint16_t)(m | pct_tenths(sum / (double)(hi - lo))
+                                                 << 5);
+        }
+    kv_html_u16_array(f, w, rows * c->n);
     free(w);
 }
 
-static void data_routines(FILE *f, const struct kv_stats *st)
+/* A per-rank table, as the columns show it. */
+static void data_table(FILE *f, const double *v, size_t rows,
+                       const struct columns *c, int lossy_ok)
+{
+    double *b = c->per == 1 ? NULL : bin_values(c, v, rows);
+    kv_html_array(f, b ? b : v, rows * c->n, lossy_ok);
+    free(b);
+}
+
+static void data_routines(FILE *f, const struct kv_stats *st,
+                          const struct columns *c)
 {
     const struct kv_run *run = st->run;
     fputs("\"routines\":[", f);
@@ -306,14 +396,15 @@ static void data_routines(FILE *f, const struct kv_stats *st)
         fprintf(f, "%s\"%s\":", m ? ",\n" : "", kv_metric_key[m]);
         /* times need no more than float's 7 digits on a chart; counts
          * stay exact */
-        kv_html_array(f, st->rv[m], st->nr * st->n, m != KV_M_COUNTS);
+        data_table(f, st->rv[m], st->nr, c, m != KV_M_COUNTS);
     }
     fputs("},\n\"re\":", f);
-    data_est_cells(f, st->rest, NULL, st->rpct, st->nr * st->n);
+    data_est_cells(f, st->rest, NULL, st->rpct, st->nr, c);
     fputs(",\n", f);
 }
 
-static void data_locations(FILE *f, const struct kv_stats *st)
+static void data_locations(FILE *f, const struct kv_stats *st,
+                           const struct columns *c)
 {
     const struct kv_run *run = st->run;
     fputs("\"locations\":[", f);
@@ -327,11 +418,11 @@ static void data_locations(FILE *f, const struct kv_stats *st)
         fprintf(f, ",%d]", l->kind == KV_MPI && kv_is_mpi_startup(l->text));
     }
     fputs("],\n\"lv\":{\"elapsed\":", f);
-    kv_html_array(f, st->lv[KV_M_ELAPSED], st->nl * st->n, 1);
+    data_table(f, st->lv[KV_M_ELAPSED], st->nl, c, 1);
     fputs(",\n\"counts\":", f);
-    kv_html_array(f, st->lv[KV_M_COUNTS], st->nl * st->n, 0);
+    data_table(f, st->lv[KV_M_COUNTS], st->nl, c, 0);
     fputs("},\n\"le\":", f);
-    data_est_cells(f, NULL, st->lest, st->lpct, st->nl * st->n);
+    data_est_cells(f, NULL, st->lest, st->lpct, st->nl, c);
     fputs(",\n", f);
 }
 
@@ -341,11 +432,12 @@ static void data_locations(FILE *f, const struct kv_stats *st)
  * regions threads other than 0 ran, over ranks, the longest first. */
 #define HTML_TREGIONS 200
 
-static void data_threads(FILE *f, const struct kv_stats *st)
+static void data_threads(FILE *f, const struct kv_stats *st,
+                         const struct columns *c)
 {
     const struct kv_run *run = st->run;
     fputs("\"threads\":", f);
-    if (!kv_any_threads(run)) {
+    if (!kv_any_threads(run) || c->per > 1) {
         fputs("null,\n", f);
         return;
     }
@@ -406,12 +498,39 @@ static void data_warnings(FILE *f, const struct kv_stats *st)
     fputs("],\n", f);
 }
 
+/* Binned: the groups as text rows [group, size, outlier, ranks]. */
+static void data_group_rows(FILE *f, const struct kv_stats *st,
+                            const struct kv_rank_groups *g)
+{
+    char *ranks = km_xcalloc(1, 2048);
+    fputs("{\"rows\":[", f);
+    for (size_t k = 0; k < g->ngroups; k++) {
+        kv_group_ranks(ranks, 2048, g, st, k);
+        fprintf(f, "%s[%zu,%zu,%d,", k ? "," : "", k, g->group_size[k],
+                g->outlier_group[k]);
+        kv_json_str(f, ranks);
+        fputc(']', f);
+    }
+    fputs("],\"cut\":", f);
+    kv_json_num(f, g->cut);
+    fputs(",\"note\":", f);
+    kv_json_str(f, g->method_note);
+    fputc('}', f);
+    free(ranks);
+}
+
 static void data_groups(FILE *f, const struct kv_stats *st,
-                        const struct kv_rank_groups *g)
+                        const struct kv_rank_groups *g,
+                        const struct columns *c)
 {
     fputs("\"groups\":", f);
     if (!g || g->n != st->n || g->n == 0) {
         fputs("null", f);
+        return;
+    }
+    if (c->per > 1) {
+        fputs("null,\"groupRows\":", f);
+        data_group_rows(f, st, g);
         return;
     }
     fputs("{\"order\":[", f);
@@ -438,14 +557,19 @@ void kv_html_report(FILE *f, const struct kv_stats *st,
     km_buf_free(&title);
     fputs("<script type=\"application/json\" id=\"kmdata\">{\"kind\":\"report\",",
           f);
-    data_run(f, st);
-    data_figures(f, st);
+    struct columns c = { st->n, 1, st };
+    if (st->n > KV_HTML_COLUMNS) {
+        c.per = (st->n + KV_HTML_COLUMNS - 1) / KV_HTML_COLUMNS;
+        c.n = (st->n + c.per - 1) / c.per;
+    }
+    data_run(f, st, &c);
+    data_figures(f, st, &c);
     data_prediction(f, st);
-    data_routines(f, st);
-    data_locations(f, st);
+    data_routines(f, st, &c);
+    data_locations(f, st, &c);
     data_warnings(f, st);
-    data_threads(f, st);
-    data_groups(f, st, groups);
+    data_threads(f, st, &c);
+    data_groups(f, st, groups, &c);
     fputs("}</script>\n", f);
     kv_html_end(f, "report");
 }

@@ -44,6 +44,7 @@ struct options {
     double cut;
     size_t groups;
     bool threads;            /* ranks --threads */
+    struct kv_cluster_opts how; /* ranks: --exact, --exact-max */
     int reasons;
     uint64_t max_size;       /* --max-size: bytes read at most per file */
     double target;           /* filter: --target, a fraction */
@@ -73,6 +74,9 @@ static void usage(FILE *to)
           "  --cut=D         group ranks within D of the run time (default 0.05)\n"
           "  --groups=K      cut the dendrogram into K groups instead\n"
           "  --threads       cluster the threads of every rank instead\n"
+          "  --exact         always the exact dendrogram (memory: 2 n^2 bytes)\n"
+          "  --exact-max=N   distinct profiles clustered exactly at most\n"
+          "                  (default 16384; more: by cells, see kmview(1))\n"
           "  -n, --top=N     differences named per outlier group (default 5)\n"
           "  --csv=DIR, -q as above\n"
           "kmview filter FILE...  propose a control file that leaves out the\n"
@@ -157,6 +161,7 @@ static void parse_options(int argc, char **argv, int first,
     o->cut = 0.05;
     o->reasons = 5;
     o->target = 0.02;
+    o->how.max_exact = KV_EXACT_MAX;
     bool only_files = false;
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
@@ -204,6 +209,11 @@ static void parse_options(int argc, char **argv, int first,
             o->output = value(argc, argv, &i, "-o");
         else if (!strcmp(a, "--threads"))
             o->threads = true;
+        else if (!strcmp(a, "--exact"))
+            o->how.exact = true;
+        else if (is_option(a, "--exact-max"))
+            o->how.max_exact = (size_t)parse_long(
+                value(argc, argv, &i, "--exact-max"), "--exact-max", 0);
         else if (is_option(a, "--groups"))
             o->groups = (size_t)parse_long(value(argc, argv, &i, "--groups"),
                                            "--groups", 1);
@@ -257,7 +267,7 @@ static int cmd_summary(struct options *o)
         struct kv_rank_groups g;
         rc = f ? 0 : -1;
         if (f) {
-            kv_rank_groups_build(&g, &st, o->cut, 0);
+            kv_rank_groups_build(&g, &st, o->cut, 0, &o->how);
             kv_html_report(f, &st, &g);
             kv_rank_groups_free(&g);
         }
@@ -318,13 +328,13 @@ static int cmd_ranks(struct options *o)
     kv_stats_build(&st, &run);
     if (o->threads) {
         int trc = kv_thread_groups(o->quiet ? NULL : stdout, &st, o->cut,
-                                   o->groups, &out, o->csv);
+                                   o->groups, &o->how, &out, o->csv);
         trc = finish(&out, trc);
         kv_stats_free(&st);
         kv_run_free(&run);
         return trc;
     }
-    kv_rank_groups_build(&g, &st, o->cut, o->groups);
+    kv_rank_groups_build(&g, &st, o->cut, o->groups, &o->how);
     int rc = o->csv ? kv_ranks_csv(&out, o->csv, &g, &st) : 0;
     if (!rc && !o->quiet)
         kv_ranks_print(stdout, &g, &st, o->top_given ? o->top : 5);

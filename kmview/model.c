@@ -111,6 +111,7 @@ static void free_rank(struct kv_rank *r)
 
 void kv_run_free(struct kv_run *run)
 {
+    free(run->section_of_rank);
     for (size_t i = 0; i < run->nsources; i++)
         free(run->sources[i]);
     free(run->sources);
@@ -293,9 +294,24 @@ int kv_location_intern(struct kv_run *run, int routine, int kind, int line,
 /* ------------------------------------------------------------------------ */
 /* Ranks                                                                     */
 
+const struct kv_rank *kv_rank_seen(const struct kv_run *run, int rank)
+{
+    if (rank < 0 || (size_t)rank >= run->nsection_of_rank ||
+        !run->section_of_rank[rank])
+        return NULL;
+    return &run->ranks[run->section_of_rank[rank] - 1];
+}
+
 struct kv_rank *kv_rank_add(struct kv_run *run, int rank)
 {
     KM_GROW(run->ranks, run->capsections, run->nsections + 1);
+    if (rank >= 0) {                 /* an index by rank number: no O(n^2) */
+        size_t old = run->nsection_of_rank;
+        KM_GROW(run->section_of_rank, run->nsection_of_rank, (size_t)rank + 1);
+        memset(run->section_of_rank + old, 0,
+               (run->nsection_of_rank - old) * sizeof *run->section_of_rank);
+        run->section_of_rank[rank] = run->nsections + 1;
+    }
     struct kv_rank *r = &run->ranks[run->nsections++];
     memset(r, 0, sizeof *r);
     r->rank = rank;
@@ -425,6 +441,10 @@ static void renumber(struct kv_run *run)
 void kv_run_sort_ranks(struct kv_run *run)
 {
     qsort(run->ranks, run->nsections, sizeof *run->ranks, by_rank);
+    for (size_t i = 0; i < run->nsections; i++)     /* the index follows */
+        if (run->ranks[i].rank >= 0 &&
+            (size_t)run->ranks[i].rank < run->nsection_of_rank)
+            run->section_of_rank[run->ranks[i].rank] = i + 1;
     renumber(run);
 }
 

@@ -231,11 +231,16 @@ struct kv_run {
     size_t nlocations, caplocations;
     struct kv_rank *ranks;   /* sorted by rank number once reading is done */
     size_t nsections, capsections;
+    /* while reading: section index + 1 of each rank number seen, 0 none */
+    size_t *section_of_rank;
+    size_t nsection_of_rank;
 
     struct kv_hash routine_index, location_index;
 };
 
 void kv_run_init(struct kv_run *run);
+/* The section that holds rank number `rank`, or NULL (while reading). */
+const struct kv_rank *kv_rank_seen(const struct kv_run *run, int rank);
 void kv_run_free(struct kv_run *run);
 
 /* The routine called `name`, added if new. */

@@ -176,6 +176,24 @@ const char *kv_percent(char buf[32], double fraction)
     return buf;
 }
 
+void kv_print_wrapped(FILE *f, const char *text, size_t width)
+{
+    while (*text) {
+        size_t len = strlen(text), cut = len;
+        if (len > width) {
+            cut = width;
+            while (cut > 0 && text[cut] != ' ')
+                cut--;
+            if (cut == 0)
+                cut = strcspn(text, " ");
+        }
+        fprintf(f, "%.*s\n", (int)cut, text);
+        text += cut;
+        while (*text == ' ')
+            text++;
+    }
+}
+
 void kv_csv_str(FILE *f, const char *s)
 {
     if (!s)

@@ -44,6 +44,8 @@ const char *kv_human_mark(char buf[32], double v, bool est);
 /* A fraction as a percentage with one decimal: "12.5%"; "-" for NaN. */
 const char *kv_percent(char buf[32], double fraction);
 
+/* Text as lines of at most `width` characters, broken at blanks. */
+void kv_print_wrapped(FILE *f, const char *text, size_t width);
 void kv_csv_str(FILE *f, const char *s);
 void kv_csv_num(FILE *f, double v);
 /* A JSON string; '<', '>' and '&' are escaped too, so the text can sit

@@ -131,15 +131,6 @@ static void build_features(struct kv_rank_groups *g, const struct kv_stats *st)
         }
 }
 
-static double distance(const struct kv_rank_groups *g, size_t p, size_t q)
-{
-    const double *a = g->x + p * g->nfeatures, *b = g->x + q * g->nfeatures;
-    double s = 0;
-    for (size_t f = 0; f < g->nfeatures; f++)
-        s += fabs(a[f] - b[f]);
-    return g->scale > 0 ? s / g->scale : 0;
-}
-
 /* Renumber the groups: the main group 0, the others by their lowest rank. */
 static void order_groups(struct kv_rank_groups *g)
 {
@@ -161,13 +152,24 @@ static void order_groups(struct kv_rank_groups *g)
     free(size);
 }
 
-static void group_diameters(struct kv_rank_groups *g, size_t applied)
+/* The exact ways: the highest merge inside each group (complete linkage:
+ * its largest distance); with cells, scale.c computes it. */
+static void group_diameters(struct kv_rank_groups *g, size_t applied,
+                            const struct kv_linkage *lk)
 {
     size_t n = g->n;
+    g->diameter = km_xcalloc(g->ngroups + 1, sizeof *g->diameter);
+    g->diameter_bound = km_xcalloc(g->ngroups + 1, sizeof *g->diameter_bound);
+    if (lk->method == KV_LINK_CELLS) {
+        for (size_t k = 0; k < g->ngroups; k++)
+            g->diameter[k] = kv_linkage_diameter(lk, g->group, (int)k,
+                                                 g->group_size[k],
+                                                 &g->diameter_bound[k]);
+        return;
+    }
     int *leaf = km_xcalloc(2 * n, sizeof *leaf);
     for (size_t i = 0; i < n; i++)
         leaf[i] = (int)i;
-    g->diameter = km_xcalloc(g->ngroups + 1, sizeof *g->diameter);
     for (size_t k = 0; k < applied; k++) {
         leaf[n + k] = leaf[g->merges[k].a];
         int grp = g->group[leaf[n + k]];
@@ -177,7 +179,7 @@ static void group_diameters(struct kv_rank_groups *g, size_t applied)
     free(leaf);
 }
 
-static void outliers(struct kv_rank_groups *g)
+static void outliers(struct kv_rank_groups *g, const struct kv_linkage *lk)
 {
     size_t n = g->n;
     size_t small = n / 10 > 1 ? n / 10 : 1;
@@ -187,51 +189,43 @@ static void outliers(struct kv_rank_groups *g)
     for (size_t k = 1; k < g->ngroups; k++) {
         g->outlier_group[k] = shared && g->group_size[k] <= small &&
                               2 * g->group_size[k] < n;
-        if (!g->outlier_group[k])
-            continue;
-        for (size_t p = 0; p < n; p++)
-            for (size_t q = 0; g->group[p] == (int)k && q < n; q++)
-                if (g->group[q] == 0) {
-                    double d = distance(g, p, q);
-                    if (d > g->to_main[k])
-                        g->to_main[k] = d;
-                }
+        if (g->outlier_group[k])
+            g->to_main[k] = kv_linkage_farthest(lk, g->group, (int)k, 0);
     }
 }
 
 void kv_rank_groups_build(struct kv_rank_groups *g, const struct kv_stats *st,
-                          double cut, size_t groups)
+                          double cut, size_t groups,
+                          const struct kv_cluster_opts *how)
 {
     memset(g, 0, sizeof *g);
     size_t n = st->n;
     g->n = n;
     g->scale = st->total;
     build_features(g, st);
-    float *d = km_xcalloc(n * (n - (n > 0)) / 2 + 1, sizeof *d);
-    for (size_t p = 0; p < n; p++)
-        for (size_t q = p + 1; q < n; q++)
-            d[kv_condensed_index(n, p, q)] = (float)distance(g, p, q);
-    g->merges = km_xcalloc(n + 1, sizeof *g->merges);
-    kv_complete_linkage(d, n, g->merges);
-    free(d);
+    struct kv_points pt = { n, g->nfeatures, g->x, g->scale };
+    struct kv_linkage lk;
+    kv_linkage_build(&lk, &pt, how->exact, how->max_exact, cut);
+    g->merges = lk.merges;
+    g->method = lk.method;
     g->order = km_xcalloc(n + 1, sizeof *g->order);
     kv_dendrogram_order(g->merges, n, g->order);
     g->group = km_xcalloc(n + 1, sizeof *g->group);
-    size_t applied;
-    if (groups > 0) {
-        g->ngroups = kv_cut_count(g->merges, n, groups, g->group);
-        applied = n - g->ngroups;
+    g->ngroups = kv_linkage_cut(&lk, cut, groups, g->group);
+    size_t applied = n - g->ngroups;
+    if (groups > 0)
         g->cut = applied > 0 ? g->merges[applied - 1].height : 0;
-    } else {
-        g->ngroups = kv_cut_height(g->merges, n, cut, g->group);
-        applied = n - g->ngroups;
+    else
         g->cut = cut;
+    g->certified = lk.certified;
+    kv_linkage_describe(g->method_note, sizeof g->method_note, &lk, "ranks");
+    if (n > 0) {
+        order_groups(g);
+        group_diameters(g, applied, &lk);
+        outliers(g, &lk);
     }
-    if (n == 0)
-        return;
-    order_groups(g);
-    group_diameters(g, applied);
-    outliers(g);
+    lk.merges = NULL;                            /* g's now */
+    kv_linkage_free(&lk);
 }
 
 void kv_rank_groups_free(struct kv_rank_groups *g)
@@ -246,6 +240,7 @@ void kv_rank_groups_free(struct kv_rank_groups *g)
     free(g->diameter);
     free(g->to_main);
     free(g->outlier_group);
+    free(g->diameter_bound);
     memset(g, 0, sizeof *g);
 }
 
@@ -331,6 +326,8 @@ static void print_method(FILE *f, const struct kv_rank_groups *g)
             "fraction of the mean total time "
             "(%s s).  Groups: clusters below %s.\n", g->nfeatures,
             kv_human(b, g->scale), kv_human(c, g->cut));
+    if (g->method_note[0])
+        kv_print_wrapped(f, g->method_note, 79);
 }
 
 static void print_groups(FILE *f, const struct kv_rank_groups *g,
@@ -341,9 +338,9 @@ static void print_groups(FILE *f, const struct kv_rank_groups *g,
             g->ngroups == 1 ? "" : "s");
     for (size_t k = 0; k < g->ngroups; k++) {
         kv_group_ranks(ranks, sizeof ranks, g, st, k);
-        fprintf(f, "  group %zu: %zu rank%s (%s), diameter %s", k + 1,
+        fprintf(f, "  group %zu: %zu rank%s (%s), diameter %s%s", k + 1,
                 g->group_size[k], g->group_size[k] == 1 ? "" : "s", ranks,
-                kv_human(b, g->diameter[k]));
+                g->diameter_bound[k] ? "<= " : "", kv_human(b, g->diameter[k]));
         if (k == 0)
             fputs(", the main group", f);
         if (g->outlier_group[k])
@@ -459,7 +456,9 @@ static void csv_groups(FILE *f, const void *ctx)
     const struct kv_rank_groups *g = c->g;
     const struct kv_stats *st = c->st;
     char ranks[4096];
-    fputs("group,size,main,outlier,diameter,distance_to_main,ranks\n", f);
+    bool cells = g->method == KV_LINK_CELLS;
+    fputs("group,size,main,outlier,diameter,distance_to_main,ranks", f);
+    fputs(cells ? ",diameter_bound,certified\n" : "\n", f);
     for (size_t k = 0; k < g->ngroups; k++) {
         kv_group_ranks(ranks, sizeof ranks, g, st, k);
         fprintf(f, "%zu,%zu,%d,%d,", k + 1, g->group_size[k], k == 0,
@@ -470,6 +469,8 @@ static void csv_groups(FILE *f, const void *ctx)
             kv_csv_num(f, g->to_main[k]);
         fputc(',', f);
         kv_csv_str(f, ranks);
+        if (cells)
+            fprintf(f, ",%d,%d", g->diameter_bound[k], g->certified);
         fputc('\n', f);
     }
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "kmview/cluster.h"
+#include "kmview/scale.h"
 #include "kmview/stats.h"
 
 /* What a rank's profile is made of: per routine its computation (net
@@ -38,12 +39,21 @@ struct kv_rank_groups {
     double *diameter;        /* largest distance inside each group */
     double *to_main;         /* complete-linkage distance to the main group */
     bool *outlier_group;
+    /* how the clustering was done (scale.h): with cells, the merges are
+     * approximate, the groups exact when certified, and a large group's
+     * diameter an upper bound */
+    enum kv_linkage_method method;
+    bool certified;
+    bool *diameter_bound;
+    char method_note[256];   /* "" for the exact ways */
 };
+
 
 /* Cluster the ranks of `st`; cut at height `cut`, or into `groups` groups
  * when groups > 0. */
 void kv_rank_groups_build(struct kv_rank_groups *g, const struct kv_stats *st,
-                          double cut, size_t groups);
+                          double cut, size_t groups,
+                          const struct kv_cluster_opts *how);
 void kv_rank_groups_free(struct kv_rank_groups *g);
 
 /* The text report; `reasons` features are named per outlier group. */

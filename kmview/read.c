@@ -583,10 +583,10 @@ static int begin_rank(struct reader *rd, const char *name, size_t namelen)
     if (rd->rank_only && rank != rd->only_rank)
         return fail_at(rd, v, "rank %d in a file that holds rank %d only", rank,
                        rd->only_rank);
-    for (size_t i = 0; i < run->nsections; i++)
-        if (run->ranks[i].rank == rank)
-            return fail_at(rd, v, "rank %d appears twice (first in %s, line %d)",
-                           rank, run->ranks[i].source, run->ranks[i].source_line);
+    const struct kv_rank *twice = kv_rank_seen(run, rank);
+    if (twice)
+        return fail_at(rd, v, "rank %d appears twice (first in %s, line %d)",
+                       rank, twice->source, twice->source_line);
     struct kv_rank *r = kv_rank_add(run, rank);
     r->source = run->sources[run->nsources - 1];
     r->source_line = (int)rd->lineno;

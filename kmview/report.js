@@ -234,7 +234,10 @@ function header() {
     '<p class="facts">' + KM.esc(D.source) + ' · ' + KM.esc(D.rankText) + ' · started ' +
     KM.esc(D.started || '?') + ' · written at ' + KM.esc(D.writtenAt || '?') + ' · clock ' +
     KM.esc(D.clock || '?') + (V1 ? ' · KM_output format 1: estimates not marked, MPI start-up taken from ' +
-    'its CALL MPI_INIT statements' : '') + '</p><div class="kpis" id="kpis">' +
+    'its CALL MPI_INIT statements' : '') + (D.binned ? ' · <span id="binned">' + D.binned.ranks +
+    ' ranks shown as ' + D.binned.columns + ' columns, each the mean of ' + D.binned.per +
+    ' consecutive ranks (no per-thread table; kmview --csv has every rank)</span>' : '') +
+    '</p><div class="kpis" id="kpis">' +
     kpi('total time (mean over ranks)', KM.mark(KM.sec(t), figEst(F_TOTAL, 'mean'))) +
     figKpi('MPI communication (after start-up)', F_MPI) +
     figKpi('MPI start-up (MPI_INIT)', F_STARTUP) + figKpi('I/O', F_IO);
@@ -682,6 +685,17 @@ function figuresView(main) {
       h += '<tr><td' + (D.groups.outlier[g] ? ' class="outlier"' : '') + '>' + (+g + 1) +
            (D.groups.outlier[g] ? ' outlier' : g === '0' ? ' main' : '') + '</td><td class="l">' +
            members[g].slice(0, 40).join(', ') + (members[g].length > 40 ? ', …' : '') + '</td></tr>';
+    });
+    h += '</table>';
+  } else if (D.groupRows) {
+    h += '<h2>Rank groups</h2><p class="note">Complete-linkage clustering of the ranks\' profiles, cut at ' +
+         KM.num(D.groupRows.cut) + ' of the run time (see <code>kmview ranks</code>). ' +
+         KM.esc(D.groupRows.note) + '</p><table id="groups"><tr><th>group</th><th>ranks</th>' +
+         '<th class="l">which</th></tr>';
+    D.groupRows.rows.forEach(function (r) {
+      h += '<tr><td' + (r[2] ? ' class="outlier"' : '') + '>' + (r[0] + 1) +
+           (r[2] ? ' outlier' : r[0] === 0 ? ' main' : '') + '</td><td>' + r[1] + '</td><td class="l">' +
+           KM.esc(r[3]) + '</td></tr>';
     });
     h += '</table>';
   }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kmview/cluster.h"
+#include "kmview/scale.h"
 #include "kmview/export.h"
 #include "kmview/out.h"
 #include "support/buf.h"
@@ -261,16 +261,18 @@ static struct titem *thread_items(const struct kv_run *run, size_t *n)
     return it;
 }
 
-static double tdistance(const struct titem *a, const struct titem *b,
-                        double scale)
+/* Each item's net, MPI, outside and overhead time (NaN read as 0): the
+ * coordinates the threads are clustered by. */
+enum { TDIM = KV_NTFIGS - KV_T_NET };
+
+static double *thread_coordinates(const struct titem *it, size_t n)
 {
-    double s = 0;
-    for (int f = KV_T_NET; f < KV_NTFIGS; f++) {
-        double x = isnan(a->v[f]) ? 0 : a->v[f];
-        double y = isnan(b->v[f]) ? 0 : b->v[f];
-        s += fabs(x - y);
-    }
-    return scale > 0 ? s / scale : 0;
+    double *x = km_xcalloc(n * TDIM + 1, sizeof *x);
+    for (size_t k = 0; k < n; k++)
+        for (int f = KV_T_NET; f < KV_NTFIGS; f++)
+            x[k * TDIM + (size_t)(f - KV_T_NET)] =
+                isnan(it[k].v[f]) ? 0 : it[k].v[f];
+    return x;
 }
 
 static void print_members(FILE *f, const struct titem *it, size_t n,
@@ -296,7 +298,8 @@ static void print_members(FILE *f, const struct titem *it, size_t n,
 }
 
 int kv_thread_groups(FILE *f, const struct kv_stats *st, double cut,
-                     size_t groups, struct kv_out *o, const char *csv_dir)
+                     size_t groups, const struct kv_cluster_opts *how,
+                     struct kv_out *o, const char *csv_dir)
 {
     size_t n;
     struct titem *it = thread_items(st->run, &n);
@@ -308,17 +311,16 @@ int kv_thread_groups(FILE *f, const struct kv_stats *st, double cut,
     for (size_t k = 0; k < n; k++)
         nranks += it[k].thread == 0;
     scale = nranks ? scale / (double)nranks : 0;
-    float *d = km_xcalloc(n * (n - (n > 0)) / 2 + 1, sizeof *d);
-    for (size_t p = 0; p < n; p++)
-        for (size_t q = p + 1; q < n; q++)
-            d[kv_condensed_index(n, p, q)] =
-                (float)tdistance(&it[p], &it[q], scale);
-    struct kv_merge *m = km_xcalloc(n + 1, sizeof *m);
-    kv_complete_linkage(d, n, m);
-    free(d);
+    double *x = thread_coordinates(it, n);
+    struct kv_points pt = { n, TDIM, x, scale };
+    struct kv_linkage lk;
+    kv_linkage_build(&lk, &pt, how->exact, how->max_exact, cut);
     int *label = km_xcalloc(n + 1, sizeof *label);
-    size_t ng = n == 0 ? 0 : groups > 0 ? kv_cut_count(m, n, groups, label)
-                                        : kv_cut_height(m, n, cut, label);
+    size_t ng = kv_linkage_cut(&lk, cut, groups, label);
+    char note[256];
+    kv_linkage_describe(note, sizeof note, &lk, "threads");
+    kv_linkage_free(&lk);
+    free(x);
     size_t *size = km_xcalloc(ng + 1, sizeof *size);
     for (size_t k = 0; k < n; k++)
         size[label[k]]++;
@@ -340,6 +342,8 @@ int kv_thread_groups(FILE *f, const struct kv_stats *st, double cut,
             fprintf(f, "cut into %zu groups\n", ng);
         else
             fprintf(f, "cut at %g\n", cut);
+        if (note[0])
+            kv_print_wrapped(f, note, 79);
         fprintf(f, "  %5s %7s %10s %10s %10s %10s  %s\n", "group", "threads",
                 "net(s)", "MPI(s)", "outside(s)", "overhead(s)",
                 "(means; members)");
@@ -375,7 +379,6 @@ int kv_thread_groups(FILE *f, const struct kv_stats *st, double cut,
     }
     free(size);
     free(label);
-    free(m);
     free(it);
     return rc;
 }

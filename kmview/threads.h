@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "kmview/out.h"
+#include "kmview/scale.h"
 #include "kmview/stats.h"
 
 /* Does any rank of the run have a Threads block? */
@@ -39,11 +40,13 @@ void kv_summary_threads(FILE *f, const struct kv_stats *st, int top);
 /* kmview ranks --threads: the threads of every rank (its Threads block;
  * a rank without one is its single thread 0) clustered by complete
  * linkage over their net, MPI, outside and overhead times (L1 distance in
- * shares of the mean rank total), cut at `cut` or into `groups` groups;
+ * shares of the mean rank total), cut at `cut` or into `groups` groups
+ * (as `how` says: exactly, or by cells beyond how->max_exact, scale.h);
  * prints the groups and the threads of small groups, and writes
  * thread_groups.csv into csv_dir unless it is NULL.  0, or -1 (error
  * printed). */
 int kv_thread_groups(FILE *f, const struct kv_stats *st, double cut,
-                     size_t groups, struct kv_out *o, const char *csv_dir);
+                     size_t groups, const struct kv_cluster_opts *how,
+                     struct kv_out *o, const char *csv_dir);
 
 #endif

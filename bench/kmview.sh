@@ -1,0 +1,82 @@
+#!/bin/sh
+# kmview.sh — kmview's time and peak memory at 10^3, 10^4 and 10^5 ranks
+# (by hand, not in CI: make bench-kmview, or bench/kmview.sh BUILDDIR
+# [RANKS...]).
+#
+# For each size, bench/kmoutgen writes a synthetic run into a temporary
+# directory (removed at the end; 10^5 ranks take about 500 MB), then every
+# kmview command is timed with /usr/bin/time (elapsed seconds, maximum
+# resident set size): `kmview ranks` (the default, and --exact, the
+# O(n^2) method, where its matrix fits in EXACT_MAX_MB, default 4096),
+# `kmview ranks --threads`, the summary, the CSV and the JSON exports
+# (every figure: their size grows with ranks x routines), and the HTML
+# report.  One table, a row per command, a column per size.
+set -eu
+build=${1:?usage: bench/kmview.sh BUILDDIR [RANKS...]}
+shift
+sizes=${*:-1000 10000 100000}
+kmview=$build/kmview/kmview
+gen=$build/bench/kmoutgen
+exact_max_mb=${EXACT_MAX_MB:-4096}
+[ -x /usr/bin/time ] || { echo "kmview.sh: needs /usr/bin/time" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kmview-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# "seconds s / peak MB" of one command, its output thrown away.
+measure() {
+    if /usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err"
+    then awk '{ printf "%.2f s %5.0f MB", $1, $2 / 1024 }' "$tmp/time"
+    else echo "failed: $(head -c 60 "$tmp/err")"
+    fi
+}
+
+commands="ranks ranks-exact threads summary csv json html"
+label() {
+    case $1 in
+    ranks) echo "kmview ranks" ;;
+    ranks-exact) echo "kmview ranks --exact (old)" ;;
+    threads) echo "kmview ranks --threads" ;;
+    summary) echo "kmview (summary)" ;;
+    csv) echo "kmview -q --csv" ;;
+    json) echo "kmview -q --json" ;;
+    html) echo "kmview -q --html" ;;
+    esac
+}
+
+for n in $sizes; do
+    f=$tmp/run.$n
+    "$gen" --ranks "$n" -o "$f"
+    for c in $commands; do
+        case $c in
+        ranks) r=$(measure "$kmview" ranks "$f") ;;
+        ranks-exact)
+            if [ $((n / 1000 * n / 1000 * 2)) -le "$exact_max_mb" ]; then
+                r=$(measure "$kmview" ranks --exact "$f")
+            else
+                r="not run ($((n / 1000 * n / 1000 * 2)) MB matrix)"
+            fi ;;
+        threads) r=$(measure "$kmview" ranks --threads "$f") ;;
+        summary) r=$(measure "$kmview" "$f") ;;
+        csv) r=$(measure "$kmview" -q --csv="$tmp/csv.$n" "$f") ;;
+        json) r=$(measure "$kmview" -q --json="$tmp/json.$n" "$f") ;;
+        html) r=$(measure "$kmview" -q --html="$tmp/html.$n" "$f") ;;
+        esac
+        echo "$c	$n	$r" >>"$tmp/results"
+    done
+    extra=$(du -k "$f" "$tmp/html.$n" "$tmp/json.$n" | awk '{ printf "%s%.0f MB", (NR > 1 ? " / " : ""), $1 / 1024 }')
+    echo "sizes	$n	$extra" >>"$tmp/results"
+    rm -rf "$f" "$tmp/csv.$n" "$tmp/json.$n" "$tmp/html.$n"
+done
+
+printf "%-28s" "ranks:"
+for n in $sizes; do printf " %-26s" "$n"; done
+echo
+for c in $commands sizes; do
+    if [ "$c" = sizes ]; then l="file / HTML / JSON"; else l=$(label "$c"); fi
+    printf "%-28s" "$l"
+    for n in $sizes; do
+        printf " %-26s" "$(awk -F '\t' -v c="$c" -v n="$n" \
+            '$1 == c && $2 == n { print $3 }' "$tmp/results")"
+    done
+    echo
+done
