@@ -30,6 +30,7 @@
 
 #include "kmview/export.h"
 #include "kmview/html.h"
+#include "kmview/messages.h"
 #include "kmview/summary.h"
 #include "support/buf.h"
 
@@ -66,6 +67,7 @@ static struct kv_diff_row *add_row(struct kv_diff *d, size_t *cap)
     struct kv_diff_row *r = &d->rows[d->nrows++];
     memset(r, 0, sizeof *r);
     r->per_call[0] = r->per_call[1] = NAN;
+    r->sent[0] = r->sent[1] = r->received[0] = r->received[1] = NAN;
     return r;
 }
 
@@ -101,6 +103,33 @@ static int find_location(const struct kv_run *run, const struct kv_run *from,
     return kv_location_find(run, routine, l->kind, l->line, l->occurrence);
 }
 
+/* Every location's bytes in run `side`, means over its ranks: from the
+ * Messages blocks of a run of format 4; unknown (NaN) before. */
+static void location_bytes(struct kv_diff *d, int side)
+{
+    const struct kv_stats *st = d->run[side];
+    const struct kv_run *run = st->run;
+    size_t nl = run->nlocations;
+    double *v = km_xcalloc(2 * nl + 1, sizeof *v);
+    bool known = run->format_version >= 4 && st->n > 0;
+    for (size_t i = 0; known && i < run->nsections; i++)
+        for (size_t k = 0; k < run->ranks[i].nmsgs; k++) {
+            const struct kv_msg *m = &run->ranks[i].msgs[k];
+            v[2 * (size_t)m->location] += (double)m->sent;
+            v[2 * (size_t)m->location + 1] += (double)m->received;
+        }
+    for (size_t l = 0; l < 2 * nl; l++)
+        v[l] = known ? v[l] / (double)st->n : NAN;
+    d->bytes[side] = v;
+}
+
+static void set_bytes(const struct kv_diff *d, struct kv_diff_row *r,
+                      int side, int id)
+{
+    r->sent[side] = d->bytes[side][2 * id];
+    r->received[side] = d->bytes[side][2 * id + 1];
+}
+
 static void match_locations(struct kv_diff *d, int side, size_t *cap)
 {
     const struct kv_stats *st = d->run[side], *other = d->run[1 - side];
@@ -117,8 +146,11 @@ static void match_locations(struct kv_diff *d, int side, size_t *cap)
         r->text = l->text;
         r->status = j >= 0 ? KV_BOTH : side == 0 ? KV_ONLY_A : KV_ONLY_B;
         set_side(r, side, st, (int)i, false);
-        if (j >= 0)
+        set_bytes(d, r, side, (int)i);
+        if (j >= 0) {
             set_side(r, 1 - side, other, j, false);
+            set_bytes(d, r, 1 - side, j);
+        }
     }
 }
 
@@ -176,6 +208,8 @@ void kv_diff_build(struct kv_diff *d, const struct kv_stats *a,
     d->name[1] = name_b;
     d->scaling = a->n != b->n;
     breakdown(d);
+    location_bytes(d, 0);
+    location_bytes(d, 1);
     size_t cap = 0;
     match_routines(d, 0, &cap);
     match_locations(d, 0, &cap);
@@ -189,6 +223,8 @@ void kv_diff_build(struct kv_diff *d, const struct kv_stats *a,
 void kv_diff_free(struct kv_diff *d)
 {
     free(d->rows);
+    free(d->bytes[0]);
+    free(d->bytes[1]);
     memset(d, 0, sizeof *d);
 }
 
@@ -374,6 +410,58 @@ static void print_one_sided(FILE *f, const struct kv_diff *d,
     }
 }
 
+static double moved(const struct kv_diff_row *r, int s)
+{
+    return (isnan(r->sent[s]) ? 0 : r->sent[s]) +
+           (isnan(r->received[s]) ? 0 : r->received[s]);
+}
+
+static int by_bytes_change(const void *pa, const void *pb)
+{
+    const struct kv_diff_row *a = *(const struct kv_diff_row *const *)pa;
+    const struct kv_diff_row *b = *(const struct kv_diff_row *const *)pb;
+    double x = fabs(moved(a, 1) - moved(a, 0));
+    double y = fabs(moved(b, 1) - moved(b, 0));
+    return x > y ? -1 : x < y ? 1 : 0;
+}
+
+/* The MPI call sites of both runs that moved bytes in either, by the
+ * size of the change: bytes per rank sent and received in A and B. */
+static void print_bytes(FILE *f, const struct kv_diff *d, int top, int w)
+{
+    if (d->run[0]->run->format_version < 4 ||
+        d->run[1]->run->format_version < 4)
+        return;
+    const struct kv_diff_row **v = km_xcalloc(d->nrows + 1, sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < d->nrows; i++)
+        if (d->rows[i].status == KV_BOTH &&
+            (moved(&d->rows[i], 0) > 0 || moved(&d->rows[i], 1) > 0))
+            v[n++] = &d->rows[i];
+    if (n) {
+        qsort(v, n, sizeof *v, by_bytes_change);
+        size_t shown = top > 0 && (size_t)top < n ? (size_t)top : n;
+        fprintf(f, "\nBytes moved by MPI call sites (means per rank)\n"
+                "  %-*s %12s %12s %12s %12s %8s\n", w, "Region",
+                "sent A", "sent B", "received A", "received B", "B/A");
+        char label[256], b[5][32];
+        for (size_t k = 0; k < shown; k++) {
+            const struct kv_diff_row *r = v[k];
+            region_label(label, sizeof label, r);
+            double a = moved(r, 0);
+            fprintf(f, "  %-*s %12s %12s %12s %12s %8s\n", w, label,
+                    kv_bytes_text(b[0], (uint64_t)r->sent[0]),
+                    kv_bytes_text(b[1], (uint64_t)r->sent[1]),
+                    kv_bytes_text(b[2], (uint64_t)r->received[0]),
+                    kv_bytes_text(b[3], (uint64_t)r->received[1]),
+                    ratio_text(b[4], a > 0 ? moved(r, 1) / a : NAN));
+        }
+        if (shown < n)
+            fprintf(f, "  ... %zu more\n", n - shown);
+    }
+    free(v);
+}
+
 void kv_diff_print(FILE *f, const struct kv_diff *d, int top)
 {
     char ra[128], rb[128];
@@ -403,6 +491,7 @@ void kv_diff_print(FILE *f, const struct kv_diff *d, int top)
         fprintf(f, "  (%zu more; -n 0 lists them all)\n", both - n);
     print_one_sided(f, d, KV_ONLY_A, w);
     print_one_sided(f, d, KV_ONLY_B, w);
+    print_bytes(f, d, top, w);
     if (d->run[0]->any_est || d->run[1]->any_est)
         fprintf(f, "\n~ contains an estimate: libkm measured only a sample of "
                 "the executions past\n  the region's threshold and estimated "
@@ -440,7 +529,14 @@ static void csv_row(FILE *f, const struct kv_diff_row *r)
         kv_csv_num(f, r->score);
     fputc(',', f);
     kv_csv_num(f, r->efficiency);
-    fprintf(f, ",%d,%d\n", r->t_est[0], r->t_est[1]);
+    fprintf(f, ",%d,%d", r->t_est[0], r->t_est[1]);
+    double bytes[] = { r->sent[0], r->sent[1], r->received[0],
+                       r->received[1] };
+    for (size_t i = 0; i < sizeof bytes / sizeof *bytes; i++) {
+        fputc(',', f);
+        kv_csv_num(f, bytes[i]);
+    }
+    fputc('\n', f);
 }
 
 static void csv_regions(FILE *f, const void *ctx)
@@ -448,7 +544,7 @@ static void csv_regions(FILE *f, const void *ctx)
     const struct kv_diff *d = ctx;
     fputs("order,status,routine,kind,line,occurrence,statement,t_a,t_b,diff,"
           "ratio,calls_a,calls_b,per_call_a,per_call_b,score,efficiency,t_a_estimated,"
-          "t_b_estimated\n", f);
+          "t_b_estimated,sent_a,sent_b,received_a,received_b\n", f);
     for (size_t i = 0; i < d->nrows; i++) {
         fprintf(f, "%zu,", i + 1);
         csv_row(f, &d->rows[i]);
@@ -514,8 +610,14 @@ static void json_row(FILE *f, size_t order, const struct kv_diff_row *r)
     else
         json_num(f, "score", r->score);
     json_num(f, "efficiency", r->efficiency);
-    fprintf(f, "\"t_a_estimated\":%s,\"t_b_estimated\":%s}",
+    fprintf(f, "\"t_a_estimated\":%s,\"t_b_estimated\":%s,",
             r->t_est[0] ? "true" : "false", r->t_est[1] ? "true" : "false");
+    json_num(f, "sent_a", r->sent[0]);
+    json_num(f, "sent_b", r->sent[1]);
+    json_num(f, "received_a", r->received[0]);
+    fputs("\"received_b\":", f);
+    kv_json_num(f, r->received[1]);
+    fputc('}', f);
 }
 
 int kv_diff_json(struct kv_out *o, const char *path, const struct kv_diff *d)

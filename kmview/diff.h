@@ -24,6 +24,9 @@ struct kv_diff_row {
     double t[2];             /* mean time per rank: net for a routine */
     bool t_est[2];           /* it contains an estimate */
     double calls[2];         /* mean count per rank */
+    double sent[2], received[2];  /* a location's bytes, means per rank
+                                     (NaN: a run before format 4, or a
+                                     routine) */
     double per_call[2];      /* t / calls */
     double diff, ratio;      /* tB - tA, tB / tA */
     double score;            /* PARP order: (t_hi / T_slow) ln(t_hi / t_lo) */
@@ -41,6 +44,8 @@ struct kv_diff {
     double total[2], mpi[2], startup[2], io[2], comp[2];
     bool total_est[2], mpi_est[2], startup_est[2], io_est[2], comp_est[2];
     double slow_total;       /* T of the slower run */
+    double *bytes[2];        /* per location of each run: sent, received
+                                (means per rank), NaN before format 4 */
     bool scaling;            /* the rank counts differ */
 };
 

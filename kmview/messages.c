@@ -30,8 +30,8 @@ static int by_bytes(const void *pa, const void *pb)
     return a->location - b->location;
 }
 
-/* "80 B", "1.5 KiB", "12.0 MiB" ... */
-static const char *bytes_text(char buf[32], uint64_t v)
+/* (messages.h) */
+const char *kv_bytes_text(char buf[32], uint64_t v)
 {
     static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
     if (v < 1024) {
@@ -73,7 +73,7 @@ static const char *bin_text(char buf[48], int b)
     uint64_t lo = 1ull << (b - 1);
     if (b >= KV_MSG_BINS - 1) {
         char l[32];
-        snprintf(buf, 48, ">= %s", bytes_text(l, lo));
+        snprintf(buf, 48, ">= %s", kv_bytes_text(l, lo));
         return buf;
     }
     uint64_t hi = (lo << 1) - 1;
@@ -134,8 +134,8 @@ void kv_summary_messages(FILE *f, const struct kv_stats *st, int top)
         char a[32], b[32], c[48];
         fprintf(f, "  %-16s %5d %6d %12llu %12s %12s  %-16s %s\n",
                 run->routines[l->routine].name, l->line, s->ranks,
-                (unsigned long long)s->messages, bytes_text(a, s->sent),
-                bytes_text(b, s->received), bin_text(c, usual_bin(s)),
+                (unsigned long long)s->messages, kv_bytes_text(a, s->sent),
+                kv_bytes_text(b, s->received), bin_text(c, usual_bin(s)),
                 l->text ? l->text : "");
     }
     if (n < any)

@@ -9,6 +9,9 @@
 
 #include "kmview/stats.h"
 
+/* A size in bytes as a person reads it: "80 B", "1.5 KiB", "12.0 MiB"... */
+const char *kv_bytes_text(char buf[32], uint64_t v);
+
 /* The call sites that moved the most bytes over all ranks, `top` of them
  * (0: all); nothing when no rank recorded a message. */
 void kv_summary_messages(FILE *f, const struct kv_stats *st, int top);
