@@ -2,7 +2,8 @@
  * messages.c — the bytes a measured MPI call moves.  After the KM_OUT of
  * a point-to-point or collective call kmrun knows, a call of
  * KM_libkm_mpi.f's KM_MPIS (sent), KM_MPIQ (received, as posted), KM_MPIR
- * (received, as its status says) or KM_MPIC (a collective's part) with
+ * (received, as its status says), KM_MPIC (a collective's part) or KM_MPIV
+ * (a collective's part given as counts per rank) with
  * the count, datatype and peer the call names; runtime/km_msg.c adds them
  * up per call site.
  *
@@ -32,37 +33,65 @@
  * the send buffer is MPI_IN_PLACE). */
 static const struct shape {
     const char *names, *dummies, *send, *recv, *coll, *in_place;
+    const char *counts;       /* a collective's counts per rank, its
+                                 datatype and communicator */
 } shapes[] = {
-    {"SEND BSEND SSEND RSEND ISEND IBSEND ISSEND IRSEND",
-     "BUF COUNT DATATYPE DEST TAG COMM", "COUNT DATATYPE DEST", NULL, NULL,
-     NULL},
-    {"RECV", "BUF COUNT DATATYPE SOURCE TAG COMM STATUS", NULL,
-     "COUNT DATATYPE SOURCE STATUS", NULL, NULL},
-    {"IRECV", "BUF COUNT DATATYPE SOURCE TAG COMM", NULL,
-     "COUNT DATATYPE SOURCE", NULL, NULL},
-    {"SENDRECV", "SENDBUF SENDCOUNT SENDTYPE DEST SENDTAG RECVBUF RECVCOUNT "
-     "RECVTYPE SOURCE RECVTAG COMM STATUS", "SENDCOUNT SENDTYPE DEST",
-     "RECVCOUNT RECVTYPE SOURCE STATUS", NULL, NULL},
-    {"SENDRECV_REPLACE", "BUF COUNT DATATYPE DEST SENDTAG SOURCE RECVTAG "
-     "COMM STATUS", "COUNT DATATYPE DEST", "COUNT DATATYPE SOURCE STATUS",
-     NULL, NULL},
-    {"BCAST IBCAST", "BUFFER COUNT DATATYPE ROOT COMM", NULL, NULL,
-     "COUNT DATATYPE", NULL},
-    {"REDUCE IREDUCE", "SENDBUF RECVBUF COUNT DATATYPE OP ROOT COMM", NULL,
-     NULL, "COUNT DATATYPE", NULL},
-    {"ALLREDUCE IALLREDUCE SCAN ISCAN EXSCAN IEXSCAN",
-     "SENDBUF RECVBUF COUNT DATATYPE OP COMM", NULL, NULL, "COUNT DATATYPE",
-     NULL},
-    {"REDUCE_SCATTER_BLOCK IREDUCE_SCATTER_BLOCK",
-     "SENDBUF RECVBUF RECVCOUNT DATATYPE OP COMM", NULL, NULL,
-     "RECVCOUNT DATATYPE", NULL},
-    {"GATHER IGATHER", "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNT RECVTYPE "
-     "ROOT COMM", NULL, NULL, "SENDCOUNT SENDTYPE", "RECVCOUNT RECVTYPE"},
-    {"SCATTER ISCATTER", "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNT "
-     "RECVTYPE ROOT COMM", NULL, NULL, "RECVCOUNT RECVTYPE", NULL},
-    {"ALLGATHER IALLGATHER ALLTOALL IALLTOALL", "SENDBUF SENDCOUNT SENDTYPE "
-     "RECVBUF RECVCOUNT RECVTYPE COMM", NULL, NULL, "SENDCOUNT SENDTYPE",
-     "RECVCOUNT RECVTYPE"},
+    {.names = "SEND BSEND SSEND RSEND ISEND IBSEND ISSEND IRSEND",
+     .dummies = "BUF COUNT DATATYPE DEST TAG COMM",
+     .send = "COUNT DATATYPE DEST"},
+    {.names = "RECV", .dummies = "BUF COUNT DATATYPE SOURCE TAG COMM STATUS",
+     .recv = "COUNT DATATYPE SOURCE STATUS"},
+    {.names = "IRECV", .dummies = "BUF COUNT DATATYPE SOURCE TAG COMM",
+     .recv = "COUNT DATATYPE SOURCE"},
+    {.names = "SENDRECV",
+     .dummies = "SENDBUF SENDCOUNT SENDTYPE DEST SENDTAG RECVBUF RECVCOUNT "
+                "RECVTYPE SOURCE RECVTAG COMM STATUS",
+     .send = "SENDCOUNT SENDTYPE DEST",
+     .recv = "RECVCOUNT RECVTYPE SOURCE STATUS"},
+    {.names = "SENDRECV_REPLACE",
+     .dummies = "BUF COUNT DATATYPE DEST SENDTAG SOURCE RECVTAG COMM STATUS",
+     .send = "COUNT DATATYPE DEST", .recv = "COUNT DATATYPE SOURCE STATUS"},
+    {.names = "BCAST IBCAST", .dummies = "BUFFER COUNT DATATYPE ROOT COMM",
+     .coll = "COUNT DATATYPE"},
+    {.names = "REDUCE IREDUCE",
+     .dummies = "SENDBUF RECVBUF COUNT DATATYPE OP ROOT COMM",
+     .coll = "COUNT DATATYPE"},
+    {.names = "ALLREDUCE IALLREDUCE SCAN ISCAN EXSCAN IEXSCAN",
+     .dummies = "SENDBUF RECVBUF COUNT DATATYPE OP COMM",
+     .coll = "COUNT DATATYPE"},
+    {.names = "REDUCE_SCATTER_BLOCK IREDUCE_SCATTER_BLOCK",
+     .dummies = "SENDBUF RECVBUF RECVCOUNT DATATYPE OP COMM",
+     .coll = "RECVCOUNT DATATYPE"},
+    {.names = "GATHER IGATHER",
+     .dummies = "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNT RECVTYPE ROOT "
+                "COMM",
+     .coll = "SENDCOUNT SENDTYPE", .in_place = "RECVCOUNT RECVTYPE"},
+    {.names = "SCATTER ISCATTER",
+     .dummies = "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNT RECVTYPE ROOT "
+                "COMM",
+     .coll = "RECVCOUNT RECVTYPE"},
+    {.names = "ALLGATHER IALLGATHER ALLTOALL IALLTOALL",
+     .dummies = "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNT RECVTYPE COMM",
+     .coll = "SENDCOUNT SENDTYPE", .in_place = "RECVCOUNT RECVTYPE"},
+    {.names = "GATHERV IGATHERV",
+     .dummies = "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNTS DISPLS "
+                "RECVTYPE ROOT COMM",
+     .coll = "SENDCOUNT SENDTYPE"},
+    {.names = "SCATTERV ISCATTERV",
+     .dummies = "SENDBUF SENDCOUNTS DISPLS SENDTYPE RECVBUF RECVCOUNT "
+                "RECVTYPE ROOT COMM",
+     .coll = "RECVCOUNT RECVTYPE"},
+    {.names = "ALLGATHERV IALLGATHERV",
+     .dummies = "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNTS DISPLS "
+                "RECVTYPE COMM",
+     .coll = "SENDCOUNT SENDTYPE"},
+    {.names = "ALLTOALLV IALLTOALLV",
+     .dummies = "SENDBUF SENDCOUNTS SDISPLS SENDTYPE RECVBUF RECVCOUNTS "
+                "RDISPLS RECVTYPE COMM",
+     .counts = "SENDCOUNTS SENDTYPE COMM"},
+    {.names = "REDUCE_SCATTER IREDUCE_SCATTER",
+     .dummies = "SENDBUF RECVBUF RECVCOUNTS DATATYPE OP COMM",
+     .counts = "RECVCOUNTS DATATYPE COMM"},
 };
 
 #define MAXARGS 16
@@ -257,13 +286,20 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
         free(t);
     }
     const char *buf = actual(&a, s->dummies, "SENDBUF");
-    const char *coll = buf && s->in_place && strcmp(buf, "MPI_IN_PLACE") == 0
-                           ? s->in_place : s->coll;
+    bool in_place = buf && strcmp(buf, "MPI_IN_PLACE") == 0;
+    const char *coll = in_place ? s->in_place : s->coll;
     if (coll && role(&a, s->dummies, coll, 2, v)) {
         char *t = type_of(v[1]);
         km_code_add(out, 0, 0, km_fmt("CALL KM_MPIC(%s(%d), %s, %s)", c->h,
                                       h, v[0], t));
         free(t);
+    }
+    if (s->counts && !in_place && role(&a, s->dummies, s->counts, 3, v)) {
+        char *t = type_of(v[1]), *comm = type_of(v[2]);
+        km_code_add(out, 0, 0, km_fmt("CALL KM_MPIV(%s(%d), %s, %s, %s)",
+                                      c->h, h, v[0], t, comm));
+        free(t);
+        free(comm);
     }
     actuals_free(&a);
 }
