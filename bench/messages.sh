@@ -1,8 +1,10 @@
 #!/bin/sh
 # messages.sh — what recording a message costs an MPI call: a loop of
 # KM_MPIS (KM_libkm_mpi.f's glue: the datatype's size through the MPI
-# library, then libkm's counters) against the same loop calling an empty
-# routine of the same arguments, side by side in one run, on one rank.
+# library, then libkm's counters and the peer's row) against the same loop
+# calling an empty routine of the same arguments, side by side in one run,
+# on one rank; on MPI_COMM_WORLD, and on another communicator (whose
+# ranks libkm translates, under a lock).
 #
 #   bench/messages.sh [BUILDDIR] [MPIF77]
 #
@@ -21,36 +23,43 @@ cd "$work"
 cat > loop.f <<'F'
       PROGRAM LOOP
       INCLUDE 'mpif.h'
-      INTEGER IERR, I, N, R
+      INTEGER IERR, I, N, R, COMM2
       INTEGER(KIND=SELECTED_INT_KIND(9)) H
-      DOUBLE PRECISION T0, T1, T2
+      DOUBLE PRECISION T0, T1, T2, T3
       CALL MPI_INIT(IERR)
       CALL KM_MPII
       H = 0
       CALL KM_REG(H, H, '3 1 100000 0 LOOP loop.f'//CHAR(0))
       N = 10000000
+      CALL MPI_COMM_DUP(MPI_COMM_WORLD, COMM2, IERR)
       DO 30 R = 1, 3
       T0 = MPI_WTIME()
       DO 10 I = 1, N
-         CALL EMPTY(H, I, MPI_DOUBLE_PRECISION, 0)
+         CALL EMPTY(H, I, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD)
    10 CONTINUE
       T1 = MPI_WTIME()
       DO 20 I = 1, N
-         CALL KM_MPIS(H, I, MPI_DOUBLE_PRECISION, 0)
+         CALL KM_MPIS(H, I, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD)
    20 CONTINUE
       T2 = MPI_WTIME()
-      PRINT '(A, I1, A, F8.2, A, F8.2, A)', 'round ', R,
+      DO 25 I = 1, N
+         CALL KM_MPIS(H, I, MPI_DOUBLE_PRECISION, 0, COMM2)
+   25 CONTINUE
+      T3 = MPI_WTIME()
+      PRINT '(A, I1, A, F8.2, A, F8.2, A, F8.2, A)', 'round ', R,
      &   ': a call ', (T1 - T0) / N * 1D9, ' ns, with the message ',
-     &   (T2 - T1) / N * 1D9, ' ns'
+     &   (T2 - T1) / N * 1D9, ' ns, on another communicator ',
+     &   (T3 - T2) / N * 1D9, ' ns'
    30 CONTINUE
+      CALL MPI_COMM_FREE(COMM2, IERR)
       CALL KM_MPIF
       CALL MPI_FINALIZE(IERR)
       END
 F
 cat > empty.f <<'F'
-      SUBROUTINE EMPTY(H, N, T, P)
+      SUBROUTINE EMPTY(H, N, T, P, C)
       INTEGER(KIND=SELECTED_INT_KIND(9)) H
-      INTEGER N, T, P
+      INTEGER N, T, P, C
       END
 F
 "$prefix/bin/kmrun" --mpi-glue=glue.f > /dev/null
@@ -58,6 +67,7 @@ F
 $fc -O2 -c empty.f
 $fc -O2 loop.f empty.o glue.f -o loop -L"$prefix/lib" -lkm
 ${MPIRUN:-mpirun} ${MPIRUN_FLAGS---allow-run-as-root} -np 1 ./loop | awk '
-    { print; a += $5; b += $10; n++ }
-    END { printf "added per MPI call: %.1f ns (mean of %d rounds)\n",
-                 (b - a) / n, n }'
+    { print; a += $5; b += $10; c += $15; n++ }
+    END { printf "added per MPI call: %.1f ns on MPI_COMM_WORLD, %.1f ns on " \
+                 "another communicator (means of %d rounds)\n",
+                 (b - a) / n, (c - a) / n, n }'

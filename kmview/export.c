@@ -480,6 +480,26 @@ static void csv_rank_messages(FILE *f, const void *ctx)
     }
 }
 
+/* The communication matrix, row by row: what each rank sent to and
+ * received from each of its peers. */
+static void csv_rank_peers(FILE *f, const void *ctx)
+{
+    const struct kv_run *run = ((const struct kv_stats *)ctx)->run;
+    fputs("rank,peer,messages_sent,bytes_sent,messages_received,"
+          "bytes_received\n", f);
+    for (size_t i = 0; i < run->nsections; i++) {
+        const struct kv_rank *r = &run->ranks[i];
+        for (size_t k = 0; k < r->npeers; k++) {
+            const struct kv_peer *p = &r->peers[k];
+            fprintf(f, "%d,%d,%llu,%llu,%llu,%llu\n", r->rank, p->peer,
+                    (unsigned long long)p->messages[0],
+                    (unsigned long long)p->bytes[0],
+                    (unsigned long long)p->messages[1],
+                    (unsigned long long)p->bytes[1]);
+        }
+    }
+}
+
 static void csv_warnings(FILE *f, const void *ctx)
 {
     const struct kv_stats *st = ctx;
@@ -523,6 +543,7 @@ int kv_export_csv(struct kv_out *o, const char *dir, const struct kv_stats *st)
         { "rank_thread_routines.csv", csv_rank_thread_routines },
         { "rank_thread_locations.csv", csv_rank_thread_locations },
         { "rank_messages.csv", csv_rank_messages },
+        { "rank_peers.csv", csv_rank_peers },
     };
     return kv_csv_files(o, dir, files, sizeof files / sizeof *files, st);
 }
@@ -861,6 +882,21 @@ static void json_rank_messages(FILE *f, const struct kv_rank *r)
     fputc(']', f);
 }
 
+static void json_rank_peers(FILE *f, const struct kv_rank *r)
+{
+    fputs(",\"peers\":[", f);
+    for (size_t i = 0; i < r->npeers; i++) {
+        const struct kv_peer *p = &r->peers[i];
+        fprintf(f, "%s{\"peer\":%d,\"messages_sent\":%llu,\"bytes_sent\":%llu,"
+                "\"messages_received\":%llu,\"bytes_received\":%llu}",
+                i ? "," : "", p->peer, (unsigned long long)p->messages[0],
+                (unsigned long long)p->bytes[0],
+                (unsigned long long)p->messages[1],
+                (unsigned long long)p->bytes[1]);
+    }
+    fputc(']', f);
+}
+
 static void json_ranks(FILE *f, const struct kv_stats *st)
 {
     const struct kv_run *run = st->run;
@@ -884,6 +920,7 @@ static void json_ranks(FILE *f, const struct kv_stats *st)
         json_rank_cells(f, r);
         json_rank_threads(f, r);
         json_rank_messages(f, r);
+        json_rank_peers(f, r);
         fputc('}', f);
     }
     fputs("]\n", f);

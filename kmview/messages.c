@@ -142,3 +142,84 @@ void kv_summary_messages(FILE *f, const struct kv_stats *st, int top)
         fprintf(f, "  ... %zu more call sites (-n 0: all)\n", any - n);
     free(v);
 }
+
+/* The communication matrix in the summary: how many pairs of ranks
+ * exchanged point-to-point messages and how many peers a rank has; the
+ * matrix itself (bytes sent, row to column) when it fits a terminal,
+ * else the pairs that sent the most. */
+void kv_summary_peers(FILE *f, const struct kv_stats *st, int top)
+{
+    const struct kv_run *run = st->run;
+    size_t pairs = 0, ranks = 0, maxp = 0;
+    uint64_t total = 0;
+    for (size_t i = 0; i < run->nsections; i++) {
+        const struct kv_rank *r = &run->ranks[i];
+        size_t sent_to = 0;
+        for (size_t k = 0; k < r->npeers; k++)
+            if (r->peers[k].messages[0]) {
+                sent_to++;
+                total += r->peers[k].bytes[0];
+            }
+        pairs += sent_to;
+        ranks += r->npeers > 0;
+        maxp = sent_to > maxp ? sent_to : maxp;
+    }
+    if (!ranks)
+        return;
+    char b[32];
+    fprintf(f, "\nPoint-to-point messages: %s sent between %zu pair%s of "
+            "ranks; a rank sends to %.1f peers on average, at most %zu\n",
+            kv_bytes_text(b, total), pairs, pairs == 1 ? "" : "s",
+            (double)pairs / (double)run->nsections, maxp);
+    if (run->nsections <= 16) {
+        fprintf(f, "  bytes sent by rank (row) to rank (column)\n  %6s", "");
+        for (size_t j = 0; j < run->nsections; j++)
+            fprintf(f, " %10d", run->ranks[j].rank);
+        fputc('\n', f);
+        for (size_t i = 0; i < run->nsections; i++) {
+            const struct kv_rank *r = &run->ranks[i];
+            fprintf(f, "  %6d", r->rank);
+            size_t k = 0;
+            for (size_t j = 0; j < run->nsections; j++) {
+                int to = run->ranks[j].rank;
+                while (k < r->npeers && r->peers[k].peer < to)
+                    k++;
+                uint64_t v = k < r->npeers && r->peers[k].peer == to
+                                 ? r->peers[k].bytes[0] : 0;
+                fprintf(f, " %10s", v ? kv_bytes_text(b, v) : ".");
+            }
+            fputc('\n', f);
+        }
+        return;
+    }
+    /* the pairs that sent the most */
+    size_t n = top > 0 ? (size_t)top : pairs;
+    struct pair { int from, to; uint64_t bytes, messages; } *v =
+        km_xcalloc(pairs + 1, sizeof *v);
+    size_t m = 0;
+    for (size_t i = 0; i < run->nsections; i++)
+        for (size_t k = 0; k < run->ranks[i].npeers; k++) {
+            const struct kv_peer *p = &run->ranks[i].peers[k];
+            if (p->messages[0])
+                v[m++] = (struct pair){ run->ranks[i].rank, p->peer,
+                                        p->bytes[0], p->messages[0] };
+        }
+    for (size_t i = 0; i < m && i < n; i++)        /* partial selection */
+        for (size_t j = i + 1; j < m; j++)
+            if (v[j].bytes > v[i].bytes ||
+                (v[j].bytes == v[i].bytes && (v[j].from < v[i].from ||
+                 (v[j].from == v[i].from && v[j].to < v[i].to)))) {
+                struct pair t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+            }
+    fprintf(f, "  %8s %8s %12s %12s\n", "From", "To", "Messages", "Bytes");
+    for (size_t i = 0; i < m && i < n; i++)
+        fprintf(f, "  %8d %8d %12llu %12s\n", v[i].from, v[i].to,
+                (unsigned long long)v[i].messages,
+                kv_bytes_text(b, v[i].bytes));
+    if (n < m)
+        fprintf(f, "  ... %zu more pairs (-n 0: all; rank_peers.csv: the "
+                "matrix)\n", m - n);
+    free(v);
+}

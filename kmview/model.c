@@ -104,6 +104,7 @@ static void free_rank(struct kv_rank *r)
     free(r->threads);
     free(r->tregions);
     free(r->msgs);
+    free(r->peers);
     for (size_t i = 0; i < r->nwarn; i++)
         free(r->warnings[i]);
     free(r->warnings);
@@ -360,6 +361,14 @@ struct kv_msg *kv_rank_add_msg(struct kv_rank *r)
     struct kv_msg *m = &r->msgs[r->nmsgs++];
     memset(m, 0, sizeof *m);
     return m;
+}
+
+struct kv_peer *kv_rank_add_peer(struct kv_rank *r)
+{
+    KM_GROW(r->peers, r->cappeers, r->npeers + 1);
+    struct kv_peer *p = &r->peers[r->npeers++];
+    memset(p, 0, sizeof *p);
+    return p;
 }
 
 void kv_rank_add_warning(struct kv_rank *r, const char *text)

@@ -135,6 +135,13 @@ struct kv_msg {
     uint64_t bins[KV_MSG_BINS];
 };
 
+/* What a rank sent to and received from one peer (the Peers block,
+ * version 4): [0] sent, [1] received. */
+struct kv_peer {
+    int peer;                /* its rank in MPI_COMM_WORLD */
+    uint64_t messages[2], bytes[2];
+};
+
 struct kv_total_row {
     bool present;
     double net, est_pct;     /* est_pct: of the total net time */
@@ -162,6 +169,9 @@ struct kv_rank {
     /* the Messages block (empty when no call site moved bytes) */
     struct kv_msg *msgs;
     size_t nmsgs, capmsgs;
+    /* the Peers block (empty when it sent and received no message) */
+    struct kv_peer *peers;
+    size_t npeers, cappeers;
     char *source;            /* the file this section came from */
     int source_line;         /* the line of its "===== Rank" heading */
 };
@@ -260,6 +270,7 @@ void kv_rank_add_warning(struct kv_rank *r, const char *text);
 struct kv_thread *kv_rank_add_thread(struct kv_rank *r);
 struct kv_tregion *kv_rank_add_tregion(struct kv_rank *r);
 struct kv_msg *kv_rank_add_msg(struct kv_rank *r);
+struct kv_peer *kv_rank_add_peer(struct kv_rank *r);
 /* Put the sections in rank order and number routines and locations in
  * order of first appearance in that order (after reading every file), so
  * that the order files are given in changes nothing. */

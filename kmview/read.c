@@ -87,6 +87,10 @@ struct reader {
      * sites figure; 2 its rows */
     int messages_part;
     long messages_expected;
+    /* the Peers block being read (version 4): 0 none; 1 its Peers
+     * figure; 2 its rows */
+    int peers_part;
+    long peers_expected;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -601,6 +605,7 @@ static int begin_rank(struct reader *rd, const char *name, size_t namelen)
     rd->in_block = false;
     rd->threads_part = 0;
     rd->messages_part = 0;
+    rd->peers_part = 0;
     rd->sections++;
     rd->st = S_RANK;
     return 0;
@@ -651,6 +656,10 @@ static int end_rank(struct reader *rd)
     if (rd->threads_part > 0 && rd->threads_part < 3)
         return fail_at(rd, NULL, "the Threads block of rank %d ends before "
                        "its region rows", r->rank);
+    if (rd->peers_part && (long)r->npeers != rd->peers_expected)
+        return fail_at(rd, NULL, "the Peers block of rank %d has %zu rows "
+                       "for %ld peers", r->rank, r->npeers,
+                       rd->peers_expected);
     if (rd->messages_part && (long)r->nmsgs != rd->messages_expected)
         return fail_at(rd, NULL, "the Messages block of rank %d has %zu rows "
                        "for %ld call sites", r->rank, r->nmsgs,
@@ -1152,6 +1161,57 @@ static int message_row(struct reader *rd)
     return 0;
 }
 
+/* "N ! Peers" */
+static int peers_figure(struct reader *rd)
+{
+    struct fields fs;
+    const char *bang = strchr(rd->line, '!');
+    split(rd->line, bang, &fs);
+    uint64_t n;
+    if (!bang || strncmp(skip_blanks(bang + 1), "Peers", 5) != 0 ||
+        fs.n != 1)
+        return fail_at(rd, skip_blanks(rd->line), "the Peers block starts "
+                       "with its 'Peers' figure");
+    if (parse_count(rd, fs.s[0], fs.len[0], &n, NULL, "peers"))
+        return -1;
+    if (n < 1)
+        return fail_at(rd, fs.s[0], "a Peers block of no peer");
+    rd->peers_expected = (long)n;
+    rd->peers_part = 2;
+    return 0;
+}
+
+/* peer, sent messages, sent bytes, received messages, received bytes */
+static int peer_row(struct reader *rd)
+{
+    struct kv_rank *r = cur(rd);
+    struct fields fs;
+    split(rd->line, NULL, &fs);
+    if (fs.n != 5)
+        return fail_at(rd, skip_blanks(rd->line), "a peer row holds peer, "
+                       "sent messages and bytes, received messages and "
+                       "bytes");
+    if ((long)r->npeers >= rd->peers_expected)
+        return fail_at(rd, fs.s[0], "more peer rows than the %ld peers",
+                       rd->peers_expected);
+    struct kv_peer p;
+    if (parse_int(rd, fs.s[0], fs.len[0], &p.peer, "peer") ||
+        parse_count(rd, fs.s[1], fs.len[1], &p.messages[0], NULL, "sent") ||
+        parse_count(rd, fs.s[2], fs.len[2], &p.bytes[0], NULL, "sent") ||
+        parse_count(rd, fs.s[3], fs.len[3], &p.messages[1], NULL,
+                    "received") ||
+        parse_count(rd, fs.s[4], fs.len[4], &p.bytes[1], NULL, "received"))
+        return -1;
+    if (rd->run->nranks >= 0 && p.peer >= rd->run->nranks)
+        return fail_at(rd, fs.s[0], "peer %d of %d ranks", p.peer,
+                       rd->run->nranks);
+    if (r->npeers > 0 && p.peer <= r->peers[r->npeers - 1].peer)
+        return fail_at(rd, fs.s[0], "peer %d after peer %d", p.peer,
+                       r->peers[r->npeers - 1].peer);
+    *kv_rank_add_peer(r) = p;
+    return 0;
+}
+
 static int threads_line(struct reader *rd)
 {
     if (is_comment(rd->line)) {
@@ -1175,6 +1235,11 @@ static int threads_line(struct reader *rd)
 
 static int rank_line(struct reader *rd)
 {
+    if (rd->peers_part) {
+        if (is_comment(rd->line))
+            return 0;                             /* headings */
+        return rd->peers_part == 1 ? peers_figure(rd) : peer_row(rd);
+    }
     if (rd->messages_part) {
         if (is_comment(rd->line))
             return 0;                             /* headings */
@@ -1245,6 +1310,19 @@ static int marker(struct reader *rd, const char *at, size_t len)
         int rc = rd->threads_part ? 0 : end_block(rd);
         rd->threads_part = 0;
         rd->messages_part = 1;                    /* still the rank's */
+        return rc;
+    }
+    if (rd->st == S_RANK && rd->version >= 4 &&
+        strcasecmp(name, "Peers") == 0 && !rd->peers_part) {
+        if (cur(rd)->lost)
+            return fail_at(rd, NULL, "a rank whose results were lost has "
+                           "peers");
+        if (rd->threads_part > 0 && rd->threads_part < 3)
+            return fail_at(rd, NULL, "the Threads block of rank %d ends "
+                           "before its region rows", cur(rd)->rank);
+        int rc = rd->threads_part || rd->messages_part ? 0 : end_block(rd);
+        rd->threads_part = 0;
+        rd->peers_part = 1;                       /* still the rank's */
         return rc;
     }
     if (end_section(rd))

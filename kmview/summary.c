@@ -370,6 +370,7 @@ void kv_summary(FILE *f, const struct kv_stats *st, int top)
         top_routines(f, st, top);
     kv_summary_threads(f, st, top);
     kv_summary_messages(f, st, top);
+    kv_summary_peers(f, st, top);
     warnings(f, st);
     legend(f, st);
 }

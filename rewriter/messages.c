@@ -266,25 +266,28 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
     if (!s || !read_actuals(P->src->tok.data + P->prog->info[i].name_tok, &a))
         return;
     const char *v[4];
-    if (s->send && role(&a, s->dummies, s->send, 3, v)) {
+    const char *comm = actual(&a, s->dummies, "COMM");
+    char *cm = comm ? type_of(comm) : NULL;
+    if (cm && s->send && role(&a, s->dummies, s->send, 3, v)) {
         char *t = type_of(v[1]);
-        km_code_add(out, 0, 0, km_fmt("CALL KM_MPIS(%s(%d), %s, %s, %s)",
-                                      c->h, h, v[0], t, v[2]));
+        km_code_add(out, 0, 0, km_fmt("CALL KM_MPIS(%s(%d), %s, %s, %s, %s)",
+                                      c->h, h, v[0], t, v[2], cm));
         free(t);
     }
-    if (s->recv && role(&a, s->dummies, s->recv, 3, v)) {
+    if (cm && s->recv && role(&a, s->dummies, s->recv, 3, v)) {
         char *t = type_of(v[1]);
         const char *status = strstr(s->recv, "STATUS")
                                  ? actual(&a, s->dummies, "STATUS") : NULL;
         if (status && strncmp(status, "MPI_STATUS", 10) != 0 &&
             !uses_f08(P, c->index))
-            km_code_add(out, 0, 0, km_fmt("CALL KM_MPIR(%s(%d), %s, %s)",
-                                          c->h, h, t, status));
+            km_code_add(out, 0, 0, km_fmt("CALL KM_MPIR(%s(%d), %s, %s, %s)",
+                                          c->h, h, t, status, cm));
         else
-            km_code_add(out, 0, 0, km_fmt("CALL KM_MPIQ(%s(%d), %s, %s, %s)",
-                                          c->h, h, v[0], t, v[2]));
+            km_code_add(out, 0, 0, km_fmt("CALL KM_MPIQ(%s(%d), %s, %s, %s, "
+                                          "%s)", c->h, h, v[0], t, v[2], cm));
         free(t);
     }
+    free(cm);
     const char *buf = actual(&a, s->dummies, "SENDBUF");
     bool in_place = buf && strcmp(buf, "MPI_IN_PLACE") == 0;
     const char *coll = in_place ? s->in_place : s->coll;
@@ -304,6 +307,25 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
     actuals_free(&a);
 }
 
+/* Before MPI_COMM_FREE (measured): libkm forgets the communicator's
+ * ranks, since its handle may come back for another one. */
+static void comm_free(struct plan *P, int i, struct code *before)
+{
+    const char *name = P->prog->info[i].name;
+    struct actuals a;
+    if (!name || (strcmp(name, "MPI_COMM_FREE") != 0 &&
+                  strcmp(name, "PMPI_COMM_FREE") != 0) ||
+        !read_actuals(P->src->tok.data + P->prog->info[i].name_tok, &a))
+        return;
+    const char *comm = actual(&a, "COMM", "COMM");
+    if (comm) {
+        char *t = type_of(comm);
+        km_code_add(before, 0, 0, km_fmt("CALL KM_MPIX(%s)", t));
+        free(t);
+    }
+    actuals_free(&a);
+}
+
 void km_place_messages(struct plan *P, struct unit_ctx *c, struct region *r)
 {
     if (r->rk != RG_LOC || r->kind != KM_K_MPI)
@@ -311,5 +333,6 @@ void km_place_messages(struct plan *P, struct unit_ctx *c, struct region *r)
     int i = r->stmt;
     struct sedit *e = km_sedit(P, i);
     bool logical_if = P->prog->info[i].kind == KS_IF_LOGICAL;
+    comm_free(P, i, logical_if ? &e->act_pre : &e->main);
     message_calls(P, c, i, r->handle, logical_if ? &e->act_post : &e->post[0]);
 }

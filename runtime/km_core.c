@@ -1471,6 +1471,9 @@ void km_report_free(struct km_report *rep)
     rep->reg = NULL;
     km_mem_free(rep->msg);
     rep->msg = NULL;
+    km_mem_free(rep->peers);
+    rep->peers = NULL;
+    rep->npeers = 0;
 }
 
 /* Clock reads so far: two per measured frame that closed, one per open
@@ -1811,13 +1814,17 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
             return -1;
         }
         int rc = make_thread_report(&main_thread, rep, event, now);
-        if (rc == 0)
+        if (rc == 0) {
             rep->msg = km_msg_copy(rep->nreg);
+            rep->peers = km_peer_copy(&rep->npeers);
+        }
         return rc;
     }
     int rc = make_thread_report(v[0], rep, event, now);
-    if (rc == 0)
+    if (rc == 0) {
         rep->msg = km_msg_copy(rep->nreg);
+        rep->peers = km_peer_copy(&rep->npeers);
+    }
     if (n > 1) {
         rep->others = km_mem_alloc((size_t)(n - 1) * sizeof *rep->others);
         if (rep->others) {

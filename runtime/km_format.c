@@ -579,6 +579,26 @@ static void format_messages(struct km_text *t, const struct km_report *rep,
     }
 }
 
+/* Whom the rank exchanged point-to-point messages with: its row and
+ * column of the communication matrix. */
+static void format_peers(struct km_text *t, const struct km_report *rep)
+{
+    if (!rep->peers || rep->npeers == 0)
+        return;
+    km_text_printf(t, "!\n! ===== Peers =====\n");
+    figure_u(t, (unsigned long long)rep->npeers, "Peers");
+    km_text_printf(t, "!%9s %14s %16s %14s %16s\n", "Peer", "Sent(msgs)",
+                   "Sent(B)", "Received(msgs)", "Received(B)");
+    for (int32_t k = 0; k < rep->npeers; k++) {
+        const struct km_peer *p = &rep->peers[k];
+        km_text_printf(t, "%10d %14llu %16llu %14llu %16llu\n", (int)p->peer,
+                       (unsigned long long)p->messages[0],
+                       (unsigned long long)p->bytes[0],
+                       (unsigned long long)p->messages[1],
+                       (unsigned long long)p->bytes[1]);
+    }
+}
+
 void km_format_section(struct km_text *t, const struct km_report *rep)
 {
     km_text_printf(t, "! ===== Rank %d =====\n", rep->rank);
@@ -614,6 +634,7 @@ void km_format_section(struct km_text *t, const struct km_report *rep)
     format_warnings(t, rep);
     format_threads(t, rep, ix, n, &l);
     format_messages(t, rep, ix, n, &l);
+    format_peers(t, rep);
     km_mem_free((void *)ix);
     km_mem_free(l.first);
 }

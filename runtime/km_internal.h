@@ -302,6 +302,8 @@ struct km_report {
     /* the rank's messages per region (index id - 1), over its threads: in
      * the rank's report only; NULL when there are none to tell */
     struct km_msg *msg;
+    struct km_peer *peers;   /* the rank's peers (rank's report only) */
+    int32_t npeers;
 };
 
 void km_report_free(struct km_report *rep);
@@ -320,8 +322,18 @@ struct km_msg {
     uint64_t bins[KM_MSG_BINS];
 };
 
-/* Record a message of `bytes` at region `id` (KM_MSG_SENT, _RECEIVED). */
-void km_msg_record(int32_t id, int what, int64_t bytes);
+/* What a rank sent to ([0]) and received from ([1]) one peer. */
+struct km_peer {
+    int32_t peer;            /* its rank in MPI_COMM_WORLD */
+    uint64_t messages[2], bytes[2];
+};
+
+/* Record a message of `bytes` at region `id` (KM_MSG_SENT, _RECEIVED),
+ * to or from world rank `peer` (-1: none). */
+void km_msg_record(int32_t id, int what, int64_t bytes, int32_t peer);
+/* The peers the rank exchanged messages with, in rank order (km_mem
+ * memory, *n of them); NULL when memory runs out. */
+struct km_peer *km_peer_copy(int32_t *n);
 /* The figures of regions 1..nreg (index id - 1), km_mem memory; NULL
  * when memory runs out. */
 struct km_msg *km_msg_copy(int32_t nreg);

@@ -18,7 +18,9 @@
 #include "runtime/km_internal.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define kmx_state F77_FUNC_(km_xmpi_state, KM_XMPI_STATE)
 #define kmx_rank_size F77_FUNC_(km_xmpi_rank_size, KM_XMPI_RANK_SIZE)
@@ -28,6 +30,10 @@
 #define kmx_bcast F77_FUNC_(km_xmpi_bcast, KM_XMPI_BCAST)
 #define kmx_barrier F77_FUNC_(km_xmpi_barrier, KM_XMPI_BARRIER)
 #define kmx_end F77_FUNC_(km_xmpi_end, KM_XMPI_END)
+#define kmx_group_size F77_FUNC_(km_xmpi_group_size, KM_XMPI_GROUP_SIZE)
+#define kmx_world_ranks F77_FUNC_(km_xmpi_world_ranks, KM_XMPI_WORLD_RANKS)
+#define km_mpi_peer_c F77_FUNC_(km_mpi_peer_c, KM_MPI_PEER_C)
+#define km_mpi_forget_c F77_FUNC_(km_mpi_forget_c, KM_MPI_FORGET_C)
 #define km_mpi_init_c F77_FUNC_(km_mpi_init_c, KM_MPI_INIT_C)
 #define km_mpi_finalize_c F77_FUNC_(km_mpi_finalize_c, KM_MPI_FINALIZE_C)
 
@@ -40,6 +46,11 @@ void kmx_recv(void *buf, const int32_t *n, const int32_t *src, int32_t *err);
 void kmx_bcast(int32_t *v, int32_t *err);
 void kmx_barrier(int32_t *err);
 void kmx_end(void);
+void kmx_group_size(const int32_t *comm, int32_t *n, int32_t *err);
+void kmx_world_ranks(const int32_t *comm, const int32_t *n, int32_t *ranks,
+                     int32_t *err);
+void km_mpi_peer_c(const int32_t *comm, const int32_t *peer, int32_t *world);
+void km_mpi_forget_c(const int32_t *comm);
 void km_mpi_init_c(void);
 void km_mpi_finalize_c(void);
 
@@ -123,4 +134,76 @@ void km_mpi_init_c(void)
 void km_mpi_finalize_c(void)
 {
     km_core_mpi_finalize(&ops);
+}
+
+/* ---- ranks in MPI_COMM_WORLD of other communicators' ranks ------------------
+ *
+ * A message's peer is recorded as its rank in MPI_COMM_WORLD.  The ranks of
+ * a communicator other than MPI_COMM_WORLD are translated once, through
+ * KM_libkm_mpi.f (its group, or its remote group, against the world's), and
+ * kept until MPI_COMM_FREE frees it (KM_MPIX, which the instrumented code
+ * calls first): the handle may then come back for another communicator.
+ * A communicator freed where no instrumented code sees it keeps its entry
+ * until the table is full and it is the oldest.
+ */
+#define NCOMMS 64
+
+static struct comm_ranks {
+    int32_t comm, n;
+    int32_t *world;          /* NULL: a free entry */
+} comms[NCOMMS];
+static int next_victim;
+static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The entry of `comm`, translated now if it has none (under comms_lock);
+ * NULL when the translation failed. */
+static struct comm_ranks *comm_entry(int32_t comm)
+{
+    for (int k = 0; k < NCOMMS; k++)
+        if (comms[k].world && comms[k].comm == comm)
+            return &comms[k];
+    int32_t n = 0, err = 0;
+    kmx_group_size(&comm, &n, &err);
+    if (err || n <= 0)
+        return NULL;
+    int32_t *world = malloc((size_t)n * sizeof *world);
+    if (!world)
+        return NULL;
+    kmx_world_ranks(&comm, &n, world, &err);
+    if (err) {
+        free(world);
+        return NULL;
+    }
+    int slot = -1;
+    for (int k = 0; k < NCOMMS && slot < 0; k++)
+        if (!comms[k].world)
+            slot = k;
+    if (slot < 0) {
+        slot = next_victim;
+        next_victim = (next_victim + 1) % NCOMMS;
+        free(comms[slot].world);
+    }
+    comms[slot] = (struct comm_ranks){ comm, n, world };
+    return &comms[slot];
+}
+
+void km_mpi_peer_c(const int32_t *comm, const int32_t *peer, int32_t *world)
+{
+    *world = -1;
+    pthread_mutex_lock(&comms_lock);
+    const struct comm_ranks *c = comm_entry(*comm);
+    if (c && *peer >= 0 && *peer < c->n)
+        *world = c->world[*peer];
+    pthread_mutex_unlock(&comms_lock);
+}
+
+void km_mpi_forget_c(const int32_t *comm)
+{
+    pthread_mutex_lock(&comms_lock);
+    for (int k = 0; k < NCOMMS; k++)
+        if (comms[k].world && comms[k].comm == *comm) {
+            free(comms[k].world);
+            comms[k].world = NULL;
+        }
+    pthread_mutex_unlock(&comms_lock);
 }

@@ -12,6 +12,12 @@
  * MPI_THREAD_MULTIPLE program may send at once).  A chunk is allocated
  * the first time a call site in it records a message.
  *
+ * Point-to-point messages also go to the rank's peer table, indexed by
+ * the peer's rank in MPI_COMM_WORLD, in chunks of PEER_CHUNK peers
+ * allocated on first use, so that its memory follows the peers the rank
+ * really talks to: the rank's row (and column) of the communication
+ * matrix.
+ *
  * Must never: call MPI, or take a lock on the way of a message but to
  * allocate a chunk.
  */
@@ -23,12 +29,16 @@
 
 #define km_mpi_bytes_c F77_FUNC_(km_mpi_bytes_c, KM_MPI_BYTES_C)
 void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
-                    const int64_t *bytes);
+                    const int64_t *bytes, const int32_t *peer);
 
 #define CHUNK 1024                   /* call sites per chunk */
 #define NCHUNKS 4096                 /* ids up to 4M */
 
+#define PEER_CHUNK 256
+#define PEER_CHUNKS 16384            /* world ranks up to 4M */
+
 static struct km_msg *chunks[NCHUNKS];
+static struct km_peer *peer_chunks[PEER_CHUNKS];
 static pthread_mutex_t chunk_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The histogram bin of a message of `bytes`: 0 for an empty one, else k
@@ -39,27 +49,44 @@ static int bin_of(uint64_t bytes)
     return k < KM_MSG_BINS ? k : KM_MSG_BINS - 1;
 }
 
-static struct km_msg *chunk(int32_t c)
+/* The chunk in *slot, of n elements of `size` bytes, allocated (zeroed)
+ * on first use; NULL when memory runs out. */
+static void *lazy_chunk(void **slot, size_t n, size_t size)
 {
-    struct km_msg *p = __atomic_load_n(&chunks[c], __ATOMIC_ACQUIRE);
+    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     if (p)
         return p;
     pthread_mutex_lock(&chunk_lock);
-    p = chunks[c];
+    p = *slot;
     if (!p) {
-        p = calloc(CHUNK, sizeof *p);
-        __atomic_store_n(&chunks[c], p, __ATOMIC_RELEASE);
+        p = calloc(n, size);
+        __atomic_store_n(slot, p, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&chunk_lock);
     return p;
 }
 
-void km_msg_record(int32_t id, int what, int64_t bytes)
+static void peer_record(int32_t peer, int what, uint64_t bytes)
+{
+    if (peer < 0 || peer >= PEER_CHUNK * PEER_CHUNKS)
+        return;
+    struct km_peer *c = lazy_chunk((void **)&peer_chunks[peer / PEER_CHUNK],
+                                   PEER_CHUNK, sizeof *c);
+    if (!c)
+        return;
+    struct km_peer *p = &c[peer % PEER_CHUNK];
+    int r = what == KM_MSG_RECEIVED;
+    __atomic_fetch_add(&p->messages[r], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&p->bytes[r], bytes, __ATOMIC_RELAXED);
+}
+
+void km_msg_record(int32_t id, int what, int64_t bytes, int32_t peer)
 {
     if (id <= 0 || id > CHUNK * NCHUNKS || bytes < 0 ||
         what < KM_MSG_SENT || what > KM_MSG_RECEIVED)
         return;
-    struct km_msg *c = chunk((id - 1) / CHUNK);
+    struct km_msg *c = lazy_chunk((void **)&chunks[(id - 1) / CHUNK], CHUNK,
+                                  sizeof *c);
     if (!c)
         return;                      /* no memory: the message goes unseen */
     struct km_msg *m = &c[(id - 1) % CHUNK];
@@ -68,6 +95,41 @@ void km_msg_record(int32_t id, int what, int64_t bytes)
     __atomic_fetch_add(what == KM_MSG_SENT ? &m->sent : &m->received, b,
                        __ATOMIC_RELAXED);
     __atomic_fetch_add(&m->bins[bin_of(b)], 1, __ATOMIC_RELAXED);
+    peer_record(peer, what, b);
+}
+
+struct km_peer *km_peer_copy(int32_t *n)
+{
+    int32_t count = 0;
+    for (int32_t c = 0; c < PEER_CHUNKS; c++) {
+        const struct km_peer *p = __atomic_load_n(&peer_chunks[c],
+                                                  __ATOMIC_ACQUIRE);
+        for (int32_t k = 0; p && k < PEER_CHUNK; k++)
+            count += __atomic_load_n(&p[k].messages[0], __ATOMIC_RELAXED) ||
+                     __atomic_load_n(&p[k].messages[1], __ATOMIC_RELAXED);
+    }
+    *n = 0;
+    struct km_peer *v = km_mem_alloc(((size_t)count + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    for (int32_t c = 0; c < PEER_CHUNKS; c++) {
+        const struct km_peer *p = __atomic_load_n(&peer_chunks[c],
+                                                  __ATOMIC_ACQUIRE);
+        for (int32_t k = 0; p && k < PEER_CHUNK && *n < count; k++) {
+            struct km_peer x;
+            for (int r = 0; r < 2; r++) {
+                x.messages[r] = __atomic_load_n(&p[k].messages[r],
+                                                __ATOMIC_RELAXED);
+                x.bytes[r] = __atomic_load_n(&p[k].bytes[r],
+                                             __ATOMIC_RELAXED);
+            }
+            if (!x.messages[0] && !x.messages[1])
+                continue;
+            x.peer = c * PEER_CHUNK + k;
+            v[(*n)++] = x;
+        }
+    }
+    return v;
 }
 
 struct km_msg *km_msg_copy(int32_t nreg)
@@ -92,9 +154,11 @@ struct km_msg *km_msg_copy(int32_t nreg)
     return v;
 }
 
-/* KM_libkm_mpi.f's call: `what` KM_MSG_SENT or KM_MSG_RECEIVED. */
+/* KM_libkm_mpi.f's call: `what` KM_MSG_SENT or KM_MSG_RECEIVED, `peer`
+ * the rank in MPI_COMM_WORLD sent to or received from, or -1 (a
+ * collective, a source unknown). */
 void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
-                    const int64_t *bytes)
+                    const int64_t *bytes, const int32_t *peer)
 {
-    km_msg_record(*h, *what, *bytes);
+    km_msg_record(*h, *what, *bytes, *peer);
 }

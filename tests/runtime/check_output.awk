@@ -18,7 +18,9 @@
 # its locations), min <= mean <= max, as many threads as there are at
 # most, and at least thread 0's count of it.  A Messages block (format
 # version 4): as many rows as call sites, each naming an MPI location of
-# the rank's tables, its size bins in order and holding its messages.
+# the rank's tables, its size bins in order and holding its messages.  A
+# Peers block: as many rows as peers, in rank order, each a rank of the
+# run with messages.
 # Prints one line per problem; exit status 1 if any.
 
 function bad(msg) {
@@ -51,6 +53,8 @@ function end_section() {
     insec = 0
     if (msg && msgrows != nmsg)
         bad("rank " rank ": " msgrows " message rows for " nmsg " call sites")
+    if (peers && peerrows != npeers)
+        bad("rank " rank ": " peerrows " peer rows for " npeers " peers")
     if (nfig != 14)
         bad("rank " rank ": " nfig " header figures, expected 14")
     if (!total_seen)
@@ -149,7 +153,7 @@ pred {
     plus = 0; total_seen = 0; tab = 0; nblocks = 0; nblocks_expected = 0
     blk = 0; delete fig; delete rowname; delete rowel; delete rowno
     delete rowcnt; delete loccnt; thr = 0; nthr = 0; thrrows = 0; thrreg = 0
-    msg = 0; nmsg = 0; msgrows = 0
+    msg = 0; nmsg = 0; msgrows = 0; peers = 0; npeers = 0; peerrows = 0
     next
 }
 /^! ===== End =====$/ { end_section(); ended = 1; next }
@@ -293,6 +297,28 @@ insec && msg == 2 && !/^!/ {
         last = b[1] + 0; nb += b[2]
     }
     if (nb != $5) bad("the size bins of " $1 " hold " nb " messages, not " $5)
+    next
+}
+insec && /^! ===== Peers =====$/ {
+    if (msg && msgrows != nmsg) bad(msgrows " message rows for " nmsg " call sites")
+    if (blk && nloc != blk_n) bad("block of " blk_name " has " nloc " rows, heading says " blk_n)
+    if (thr && thr != 3) bad("Peers block inside the Threads block")
+    blk = 0; thr = 0; msg = 0; peers = 1; peerrows = 0; lastpeer = -1; next
+}
+insec && peers == 1 {
+    if ($3 != "Peers" || !is_count($1) || $1 < 1) bad("Peers figure")
+    npeers = $1 + 0; peers = 2; next
+}
+insec && peers == 2 && /^![ ]+Peer +Sent/ { next }
+insec && peers == 2 && !/^!/ {
+    # peer, sent messages, sent bytes, received messages, received bytes
+    if (NF != 5) { bad("peer row"); next }
+    peerrows++
+    for (i = 1; i <= 5; i++) if ($i !~ /^[0-9]+$/) bad("peer row figure " i)
+    if ($1 + 0 <= lastpeer || $1 + 0 >= nranks) bad("peer " $1 " out of order or range")
+    lastpeer = $1 + 0
+    if ($2 + $4 < 1) bad("a peer without a message")
+    if (($2 == 0 && $3 != 0) || ($4 == 0 && $5 != 0)) bad("bytes without messages")
     next
 }
 insec && /^! Warning: / { next }
