@@ -486,16 +486,16 @@ static void csv_rank_peers(FILE *f, const void *ctx)
 {
     const struct kv_run *run = ((const struct kv_stats *)ctx)->run;
     fputs("rank,peer,messages_sent,bytes_sent,messages_received,"
-          "bytes_received\n", f);
+          "bytes_received,alltoall_messages,alltoall_bytes\n", f);
     for (size_t i = 0; i < run->nsections; i++) {
         const struct kv_rank *r = &run->ranks[i];
         for (size_t k = 0; k < r->npeers; k++) {
             const struct kv_peer *p = &r->peers[k];
-            fprintf(f, "%d,%d,%llu,%llu,%llu,%llu\n", r->rank, p->peer,
-                    (unsigned long long)p->messages[0],
-                    (unsigned long long)p->bytes[0],
-                    (unsigned long long)p->messages[1],
-                    (unsigned long long)p->bytes[1]);
+            fprintf(f, "%d,%d", r->rank, p->peer);
+            for (int c = 0; c < 3; c++)
+                fprintf(f, ",%llu,%llu", (unsigned long long)p->messages[c],
+                        (unsigned long long)p->bytes[c]);
+            fputc('\n', f);
         }
     }
 }
@@ -888,11 +888,14 @@ static void json_rank_peers(FILE *f, const struct kv_rank *r)
     for (size_t i = 0; i < r->npeers; i++) {
         const struct kv_peer *p = &r->peers[i];
         fprintf(f, "%s{\"peer\":%d,\"messages_sent\":%llu,\"bytes_sent\":%llu,"
-                "\"messages_received\":%llu,\"bytes_received\":%llu}",
+                "\"messages_received\":%llu,\"bytes_received\":%llu,"
+                "\"alltoall_messages\":%llu,\"alltoall_bytes\":%llu}",
                 i ? "," : "", p->peer, (unsigned long long)p->messages[0],
                 (unsigned long long)p->bytes[0],
                 (unsigned long long)p->messages[1],
-                (unsigned long long)p->bytes[1]);
+                (unsigned long long)p->bytes[1],
+                (unsigned long long)p->messages[2],
+                (unsigned long long)p->bytes[2]);
     }
     fputc(']', f);
 }

@@ -143,32 +143,32 @@ void kv_summary_messages(FILE *f, const struct kv_stats *st, int top)
     free(v);
 }
 
-/* The communication matrix in the summary: how many pairs of ranks
- * exchanged point-to-point messages and how many peers a rank has; the
+/* One part of the communication matrix in the summary (column `col` of
+ * the peer rows: 0 point-to-point, 2 all-to-all collectives): how many
+ * pairs of ranks exchanged bytes and how many peers a rank has; the
  * matrix itself (bytes sent, row to column) when it fits a terminal,
  * else the pairs that sent the most. */
-void kv_summary_peers(FILE *f, const struct kv_stats *st, int top)
+static void matrix_part(FILE *f, const struct kv_run *run, int col,
+                        const char *what, int top)
 {
-    const struct kv_run *run = st->run;
-    size_t pairs = 0, ranks = 0, maxp = 0;
+    size_t pairs = 0, maxp = 0;
     uint64_t total = 0;
     for (size_t i = 0; i < run->nsections; i++) {
         const struct kv_rank *r = &run->ranks[i];
         size_t sent_to = 0;
         for (size_t k = 0; k < r->npeers; k++)
-            if (r->peers[k].messages[0]) {
+            if (r->peers[k].messages[col]) {
                 sent_to++;
-                total += r->peers[k].bytes[0];
+                total += r->peers[k].bytes[col];
             }
         pairs += sent_to;
-        ranks += r->npeers > 0;
         maxp = sent_to > maxp ? sent_to : maxp;
     }
-    if (!ranks)
+    if (!pairs)
         return;
     char b[32];
-    fprintf(f, "\nPoint-to-point messages: %s sent between %zu pair%s of "
-            "ranks; a rank sends to %.1f peers on average, at most %zu\n",
+    fprintf(f, "\n%s: %s sent between %zu pair%s of ranks; a rank sends to "
+            "%.1f peers on average, at most %zu\n", what,
             kv_bytes_text(b, total), pairs, pairs == 1 ? "" : "s",
             (double)pairs / (double)run->nsections, maxp);
     if (run->nsections <= 16) {
@@ -185,14 +185,13 @@ void kv_summary_peers(FILE *f, const struct kv_stats *st, int top)
                 while (k < r->npeers && r->peers[k].peer < to)
                     k++;
                 uint64_t v = k < r->npeers && r->peers[k].peer == to
-                                 ? r->peers[k].bytes[0] : 0;
+                                 ? r->peers[k].bytes[col] : 0;
                 fprintf(f, " %10s", v ? kv_bytes_text(b, v) : ".");
             }
             fputc('\n', f);
         }
         return;
     }
-    /* the pairs that sent the most */
     size_t n = top > 0 ? (size_t)top : pairs;
     struct pair { int from, to; uint64_t bytes, messages; } *v =
         km_xcalloc(pairs + 1, sizeof *v);
@@ -200,9 +199,9 @@ void kv_summary_peers(FILE *f, const struct kv_stats *st, int top)
     for (size_t i = 0; i < run->nsections; i++)
         for (size_t k = 0; k < run->ranks[i].npeers; k++) {
             const struct kv_peer *p = &run->ranks[i].peers[k];
-            if (p->messages[0])
+            if (p->messages[col])
                 v[m++] = (struct pair){ run->ranks[i].rank, p->peer,
-                                        p->bytes[0], p->messages[0] };
+                                        p->bytes[col], p->messages[col] };
         }
     for (size_t i = 0; i < m && i < n; i++)        /* partial selection */
         for (size_t j = i + 1; j < m; j++)
@@ -222,4 +221,10 @@ void kv_summary_peers(FILE *f, const struct kv_stats *st, int top)
         fprintf(f, "  ... %zu more pairs (-n 0: all; rank_peers.csv: the "
                 "matrix)\n", m - n);
     free(v);
+}
+
+void kv_summary_peers(FILE *f, const struct kv_stats *st, int top)
+{
+    matrix_part(f, st->run, 0, "Point-to-point messages", top);
+    matrix_part(f, st->run, 2, "All-to-all collectives", top);
 }

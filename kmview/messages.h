@@ -16,8 +16,9 @@ const char *kv_bytes_text(char buf[32], uint64_t v);
  * (0: all); nothing when no rank recorded a message. */
 void kv_summary_messages(FILE *f, const struct kv_stats *st, int top);
 
-/* The communication matrix: pairs, peers per rank, and the matrix of
- * bytes sent (up to 16 ranks) or the `top` pairs that sent the most. */
+/* The communication matrix, point-to-point and all-to-all apart: pairs,
+ * peers per rank, and the matrix of bytes sent (up to 16 ranks) or the
+ * `top` pairs that sent the most. */
 void kv_summary_peers(FILE *f, const struct kv_stats *st, int top);
 
 #endif

@@ -136,10 +136,11 @@ struct kv_msg {
 };
 
 /* What a rank sent to and received from one peer (the Peers block,
- * version 4): [0] sent, [1] received. */
+ * version 4): [0] sent, [1] received point to point, [2] sent in
+ * all-to-all collectives. */
 struct kv_peer {
     int peer;                /* its rank in MPI_COMM_WORLD */
-    uint64_t messages[2], bytes[2];
+    uint64_t messages[3], bytes[3];
 };
 
 struct kv_total_row {

@@ -1181,27 +1181,28 @@ static int peers_figure(struct reader *rd)
     return 0;
 }
 
-/* peer, sent messages, sent bytes, received messages, received bytes */
+/* peer, then messages and bytes sent, received and sent in all-to-alls */
 static int peer_row(struct reader *rd)
 {
     struct kv_rank *r = cur(rd);
     struct fields fs;
     split(rd->line, NULL, &fs);
-    if (fs.n != 5)
+    if (fs.n != 7)
         return fail_at(rd, skip_blanks(rd->line), "a peer row holds peer, "
-                       "sent messages and bytes, received messages and "
-                       "bytes");
+                       "then messages and bytes sent, received and sent in "
+                       "all-to-alls");
     if ((long)r->npeers >= rd->peers_expected)
         return fail_at(rd, fs.s[0], "more peer rows than the %ld peers",
                        rd->peers_expected);
     struct kv_peer p;
-    if (parse_int(rd, fs.s[0], fs.len[0], &p.peer, "peer") ||
-        parse_count(rd, fs.s[1], fs.len[1], &p.messages[0], NULL, "sent") ||
-        parse_count(rd, fs.s[2], fs.len[2], &p.bytes[0], NULL, "sent") ||
-        parse_count(rd, fs.s[3], fs.len[3], &p.messages[1], NULL,
-                    "received") ||
-        parse_count(rd, fs.s[4], fs.len[4], &p.bytes[1], NULL, "received"))
+    if (parse_int(rd, fs.s[0], fs.len[0], &p.peer, "peer"))
         return -1;
+    for (int c = 0; c < 3; c++)
+        if (parse_count(rd, fs.s[1 + 2 * c], fs.len[1 + 2 * c],
+                        &p.messages[c], NULL, "messages") ||
+            parse_count(rd, fs.s[2 + 2 * c], fs.len[2 + 2 * c], &p.bytes[c],
+                        NULL, "bytes"))
+            return -1;
     if (rd->run->nranks >= 0 && p.peer >= rd->run->nranks)
         return fail_at(rd, fs.s[0], "peer %d of %d ranks", p.peer,
                        rd->run->nranks);

@@ -2,8 +2,9 @@
  * messages.c — the bytes a measured MPI call moves.  After the KM_OUT of
  * a point-to-point or collective call kmrun knows, a call of
  * KM_libkm_mpi.f's KM_MPIS (sent), KM_MPIQ (received, as posted), KM_MPIR
- * (received, as its status says), KM_MPIC (a collective's part) or KM_MPIV
- * (a collective's part given as counts per rank) with
+ * (received, as its status says), KM_MPIC (a collective's part), KM_MPIV
+ * (a collective's part given as counts per rank), and for an all-to-all
+ * KM_MPIA / KM_MPIW (what goes to each rank, for the matrix) with
  * the count, datatype and peer the call names; runtime/km_msg.c adds them
  * up per call site.
  *
@@ -19,6 +20,7 @@
 #include "rewriter/plan.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,9 @@ static const struct shape {
     const char *names, *dummies, *send, *recv, *coll, *in_place;
     const char *counts;       /* a collective's counts per rank, its
                                  datatype and communicator */
+    const char *dest, *dests; /* an all-to-all's count to every rank (or
+                                 counts per rank), datatype, communicator:
+                                 the matrix's collective part */
 } shapes[] = {
     {.names = "SEND BSEND SSEND RSEND ISEND IBSEND ISSEND IRSEND",
      .dummies = "BUF COUNT DATATYPE DEST TAG COMM",
@@ -70,9 +75,13 @@ static const struct shape {
      .dummies = "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNT RECVTYPE ROOT "
                 "COMM",
      .coll = "RECVCOUNT RECVTYPE"},
-    {.names = "ALLGATHER IALLGATHER ALLTOALL IALLTOALL",
+    {.names = "ALLGATHER IALLGATHER",
      .dummies = "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNT RECVTYPE COMM",
      .coll = "SENDCOUNT SENDTYPE", .in_place = "RECVCOUNT RECVTYPE"},
+    {.names = "ALLTOALL IALLTOALL",
+     .dummies = "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNT RECVTYPE COMM",
+     .coll = "SENDCOUNT SENDTYPE", .in_place = "RECVCOUNT RECVTYPE",
+     .dest = "SENDCOUNT SENDTYPE COMM"},
     {.names = "GATHERV IGATHERV",
      .dummies = "SENDBUF SENDCOUNT SENDTYPE RECVBUF RECVCOUNTS DISPLS "
                 "RECVTYPE ROOT COMM",
@@ -88,7 +97,8 @@ static const struct shape {
     {.names = "ALLTOALLV IALLTOALLV",
      .dummies = "SENDBUF SENDCOUNTS SDISPLS SENDTYPE RECVBUF RECVCOUNTS "
                 "RDISPLS RECVTYPE COMM",
-     .counts = "SENDCOUNTS SENDTYPE COMM"},
+     .counts = "SENDCOUNTS SENDTYPE COMM",
+     .dests = "SENDCOUNTS SENDTYPE COMM"},
     {.names = "REDUCE_SCATTER IREDUCE_SCATTER",
      .dummies = "SENDBUF RECVBUF RECVCOUNTS DATATYPE OP COMM",
      .counts = "RECVCOUNTS DATATYPE COMM"},
@@ -297,10 +307,23 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
                                       h, v[0], t));
         free(t);
     }
-    if (s->counts && !in_place && role(&a, s->dummies, s->counts, 3, v)) {
+    static const struct {
+        size_t off;
+        const char *routine;
+    } per_rank[] = {
+        {offsetof(struct shape, counts), "KM_MPIV"},
+        {offsetof(struct shape, dest), "KM_MPIA"},
+        {offsetof(struct shape, dests), "KM_MPIW"},
+    };
+    for (size_t k = 0; k < sizeof per_rank / sizeof *per_rank; k++) {
+        const char *roles = *(const char *const *)((const char *)s +
+                                                   per_rank[k].off);
+        if (!roles || in_place || !role(&a, s->dummies, roles, 3, v))
+            continue;
         char *t = type_of(v[1]), *comm = type_of(v[2]);
-        km_code_add(out, 0, 0, km_fmt("CALL KM_MPIV(%s(%d), %s, %s, %s)",
-                                      c->h, h, v[0], t, comm));
+        km_code_add(out, 0, 0, km_fmt("CALL %s(%s(%d), %s, %s, %s)",
+                                      per_rank[k].routine, c->h, h, v[0], t,
+                                      comm));
         free(t);
         free(comm);
     }

@@ -587,15 +587,17 @@ static void format_peers(struct km_text *t, const struct km_report *rep)
         return;
     km_text_printf(t, "!\n! ===== Peers =====\n");
     figure_u(t, (unsigned long long)rep->npeers, "Peers");
-    km_text_printf(t, "!%9s %14s %16s %14s %16s\n", "Peer", "Sent(msgs)",
-                   "Sent(B)", "Received(msgs)", "Received(B)");
+    km_text_printf(t, "!%9s %14s %16s %14s %16s %14s %16s\n", "Peer",
+                   "Sent(msgs)", "Sent(B)", "Received(msgs)", "Received(B)",
+                   "Alltoall(msgs)", "Alltoall(B)");
     for (int32_t k = 0; k < rep->npeers; k++) {
         const struct km_peer *p = &rep->peers[k];
-        km_text_printf(t, "%10d %14llu %16llu %14llu %16llu\n", (int)p->peer,
-                       (unsigned long long)p->messages[0],
-                       (unsigned long long)p->bytes[0],
-                       (unsigned long long)p->messages[1],
-                       (unsigned long long)p->bytes[1]);
+        km_text_printf(t, "%10d", (int)p->peer);
+        for (int c = 0; c < 3; c++)
+            km_text_printf(t, " %14llu %16llu",
+                           (unsigned long long)p->messages[c],
+                           (unsigned long long)p->bytes[c]);
+        km_text_printf(t, "\n");
     }
 }
 

@@ -322,11 +322,14 @@ struct km_msg {
     uint64_t bins[KM_MSG_BINS];
 };
 
-/* What a rank sent to ([0]) and received from ([1]) one peer. */
+/* What a rank sent to ([0]) and received from ([1]) one peer in
+ * point-to-point messages, and sent to it in all-to-all collectives
+ * ([2]: MPI_ALLTOALL, MPI_ALLTOALLV, whose destinations are explicit). */
 struct km_peer {
     int32_t peer;            /* its rank in MPI_COMM_WORLD */
-    uint64_t messages[2], bytes[2];
+    uint64_t messages[3], bytes[3];
 };
+enum { KM_PEER_COLL = 2 };
 
 /* Record a message of `bytes` at region `id` (KM_MSG_SENT, _RECEIVED),
  * to or from world rank `peer` (-1: none). */

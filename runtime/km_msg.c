@@ -30,6 +30,8 @@
 #define km_mpi_bytes_c F77_FUNC_(km_mpi_bytes_c, KM_MPI_BYTES_C)
 void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
                     const int64_t *bytes, const int32_t *peer);
+#define km_mpi_coll_peer_c F77_FUNC_(km_mpi_coll_peer_c, KM_MPI_COLL_PEER_C)
+void km_mpi_coll_peer_c(const int32_t *peer, const int64_t *bytes);
 
 #define CHUNK 1024                   /* call sites per chunk */
 #define NCHUNKS 4096                 /* ids up to 4M */
@@ -66,7 +68,9 @@ static void *lazy_chunk(void **slot, size_t n, size_t size)
     return p;
 }
 
-static void peer_record(int32_t peer, int what, uint64_t bytes)
+/* Count a message of `bytes` in column `col` of `peer` (0 sent, 1
+ * received, KM_PEER_COLL an all-to-all's part). */
+static void peer_record(int32_t peer, int col, uint64_t bytes)
 {
     if (peer < 0 || peer >= PEER_CHUNK * PEER_CHUNKS)
         return;
@@ -75,9 +79,8 @@ static void peer_record(int32_t peer, int what, uint64_t bytes)
     if (!c)
         return;
     struct km_peer *p = &c[peer % PEER_CHUNK];
-    int r = what == KM_MSG_RECEIVED;
-    __atomic_fetch_add(&p->messages[r], 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&p->bytes[r], bytes, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&p->messages[col], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&p->bytes[col], bytes, __ATOMIC_RELAXED);
 }
 
 void km_msg_record(int32_t id, int what, int64_t bytes, int32_t peer)
@@ -95,7 +98,7 @@ void km_msg_record(int32_t id, int what, int64_t bytes, int32_t peer)
     __atomic_fetch_add(what == KM_MSG_SENT ? &m->sent : &m->received, b,
                        __ATOMIC_RELAXED);
     __atomic_fetch_add(&m->bins[bin_of(b)], 1, __ATOMIC_RELAXED);
-    peer_record(peer, what, b);
+    peer_record(peer, what == KM_MSG_RECEIVED, b);
 }
 
 struct km_peer *km_peer_copy(int32_t *n)
@@ -106,7 +109,8 @@ struct km_peer *km_peer_copy(int32_t *n)
                                                   __ATOMIC_ACQUIRE);
         for (int32_t k = 0; p && k < PEER_CHUNK; k++)
             count += __atomic_load_n(&p[k].messages[0], __ATOMIC_RELAXED) ||
-                     __atomic_load_n(&p[k].messages[1], __ATOMIC_RELAXED);
+                     __atomic_load_n(&p[k].messages[1], __ATOMIC_RELAXED) ||
+                     __atomic_load_n(&p[k].messages[2], __ATOMIC_RELAXED);
     }
     *n = 0;
     struct km_peer *v = km_mem_alloc(((size_t)count + 1) * sizeof *v);
@@ -117,13 +121,13 @@ struct km_peer *km_peer_copy(int32_t *n)
                                                   __ATOMIC_ACQUIRE);
         for (int32_t k = 0; p && k < PEER_CHUNK && *n < count; k++) {
             struct km_peer x;
-            for (int r = 0; r < 2; r++) {
+            for (int r = 0; r < 3; r++) {
                 x.messages[r] = __atomic_load_n(&p[k].messages[r],
                                                 __ATOMIC_RELAXED);
                 x.bytes[r] = __atomic_load_n(&p[k].bytes[r],
                                              __ATOMIC_RELAXED);
             }
-            if (!x.messages[0] && !x.messages[1])
+            if (!x.messages[0] && !x.messages[1] && !x.messages[2])
                 continue;
             x.peer = c * PEER_CHUNK + k;
             v[(*n)++] = x;
@@ -161,4 +165,12 @@ void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
                     const int64_t *bytes, const int32_t *peer)
 {
     km_msg_record(*h, *what, *bytes, *peer);
+}
+
+/* KM_libkm_mpi.f's call for each destination of an all-to-all: `bytes`
+ * this rank sent to world rank `peer` in it. */
+void km_mpi_coll_peer_c(const int32_t *peer, const int64_t *bytes)
+{
+    if (*bytes >= 0)
+        peer_record(*peer, KM_PEER_COLL, (uint64_t)*bytes);
 }

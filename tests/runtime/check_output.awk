@@ -311,14 +311,14 @@ insec && peers == 1 {
 }
 insec && peers == 2 && /^![ ]+Peer +Sent/ { next }
 insec && peers == 2 && !/^!/ {
-    # peer, sent messages, sent bytes, received messages, received bytes
-    if (NF != 5) { bad("peer row"); next }
+    # peer, then messages and bytes sent, received, sent in all-to-alls
+    if (NF != 7) { bad("peer row"); next }
     peerrows++
-    for (i = 1; i <= 5; i++) if ($i !~ /^[0-9]+$/) bad("peer row figure " i)
+    for (i = 1; i <= 7; i++) if ($i !~ /^[0-9]+$/) bad("peer row figure " i)
     if ($1 + 0 <= lastpeer || $1 + 0 >= nranks) bad("peer " $1 " out of order or range")
     lastpeer = $1 + 0
-    if ($2 + $4 < 1) bad("a peer without a message")
-    if (($2 == 0 && $3 != 0) || ($4 == 0 && $5 != 0)) bad("bytes without messages")
+    if ($2 + $4 + $6 < 1) bad("a peer without a message")
+    if (($2 == 0 && $3 != 0) || ($4 == 0 && $5 != 0) || ($6 == 0 && $7 != 0)) bad("bytes without messages")
     next
 }
 insec && /^! Warning: / { next }
