@@ -335,16 +335,23 @@ int km_directive_text_len(const char *p, int len)
     return (int)(e - p);
 }
 
-char *km_directive_body(const char *p, int len)
+/* Where the words of directive line p begin (past its sentinel and a
+ * fixed-form continuation mark) and end (before a comment), or NULL. */
+static const char *directive_words(const char *p, int len, const char **end)
 {
     int s;
     bool cont;
-    const char *end = directive_end(p, p + len);
-    const char *q = after_sentinel(p, end, &s, &cont);
+    *end = directive_end(p, p + len);
+    const char *q = after_sentinel(p, *end, &s, &cont);
+    return q && cont ? q + 1 : q;
+}
+
+char *km_directive_body(const char *p, int len)
+{
+    const char *end;
+    const char *q = directive_words(p, len, &end);
     if (!q)
         return NULL;
-    if (cont)
-        q++;
     while (q < end && (*q == ' ' || *q == '\t'))
         q++;
     if (q < end && *q == '&')             /* free form: continued here */
@@ -362,14 +369,10 @@ char *km_directive_body(const char *p, int len)
 
 bool km_directive_has_word(const char *p, int len, const char *word)
 {
-    int s;
-    bool cont;
-    const char *end = directive_end(p, p + len);
-    const char *q = after_sentinel(p, end, &s, &cont);
+    const char *end;
+    const char *q = directive_words(p, len, &end);
     if (!q)
         return false;
-    if (cont)
-        q++;
     while (q < end) {
         char w[32];
         next_word(&q, end, w, sizeof w);

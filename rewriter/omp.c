@@ -47,7 +47,8 @@ static char *directive_text(const struct km_file *f, int n)
 struct omp_open {
     enum km_omp kind;
     int line, last;       /* the directive's first and last line */
-    bool splits;          /* a combined construct kmrun can split */
+    struct omp_split *split;  /* a combined construct kmrun splits, read
+                                 from its directive */
     bool untied;          /* a task that may move between threads */
     int block, block_last;  /* SECTIONS: the directive that opened the
                              current section block (its first and last
@@ -617,19 +618,25 @@ static bool in_conditional(const struct plan *P, int n)
     return false;
 }
 
-/* Combined construct `kind` on lines n..last, to be written split: the
- * statements inside are first..last_stmt; its end directive on lines
- * e..e_last, or (a parallel do without one) the end of its loop at
- * statement `terminal`.  Its region, measured on every thread, and its
- * barrier's; false (with a warning) when a clause cannot be split. */
-static bool split_construct(struct plan *P, struct unit_ctx *c,
-                            enum km_omp kind, int n, int last, int first,
-                            int last_stmt, int e, int e_last, int terminal)
+void km_omp_split_free(struct omp_split *s)
+{
+    if (!s)
+        return;
+    free(s->par);
+    free(s->inner);
+    free(s->inner_clauses);
+    free(s);
+}
+
+/* The combined directive `kind` on lines n..last read for splitting: its
+ * clauses distributed; NULL (with a warning when a clause is the reason)
+ * when it cannot be split or sits in a preprocessor conditional. */
+static struct omp_split *read_split(struct plan *P, struct unit_ctx *c,
+                                    enum km_omp kind, int n, int last)
 {
     const struct km_file *f = &P->src->files[0];
-    if (in_conditional(P, n) ||
-        in_conditional(P, e ? e : P->src->stmts[terminal].last_line))
-        return false;             /* measured as it was: its loop */
+    if (in_conditional(P, n))
+        return NULL;              /* measured as it was: its loop */
     struct omp_split *s = km_xcalloc(1, sizeof *s);
     char *body = directive_body(f, n, last);
     const char *clauses = after_name(body, kind, s);
@@ -639,18 +646,35 @@ static bool split_construct(struct plan *P, struct unit_ctx *c,
         km_warning(P->diag, f->path, n, 1, "kmrun cannot split this "
                    "combined construct's clauses: its threads are not "
                    "measured");
-        free(s->inner);
-        free(s);
-        return false;
+        km_omp_split_free(s);
+        return NULL;
     }
     s->first = n;
     s->last = last;
+    s->block = -1;
+    return s;
+}
+
+/* Combined construct `kind` (split s, its directive on lines s->first..
+ * s->last) written split: the statements inside are first..last_stmt; its
+ * end directive on lines e..e_last, or (a parallel do without one) the end
+ * of its loop at statement `terminal`.  Its region, measured on every
+ * thread, and its barrier's; s is the region's from then on (freed when
+ * the end sits in a preprocessor conditional). */
+static void split_construct(struct plan *P, struct unit_ctx *c,
+                            struct omp_split *s, enum km_omp kind, int first,
+                            int last_stmt, int e, int e_last, int terminal)
+{
+    const struct km_file *f = &P->src->files[0];
+    int line = e ? e : P->src->stmts[terminal].last_line;
+    if (in_conditional(P, line)) {
+        km_omp_split_free(s);
+        return;
+    }
     s->end_first = e;
     s->end_last = e_last;
     s->terminal = terminal;
-    s->block = -1;
-    int line = e ? e : P->src->stmts[terminal].last_line;
-    char *text = directive_text(f, e ? e : n);
+    char *text = directive_text(f, e ? e : s->first);
     struct region *b = omp_region(c, last_stmt, line,
                                   km_fmt("%s (its barrier)", text));
     free(text);
@@ -658,11 +682,12 @@ static bool split_construct(struct plan *P, struct unit_ctx *c,
     b->by_split = true;
     b->rank = LAST_RANK + line;
     s->barrier = (int)(b - c->rg);
-    struct region *r = omp_region(c, first, n, directive_text(f, n));
+    struct region *r = omp_region(c, first, s->first,
+                                  directive_text(f, s->first));
     r->last = last_stmt;
-    r->rank = kind == KM_OMP_PARALLEL_DO ? KM_RANK_SPLIT : n - LAST_RANK;
+    r->rank = kind == KM_OMP_PARALLEL_DO ? KM_RANK_SPLIT
+                                         : s->first - LAST_RANK;
     r->split = s;
-    return true;
 }
 
 /* The lines after statement i up to the next statement: the first
@@ -704,9 +729,12 @@ static void parallel_do(struct plan *P, struct unit_ctx *c, int n, int last)
     if (P->src->stmts[t].file != 0 || c->nend[x] < 1 ||
         c->ending[x][0] != i)
         return;
+    struct omp_split *s = read_split(P, c, KM_OMP_PARALLEL_DO, n, last);
+    if (!s)
+        return;
     int e, e_last;
     end_directive_after(P, t, KM_OMP_END_PARALLEL_DO, &e, &e_last);
-    split_construct(P, c, KM_OMP_PARALLEL_DO, n, last, i, t, e, e_last,
+    split_construct(P, c, s, KM_OMP_PARALLEL_DO, i, t, e, e_last,
                     e ? -1 : t);
 }
 
@@ -715,21 +743,6 @@ static bool combined_block(enum km_omp k)
 {
     return k == KM_OMP_PARALLEL_SECTIONS || k == KM_OMP_PARALLEL_WORKSHARE ||
            k == KM_OMP_PARALLEL_MASTER || k == KM_OMP_PARALLEL_MASKED;
-}
-
-/* Can the combined directive on lines n..last be split? */
-static bool can_split(const struct plan *P, enum km_omp k, int n, int last)
-{
-    struct omp_split s = {0};
-    char *body = directive_body(&P->src->files[0], n, last);
-    const char *clauses = after_name(body, k, &s);
-    bool ok = clauses && split_clauses(k, clauses, "h", &s) &&
-              !in_conditional(P, n);
-    free(body);
-    free(s.inner);
-    free(s.par);
-    free(s.inner_clauses);
-    return ok;
 }
 
 /* A section block of a PARALLEL SECTIONS that ends at line `to`; the
@@ -745,19 +758,21 @@ static void combined_section(struct plan *P, struct unit_ctx *c,
 
 /* The end directive (lines e..e_last) of combined construct o. */
 static void combined_end(struct plan *P, struct unit_ctx *c,
-                         const struct omp_open *o, int e, int e_last)
+                         struct omp_open *o, int e, int e_last)
 {
     int first = km_statement_after(P, o->last);
     int after = km_statement_after(P, e);
     if (first >= after) {
         km_warning(P->diag, P->src->files[0].path, o->line, 1, "this OpenMP "
                    "construct holds no statement and is not measured");
-        return;
+        km_omp_split_free(o->split);
+    } else {
+        if (o->kind == KM_OMP_PARALLEL_SECTIONS)
+            combined_section(P, c, o, e);
+        split_construct(P, c, o->split, o->kind, first, after - 1, e, e_last,
+                        -1);
     }
-    if (o->kind == KM_OMP_PARALLEL_SECTIONS)
-        combined_section(P, c, o, e);
-    split_construct(P, c, o->kind, o->line, o->last, first, after - 1, e,
-                    e_last, -1);
+    o->split = NULL;
 }
 
 /* OMP_MEASURED_LEVEL 1: the OpenMP constructs between the unit's first and
@@ -795,17 +810,17 @@ void km_omp_regions(struct plan *P, struct unit_ctx *c)
                    k == KM_OMP_PARALLEL_MASKED) {
             KM_GROW(open, cap, n_open + 1);
             open[n_open++] = (struct omp_open){ .kind = k, .line = n,
-                .last = last, .splits = can_split(P, k, n, last),
+                .last = last, .split = read_split(P, c, k, n, last),
                 .block = n, .block_last = last };
         } else if (k == KM_OMP_SECTION && top &&
                    top->kind == KM_OMP_PARALLEL_SECTIONS) {
-            if (top->splits)
+            if (top->split)
                 combined_section(P, c, top, n);
             top->block = n;
             top->block_last = last;
         } else if (top && (int)top->kind + 1 == (int)k &&
                    combined_block(top->kind)) {
-            if (top->splits)
+            if (top->split)
                 combined_end(P, c, top, n, last);
             n_open--;
         } else if (k == KM_OMP_SECTIONS) {
@@ -843,13 +858,16 @@ void km_omp_regions(struct plan *P, struct unit_ctx *c)
             km_warning(P->diag, f->path, n, 1, "this OpenMP end directive "
                        "ends no construct kmrun saw begin; the constructs "
                        "open here are not measured");
-            n_open = 0;
+            while (n_open > 0)
+                km_omp_split_free(open[--n_open].split);
         }
         n = last;
     }
-    for (int k = 0; k < n_open; k++)
+    for (int k = 0; k < n_open; k++) {
         km_warning(P->diag, f->path, open[k].line, 1, "this OpenMP construct "
                    "has no end directive in its routine and is not measured");
+        km_omp_split_free(open[k].split);
+    }
     free(open);
 }
 

@@ -316,6 +316,7 @@ char *km_call_out(const struct plan *P, const struct unit_ctx *c, int h);
 
 /* OMP_MEASURED_LEVEL 1: the unit's OpenMP constructs as regions. */
 void km_omp_regions(struct plan *P, struct unit_ctx *c);
+void km_omp_split_free(struct omp_split *s);
 /* An OpenMP region's code, around its directive lines. */
 void km_place_omp(struct plan *P, struct unit_ctx *c, struct region *r);
 /* Tasks: the tied ones' bodies (c->tasks); in an untied task's body or a

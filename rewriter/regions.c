@@ -606,12 +606,7 @@ void km_regions_free(struct unit_ctx *c)
 {
     for (int k = 0; k < c->nrg; k++) {
         free(c->rg[k].text);
-        if (c->rg[k].split) {
-            free(c->rg[k].split->par);
-            free(c->rg[k].split->inner);
-            free(c->rg[k].split->inner_clauses);
-            free(c->rg[k].split);
-        }
+        km_omp_split_free(c->rg[k].split);
     }
     free(c->rg);
     c->rg = NULL;
