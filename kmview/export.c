@@ -10,6 +10,8 @@
  */
 #include "kmview/export.h"
 
+#include "kmview/files.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -544,6 +546,7 @@ int kv_export_csv(struct kv_out *o, const char *dir, const struct kv_stats *st)
         { "rank_thread_locations.csv", csv_rank_thread_locations },
         { "rank_messages.csv", csv_rank_messages },
         { "rank_peers.csv", csv_rank_peers },
+        { "rank_files.csv", kv_csv_rank_files },
     };
     return kv_csv_files(o, dir, files, sizeof files / sizeof *files, st);
 }
@@ -924,6 +927,7 @@ static void json_ranks(FILE *f, const struct kv_stats *st)
         json_rank_threads(f, r);
         json_rank_messages(f, r);
         json_rank_peers(f, r);
+        kv_json_rank_files(f, r);
         fputc('}', f);
     }
     fputs("]\n", f);

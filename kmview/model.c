@@ -105,6 +105,9 @@ static void free_rank(struct kv_rank *r)
     free(r->tregions);
     free(r->msgs);
     free(r->peers);
+    for (size_t k = 0; k < r->nfiles; k++)
+        free(r->files[k].name);
+    free(r->files);
     for (size_t i = 0; i < r->nwarn; i++)
         free(r->warnings[i]);
     free(r->warnings);
@@ -367,6 +370,14 @@ struct kv_peer *kv_rank_add_peer(struct kv_rank *r)
 {
     KM_GROW(r->peers, r->cappeers, r->npeers + 1);
     struct kv_peer *p = &r->peers[r->npeers++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+struct kv_file *kv_rank_add_file(struct kv_rank *r)
+{
+    KM_GROW(r->files, r->capfiles, r->nfiles + 1);
+    struct kv_file *p = &r->files[r->nfiles++];
     memset(p, 0, sizeof *p);
     return p;
 }

@@ -143,6 +143,29 @@ struct kv_peer {
     uint64_t messages[3], bytes[3];
 };
 
+/* Bytes of a file's reads or writes (the Files block, version 5): exact
+ * (unformatted transfers), an estimate ('~', from the file's growth),
+ * at least (">=": formatted transfers not counted) or not known ('-'). */
+enum kv_bytes_kind { KV_BYTES_EXACT, KV_BYTES_ESTIMATE, KV_BYTES_AT_LEAST,
+                     KV_BYTES_UNKNOWN };
+struct kv_io_bytes {
+    uint64_t bytes;
+    enum kv_bytes_kind kind;
+};
+
+/* What a rank's measured I/O statements did to one file. */
+enum { KV_META_OPENS, KV_META_CLOSES, KV_META_INQUIRES, KV_META_SEEKS,
+       KV_META_FLUSHES, KV_META_KINDS };
+struct kv_file {
+    char *name;              /* '<'...'>' when no file: <stdout> ... */
+    uint64_t meta[KV_META_KINDS];
+    double meta_s, read_s, write_s;
+    bool meta_est, read_est, write_est;
+    uint64_t reads, writes;
+    struct kv_io_bytes read_b, write_b;
+    int64_t size;            /* -1: not known */
+};
+
 struct kv_total_row {
     bool present;
     double net, est_pct;     /* est_pct: of the total net time */
@@ -173,6 +196,9 @@ struct kv_rank {
     /* the Peers block (empty when it sent and received no message) */
     struct kv_peer *peers;
     size_t npeers, cappeers;
+    /* the Files block (empty when no measured I/O statement ran) */
+    struct kv_file *files;
+    size_t nfiles, capfiles;
     char *source;            /* the file this section came from */
     int source_line;         /* the line of its "===== Rank" heading */
 };
@@ -272,6 +298,7 @@ struct kv_thread *kv_rank_add_thread(struct kv_rank *r);
 struct kv_tregion *kv_rank_add_tregion(struct kv_rank *r);
 struct kv_msg *kv_rank_add_msg(struct kv_rank *r);
 struct kv_peer *kv_rank_add_peer(struct kv_rank *r);
+struct kv_file *kv_rank_add_file(struct kv_rank *r);
 /* Put the sections in rank order and number routines and locations in
  * order of first appearance in that order (after reading every file), so
  * that the order files are given in changes nothing. */

@@ -13,8 +13,9 @@
  * `file:line:column: error: text`, the column pointing at the field at
  * fault.  A file without its End line is truncated.
  *
- * Reads format versions 1 to 4 (3 adds a rank's Threads block, 4 its
- * Messages block, both read as part of its section).  Version 2 marks a time that contains an
+ * Reads format versions 1 to 5 (3 adds a rank's Threads block, 4 its
+ * Messages and Peers blocks, 5 its Files block, all read as part of its
+ * section).  Version 2 marks a time that contains an
  * estimate with a leading '~' (kept as a flag beside every figure), adds
  * an Est(%) column to routine and location rows and to the Total row,
  * renames and adds header figures, and gives the Prediction section a
@@ -91,6 +92,10 @@ struct reader {
      * figure; 2 its rows */
     int peers_part;
     long peers_expected;
+    /* the Files block being read (version 5): 0 none; 1 its Files
+     * figure; 2 its rows */
+    int files_part;
+    long files_expected;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -313,7 +318,7 @@ static const char magic[] = "! kmtool KM_output";
 static int not_km_output(struct reader *rd, const char *at)
 {
     return fail_at(rd, at, "not a KM_output file (the first line is not "
-                   "'%s 4')", magic);
+                   "'%s 5')", magic);
 }
 
 static int read_magic(struct reader *rd)
@@ -329,9 +334,9 @@ static int read_magic(struct reader *rd)
         return fail_at(rd, p, "the first line names no format version");
     if (parse_int(rd, v, len, &version, "format version"))
         return -1;
-    if (version < 1 || version > 4)
+    if (version < 1 || version > 5)
         return fail_at(rd, v, "format version %d; this kmview reads versions "
-                       "1 to 4", version);
+                       "1 to 5", version);
     if (rd->run->format_version && rd->run->format_version != version)
         return fail_at(rd, v, "format version differs from the other files");
     rd->run->format_version = version;
@@ -606,6 +611,7 @@ static int begin_rank(struct reader *rd, const char *name, size_t namelen)
     rd->threads_part = 0;
     rd->messages_part = 0;
     rd->peers_part = 0;
+    rd->files_part = 0;
     rd->sections++;
     rd->st = S_RANK;
     return 0;
@@ -656,6 +662,10 @@ static int end_rank(struct reader *rd)
     if (rd->threads_part > 0 && rd->threads_part < 3)
         return fail_at(rd, NULL, "the Threads block of rank %d ends before "
                        "its region rows", r->rank);
+    if (rd->files_part && (long)r->nfiles != rd->files_expected)
+        return fail_at(rd, NULL, "the Files block of rank %d has %zu rows "
+                       "for %ld files", r->rank, r->nfiles,
+                       rd->files_expected);
     if (rd->peers_part && (long)r->npeers != rd->peers_expected)
         return fail_at(rd, NULL, "the Peers block of rank %d has %zu rows "
                        "for %ld peers", r->rank, r->npeers,
@@ -1213,6 +1223,92 @@ static int peer_row(struct reader *rd)
     return 0;
 }
 
+/* "N ! Files" */
+static int files_figure(struct reader *rd)
+{
+    struct fields fs;
+    const char *bang = strchr(rd->line, '!');
+    split(rd->line, bang, &fs);
+    uint64_t n;
+    if (!bang || strncmp(skip_blanks(bang + 1), "Files", 5) != 0 ||
+        fs.n != 1)
+        return fail_at(rd, skip_blanks(rd->line), "the Files block starts "
+                       "with its 'Files' figure");
+    if (parse_count(rd, fs.s[0], fs.len[0], &n, NULL, "files"))
+        return -1;
+    if (n < 1)
+        return fail_at(rd, fs.s[0], "a Files block of no file");
+    rd->files_expected = (long)n;
+    rd->files_part = 2;
+    return 0;
+}
+
+/* A file's bytes: digits, ~digits, >=digits or '-'. */
+static int parse_io_bytes(struct reader *rd, const char *s, size_t len,
+                          struct kv_io_bytes *b, const char *what)
+{
+    b->bytes = 0;
+    if (len == 1 && s[0] == '-') {
+        b->kind = KV_BYTES_UNKNOWN;
+        return 0;
+    }
+    size_t skip = 0;
+    b->kind = KV_BYTES_EXACT;
+    if (len > 0 && s[0] == '~') {
+        b->kind = KV_BYTES_ESTIMATE;
+        skip = 1;
+    } else if (len > 1 && s[0] == '>' && s[1] == '=') {
+        b->kind = KV_BYTES_AT_LEAST;
+        skip = 2;
+    }
+    return parse_count(rd, s + skip, len - skip, &b->bytes, NULL, what);
+}
+
+/* Opens, closes, inquiries, seeks, flushes, metadata time, reads, their
+ * time and bytes, writes, their time and bytes, size, then the name. */
+static int file_row(struct reader *rd)
+{
+    struct kv_rank *r = cur(rd);
+    struct fields fs;
+    split(rd->line, NULL, &fs);
+    if (fs.n < 14)
+        return fail_at(rd, skip_blanks(rd->line), "a file row holds five "
+                       "metadata counts and their time, reads, their time "
+                       "and bytes, writes, their time and bytes, the size "
+                       "and the name");
+    if ((long)r->nfiles >= rd->files_expected)
+        return fail_at(rd, fs.s[0], "more file rows than the %ld files",
+                       rd->files_expected);
+    struct kv_file x = { 0 };
+    for (int k = 0; k < KV_META_KINDS; k++)
+        if (parse_count(rd, fs.s[k], fs.len[k], &x.meta[k], NULL,
+                        "operations"))
+            return -1;
+    uint64_t size = 0;
+    if (parse_time(rd, fs.s[5], fs.len[5], &x.meta_s, &x.meta_est,
+                   "metadata time") ||
+        parse_count(rd, fs.s[6], fs.len[6], &x.reads, NULL, "reads") ||
+        parse_time(rd, fs.s[7], fs.len[7], &x.read_s, &x.read_est,
+                   "read time") ||
+        parse_io_bytes(rd, fs.s[8], fs.len[8], &x.read_b, "bytes read") ||
+        parse_count(rd, fs.s[9], fs.len[9], &x.writes, NULL, "writes") ||
+        parse_time(rd, fs.s[10], fs.len[10], &x.write_s, &x.write_est,
+                   "write time") ||
+        parse_io_bytes(rd, fs.s[11], fs.len[11], &x.write_b,
+                       "bytes written") ||
+        (!(fs.len[12] == 1 && fs.s[12][0] == '-') &&
+         parse_count(rd, fs.s[12], fs.len[12], &size, NULL, "size")))
+        return -1;
+    x.size = fs.len[12] == 1 && fs.s[12][0] == '-' ? -1 : (int64_t)size;
+    size_t n = strlen(fs.s[13]);
+    while (n > 0 && (fs.s[13][n - 1] == '\n' || fs.s[13][n - 1] == '\r' ||
+                     fs.s[13][n - 1] == ' '))
+        n--;
+    x.name = km_xstrndup(fs.s[13], n);
+    *kv_rank_add_file(r) = x;
+    return 0;
+}
+
 static int threads_line(struct reader *rd)
 {
     if (is_comment(rd->line)) {
@@ -1236,6 +1332,11 @@ static int threads_line(struct reader *rd)
 
 static int rank_line(struct reader *rd)
 {
+    if (rd->files_part) {
+        if (is_comment(rd->line))
+            return 0;                             /* headings */
+        return rd->files_part == 1 ? files_figure(rd) : file_row(rd);
+    }
     if (rd->peers_part) {
         if (is_comment(rd->line))
             return 0;                             /* headings */
@@ -1324,6 +1425,22 @@ static int marker(struct reader *rd, const char *at, size_t len)
         int rc = rd->threads_part || rd->messages_part ? 0 : end_block(rd);
         rd->threads_part = 0;
         rd->peers_part = 1;                       /* still the rank's */
+        return rc;
+    }
+    if (rd->st == S_RANK && rd->version >= 5 &&
+        strcasecmp(name, "Files") == 0 && !rd->files_part) {
+        if (cur(rd)->lost)
+            return fail_at(rd, NULL, "a rank whose results were lost has "
+                           "files");
+        if (rd->threads_part > 0 && rd->threads_part < 3)
+            return fail_at(rd, NULL, "the Threads block of rank %d ends "
+                           "before its region rows", cur(rd)->rank);
+        int rc = rd->threads_part || rd->messages_part || rd->peers_part
+                     ? 0 : end_block(rd);
+        rd->threads_part = 0;
+        rd->messages_part = 0;
+        rd->peers_part = 0;
+        rd->files_part = 1;                       /* still the rank's */
         return rc;
     }
     if (end_section(rd))

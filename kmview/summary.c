@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmview/files.h"
 #include "kmview/messages.h"
 #include "kmview/out.h"
 #include "kmview/threads.h"
@@ -371,6 +372,7 @@ void kv_summary(FILE *f, const struct kv_stats *st, int top)
     kv_summary_threads(f, st, top);
     kv_summary_messages(f, st, top);
     kv_summary_peers(f, st, top);
+    kv_summary_files(f, st, top);
     warnings(f, st);
     legend(f, st);
 }

@@ -104,71 +104,9 @@ static const struct shape {
      .counts = "RECVCOUNTS DATATYPE COMM"},
 };
 
-#define MAXARGS 16
-
-/* A call's actual arguments: keyword (or NULL) and text, from the token
- * text (blanks gone, names in upper case). */
-struct actuals {
-    int n;
-    char *kw[MAXARGS], *text[MAXARGS];
-};
-
-static void actuals_free(struct actuals *a)
-{
-    for (int k = 0; k < a->n; k++) {
-        free(a->kw[k]);
-        free(a->text[k]);
-    }
-}
-
-/* The arguments of the call whose name's token text begins at p; false
- * when they cannot be read (or are too many). */
-static bool read_actuals(const char *p, struct actuals *a)
-{
-    a->n = 0;
-    while (*p && *p != '(' && *p != '\n')
-        p++;
-    if (*p != '(')
-        return false;
-    p++;
-    for (;;) {
-        const char *s = p;
-        int depth = 0;
-        char quote = 0;
-        for (; *p; p++) {
-            if (quote) {
-                quote = *p == quote ? 0 : quote;
-            } else if (*p == '\'' || *p == '"') {
-                quote = *p;
-            } else if (*p == '(' || *p == '[') {
-                depth++;
-            } else if ((*p == ')' || *p == ']') && depth > 0) {
-                depth--;
-            } else if ((*p == ',' || *p == ')') && depth == 0) {
-                break;
-            } else if (*p == '\n') {
-                return false;
-            }
-        }
-        if (!*p || a->n == MAXARGS)
-            return false;
-        const char *eq = s;
-        while (eq < p && (isalnum((unsigned char)*eq) || *eq == '_'))
-            eq++;
-        bool keyword = eq > s && eq < p && *eq == '=' && eq[1] != '=';
-        a->kw[a->n] = keyword ? km_fmt("%.*s", (int)(eq - s), s) : NULL;
-        a->text[a->n] = keyword ? km_fmt("%.*s", (int)(p - eq - 1), eq + 1)
-                                : km_fmt("%.*s", (int)(p - s), s);
-        a->n++;
-        if (*p == ')')
-            return true;
-        p++;
-    }
-}
-
 /* The actual argument of dummy `name` (the routine's dummies in order):
  * by position, or by keyword; NULL if the call has none. */
-static const char *actual(const struct actuals *a, const char *dummies,
+static const char *actual(const struct km_actuals *a, const char *dummies,
                           const char *name)
 {
     int pos = 0;
@@ -211,7 +149,7 @@ static const char *word(const char *words, int k, char *buf, size_t size)
 
 /* Actuals of dummies words[0..n-1] of `roles` into v; false if one is
  * missing. */
-static bool role(const struct actuals *a, const char *dummies,
+static bool role(const struct km_actuals *a, const char *dummies,
                  const char *roles, int n, const char **v)
 {
     char w[32];
@@ -272,8 +210,9 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
 {
     const char *name = P->prog->info[i].name;
     const struct shape *s = name ? shape_of(name) : NULL;
-    struct actuals a;
-    if (!s || !read_actuals(P->src->tok.data + P->prog->info[i].name_tok, &a))
+    struct km_actuals a;
+    if (!s || !km_read_actuals(P->src->tok.data + P->prog->info[i].name_tok, &a,
+                         NULL))
         return;
     const char *v[4];
     const char *comm = actual(&a, s->dummies, "COMM");
@@ -327,7 +266,7 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
         free(t);
         free(comm);
     }
-    actuals_free(&a);
+    km_actuals_free(&a);
 }
 
 /* Before MPI_COMM_FREE (measured): libkm forgets the communicator's
@@ -335,10 +274,11 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
 static void comm_free(struct plan *P, int i, struct code *before)
 {
     const char *name = P->prog->info[i].name;
-    struct actuals a;
+    struct km_actuals a;
     if (!name || (strcmp(name, "MPI_COMM_FREE") != 0 &&
                   strcmp(name, "PMPI_COMM_FREE") != 0) ||
-        !read_actuals(P->src->tok.data + P->prog->info[i].name_tok, &a))
+        !km_read_actuals(P->src->tok.data + P->prog->info[i].name_tok, &a,
+                         NULL))
         return;
     const char *comm = actual(&a, "COMM", "COMM");
     if (comm) {
@@ -346,7 +286,7 @@ static void comm_free(struct plan *P, int i, struct code *before)
         km_code_add(before, 0, 0, km_fmt("CALL KM_MPIX(%s)", t));
         free(t);
     }
-    actuals_free(&a);
+    km_actuals_free(&a);
 }
 
 void km_place_messages(struct plan *P, struct unit_ctx *c, struct region *r)

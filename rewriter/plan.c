@@ -6,6 +6,8 @@
  */
 #include "rewriter/plan.h"
 
+#include <ctype.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,4 +241,62 @@ char *km_stmt_text(const struct plan *P, int i, int from, bool first_line)
 int km_label_stmt(const struct plan *P, int label)
 {
     return label > 0 && label < 100000 ? P->lmap[label] : -1;
+}
+
+void km_actuals_free(struct km_actuals *a)
+{
+    for (int k = 0; k < a->n; k++) {
+        free(a->kw[k]);
+        free(a->text[k]);
+    }
+    a->n = 0;
+}
+
+bool km_read_actuals(const char *p, struct km_actuals *a, const char **end)
+{
+    a->n = 0;
+    while (*p && *p != '(' && *p != '\n')
+        p++;
+    if (*p != '(')
+        return false;
+    p++;
+    for (;;) {
+        const char *s = p;
+        int depth = 0;
+        char quote = 0;
+        for (; *p; p++) {
+            if (quote) {
+                quote = *p == quote ? 0 : quote;
+            } else if (*p == '\'' || *p == '"') {
+                quote = *p;
+            } else if (*p == '(' || *p == '[') {
+                depth++;
+            } else if ((*p == ')' || *p == ']') && depth > 0) {
+                depth--;
+            } else if ((*p == ',' || *p == ')') && depth == 0) {
+                break;
+            } else if (*p == '\n') {
+                km_actuals_free(a);
+                return false;
+            }
+        }
+        if (!*p || a->n == KM_MAXARGS) {
+            km_actuals_free(a);
+            return false;
+        }
+        const char *eq = s;
+        while (eq < p && (isalnum((unsigned char)*eq) || *eq == '_'))
+            eq++;
+        bool keyword = eq > s && eq < p && *eq == '=' && eq[1] != '=';
+        a->kw[a->n] = keyword ? km_fmt("%.*s", (int)(eq - s), s) : NULL;
+        a->text[a->n] = keyword ? km_fmt("%.*s", (int)(p - eq - 1), eq + 1)
+                                : km_fmt("%.*s", (int)(p - s), s);
+        a->n++;
+        if (*p == ')') {
+            if (end)
+                *end = p + 1;
+            return true;
+        }
+        p++;
+    }
 }

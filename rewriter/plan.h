@@ -178,6 +178,7 @@ struct unit_ctx {
     bool mpi_unmeasured;  /* it has MPI calls no region measures: its
                              registration says so (KM_F_MPI_UNMEASURED) */
     char h[32];           /* handle array name */
+    char iolen[40];       /* INQUIRE(IOLENGTH=) variable (files.c) */
     char e[32];           /* active-entry variable, if the unit has ENTRYs */
     char hexpr[40];       /* what KM_OUT of the routine is given */
     int end_label;        /* label of the return code before END, if any */
@@ -198,6 +199,7 @@ struct unit_ctx {
     struct task_body *tasks;   /* tied OpenMP tasks (omp.c) */
     int ntasks, taskcap;
     int nhandles;
+    bool io_length;       /* declares <prefix>IOLEN (files.c) */
 };
 
 /* A !KM_measure or !KM_redundant line. */
@@ -330,11 +332,32 @@ void km_omp_place_tasks(struct plan *P, struct unit_ctx *c);
  * the handle array anything but shared. */
 void km_omp_share_handles(struct plan *P, struct unit_ctx *c);
 
+/* A call's actual arguments, or an I/O statement's control list: keyword
+ * (or NULL) and text, from the token text (blanks gone, names in upper
+ * case). */
+#define KM_MAXARGS 40
+struct km_actuals {
+    int n;
+    char *kw[KM_MAXARGS], *text[KM_MAXARGS];
+};
+
+/* The parenthesised list that begins at the first '(' at or after p (on
+ * its line); false when it cannot be read or holds too many items.
+ * *end (if not NULL): just past its ')'. */
+bool km_read_actuals(const char *p, struct km_actuals *a, const char **end);
+void km_actuals_free(struct km_actuals *a);
+
 /* --- messages.c ------------------------------------------------------------ */
 
 /* After measured MPI location r: the calls that record the bytes it
  * moves, when kmrun knows the routine. */
 void km_place_messages(struct plan *P, struct unit_ctx *c, struct region *r);
+
+/* --- files.c --------------------------------------------------------------- */
+
+/* Around measured I/O location r: the calls that tell libkm the file it
+ * works on and, for an unformatted transfer, its bytes. */
+void km_place_files(struct plan *P, struct unit_ctx *c, struct region *r);
 
 /* --- jumps.c --------------------------------------------------------------- */
 

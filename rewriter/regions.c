@@ -736,8 +736,10 @@ void km_place_regions(struct plan *P, struct unit_ctx *c)
         if (c->rg[k].measured && c->rg[k].rk == RG_OMP)
             km_place_omp(P, c, &c->rg[k]);
     for (int k = 0; k < c->nrg; k++)
-        if (c->rg[k].measured)
+        if (c->rg[k].measured) {
             km_place_messages(P, c, &c->rg[k]);
+            km_place_files(P, c, &c->rg[k]);
+        }
     for (int k = 0; k < c->nrg; k++) {
         struct region *r = &c->rg[k];
         if (!r->measured || r->rk != RG_USER)

@@ -120,6 +120,16 @@ static void declare_handles(struct plan *P, struct unit_ctx *c)
     if (u->nentries > 0)
         km_code_add(d, 0, 0, km_fmt("INTEGER(KIND=SELECTED_INT_KIND(9)) %s",
                                     c->e));
+    if (c->io_length) {
+        /* saved, so that it may be THREADPRIVATE: a thread's INQUIRE
+         * (IOLENGTH=) is never another's */
+        km_code_add(d, 0, 0, km_fmt("INTEGER(KIND=SELECTED_INT_KIND(18)) %s",
+                                    c->iolen));
+        if (!u->blanket_save)
+            km_code_add(d, 0, 0, km_fmt("SAVE %s", c->iolen));
+        km_code_add(d, 0, 0, km_fmt("!$OMP THREADPRIVATE(%s)", c->iolen));
+        d->v[d->n - 1].raw = true;
+    }
 }
 
 /* The text of ENTRY statement s, to write again elsewhere. */
@@ -365,6 +375,7 @@ static void setup_unit(struct plan *P, struct unit_ctx *c, int unit)
         if (km_is_print_out(P->set, P->prog->info[u->entries[k]].name))
             c->entry_print_out = true;
     snprintf(c->h, sizeof c->h, "%sH", P->set->prefix);
+    snprintf(c->iolen, sizeof c->iolen, "%sIOLEN", P->set->prefix);
     snprintf(c->e, sizeof c->e, "%sE", P->set->prefix);
     if (u->nentries)
         snprintf(c->hexpr, sizeof c->hexpr, "%s", c->e);

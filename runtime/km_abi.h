@@ -45,6 +45,18 @@
  *   CALL KM_MPII      MPI_INIT has just returned
  *   CALL KM_MPIF      MPI_FINALIZE is about to be called: gather every rank's
  *                     results into one KM_output file
+ *
+ * Around a measured I/O statement (runtime/km_io.c); UNIT and OP are
+ * INTEGER(KIND=SELECTED_INT_KIND(9)) expressions, OP a sum of KM_IO_* codes,
+ * LENGTH an INTEGER(KIND=SELECTED_INT_KIND(18)) variable:
+ *   CALL KM_IOU(UNIT, OP)        before it: the unit it works on
+ *   CALL KM_ION(UNIT, OP, NAME)  before an OPEN or INQUIRE(FILE=): the
+ *                                file's name (NAME as KM_REG's TEXT; empty:
+ *                                an OPEN without FILE=)
+ *   CALL KM_IOM(UNIT)            after an OPEN: UNIT is connected to the
+ *                                file KM_ION named
+ *   CALL KM_IOL(LENGTH)          after an unformatted READ or WRITE: its
+ *                                list's INQUIRE(IOLENGTH=)
  */
 #ifndef KM_ABI_H
 #define KM_ABI_H
@@ -62,6 +74,28 @@ enum km_kind {
     KM_K_USER = 14,      /* a !KM_measure start ... end region */
     KM_K_OMP = 15        /* an OpenMP construct, on each thread that runs it
                             (OMP_MEASURED_LEVEL); the text is the directive */
+};
+
+/* The OP of KM_IOU and KM_ION: the operation, */
+enum km_io_op {
+    KM_IO_OPEN = 1, KM_IO_CLOSE, KM_IO_INQUIRE, KM_IO_REWIND, KM_IO_BACKSPACE,
+    KM_IO_ENDFILE, KM_IO_FLUSH, KM_IO_WAIT, KM_IO_READ, KM_IO_WRITE,
+    KM_IO_NOPS,                 /* (PRINT is a WRITE) */
+    KM_IO_OP = 15
+};
+/* plus where its unit comes from, */
+enum km_io_source {
+    KM_IO_UNIT = 0,             /* UNIT is the unit */
+    KM_IO_DEFAULT_UNIT = 16,    /* `*`: standard input or output */
+    KM_IO_INTERNAL = 32,        /* an internal file: no file at all */
+    KM_IO_UNIT_UNKNOWN = 48,    /* a unit kmrun cannot tell the type of */
+    KM_IO_NEWUNIT = 64,         /* OPEN(NEWUNIT=): known after it */
+    KM_IO_SOURCE = 112
+};
+/* plus these bits. */
+enum km_io_bit {
+    KM_IO_FORMATTED = 128,      /* a formatted or list-directed transfer */
+    KM_IO_SCRATCH = 256         /* OPEN(STATUS='SCRATCH') */
 };
 
 #define KM_KIND_IS_ROUTINE(k) ((k) >= KM_K_PROGRAM && (k) <= KM_K_ENTRY)

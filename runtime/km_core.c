@@ -631,6 +631,8 @@ static KM_NOINLINE void leave_hooks(struct km_thread *t,
         t->red_time += e;
     if (r->hooks & KM_HOOK_TRACE)
         trace(t, r, 0, depth, now);
+    if (r->hooks & KM_HOOK_IO)
+        km_io_leave(e, now == KM_UNREAD);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1474,6 +1476,9 @@ void km_report_free(struct km_report *rep)
     km_mem_free(rep->peers);
     rep->peers = NULL;
     rep->npeers = 0;
+    km_mem_free(rep->files);
+    rep->files = NULL;
+    rep->nfiles = 0;
 }
 
 /* Clock reads so far: two per measured frame that closed, one per open
@@ -1801,6 +1806,14 @@ static struct km_thread **thread_list(int32_t *n)
     return v;
 }
 
+/* What the rank's threads share: its messages, peers and files. */
+static void copy_rank_tables(struct km_report *rep)
+{
+    rep->msg = km_msg_copy(rep->nreg);
+    rep->peers = km_peer_copy(&rep->npeers);
+    rep->files = km_io_copy(&rep->nfiles);
+}
+
 /* The rank's figures: the program's thread's (the first in number), and
  * every other thread's report in rep->others.  When the writing thread
  * has not called libkm yet (self NULL) there is still the program's. */
@@ -1814,17 +1827,13 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
             return -1;
         }
         int rc = make_thread_report(&main_thread, rep, event, now);
-        if (rc == 0) {
-            rep->msg = km_msg_copy(rep->nreg);
-            rep->peers = km_peer_copy(&rep->npeers);
-        }
+        if (rc == 0)
+            copy_rank_tables(rep);
         return rc;
     }
     int rc = make_thread_report(v[0], rep, event, now);
-    if (rc == 0) {
-        rep->msg = km_msg_copy(rep->nreg);
-        rep->peers = km_peer_copy(&rep->npeers);
-    }
+    if (rc == 0)
+        copy_rank_tables(rep);
     if (n > 1) {
         rep->others = km_mem_alloc((size_t)(n - 1) * sizeof *rep->others);
         if (rep->others) {

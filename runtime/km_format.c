@@ -100,7 +100,7 @@ void km_format_header(struct km_text *t, const struct km_report *rep,
 {
     char prog[1024];
     km_program_name(prog, sizeof prog);
-    km_text_printf(t, "! kmtool KM_output 4\n");
+    km_text_printf(t, "! kmtool KM_output 5\n");
     km_text_printf(t, "! Program    : %s\n", prog);
     km_text_printf(t, "! Started    : %s\n", rep->started);
     km_text_printf(t, "! Written at : %s\n", rep->event);
@@ -601,6 +601,107 @@ static void format_peers(struct km_text *t, const struct km_report *rep)
     }
 }
 
+/* Metadata operations, in the block's columns: opens, closes, inquiries,
+ * positioning (REWIND, BACKSPACE, ENDFILE), FLUSH and WAIT. */
+static const int meta_group[KM_IO_NOPS] = {
+    [KM_IO_OPEN] = 0, [KM_IO_CLOSE] = 1, [KM_IO_INQUIRE] = 2,
+    [KM_IO_REWIND] = 3, [KM_IO_BACKSPACE] = 3, [KM_IO_ENDFILE] = 3,
+    [KM_IO_FLUSH] = 4, [KM_IO_WAIT] = 4,
+};
+
+/* A file's bytes read (w = 0) or written: exact when every transfer was
+ * unformatted; with formatted ones, written bytes are estimated from the
+ * file's growth ("~"), and otherwise only a lower bound (">=") or nothing
+ * ("-") is known. */
+static const char *io_bytes(char *buf, size_t size, const struct km_iofile *f,
+                            int w)
+{
+    unsigned long long exact = f->bytes[w];
+    if (!f->formatted[w])
+        snprintf(buf, size, "%llu", exact);
+    else if (w && f->size >= 0)
+        snprintf(buf, size, "~%llu", exact + (unsigned long long)f->grown);
+    else if (exact)
+        snprintf(buf, size, ">=%llu", exact);
+    else
+        snprintf(buf, size, "-");
+    return buf;
+}
+
+/* Operation op's time in file f, its estimated part scaled by `scale`. */
+static km_time op_time(const struct km_iofile *f, int op, double scale)
+{
+    return f->t[op] - f->te[op] + (km_time)((double)f->te[op] * scale);
+}
+
+static void file_row(struct km_text *t, const struct km_report *rep,
+                     const struct km_iofile *f, double scale)
+{
+    unsigned long long meta[5] = { 0 };
+    km_time mt = 0;
+    int mest = 0;
+    for (int op = KM_IO_OPEN; op < KM_IO_READ; op++) {
+        meta[meta_group[op]] += f->n[op];
+        mt += op_time(f, op, scale);
+        mest |= f->te[op] > 0;
+    }
+    char a[32], b[32], c[32], d[32], e[32];
+    for (int g = 0; g < 5; g++)
+        km_text_printf(t, "%s%7llu", g ? " " : "", meta[g]);
+    km_text_printf(t, " %15s %9llu %15s %14s %9llu %15s %14s",
+                   fig(a, sizeof a, secs(rep, mt), mest),
+                   (unsigned long long)f->n[KM_IO_READ],
+                   fig(b, sizeof b,
+                       secs(rep, op_time(f, KM_IO_READ, scale)),
+                       f->te[KM_IO_READ] > 0),
+                   io_bytes(c, sizeof c, f, 0),
+                   (unsigned long long)f->n[KM_IO_WRITE],
+                   fig(d, sizeof d,
+                       secs(rep, op_time(f, KM_IO_WRITE, scale)),
+                       f->te[KM_IO_WRITE] > 0),
+                   io_bytes(e, sizeof e, f, 1));
+    if (f->size >= 0)
+        km_text_printf(t, " %14lld", (long long)f->size);
+    else
+        km_text_printf(t, " %14s", "-");
+    km_text_printf(t, " %s\n", f->name);
+}
+
+/* An estimated execution gives its file the estimate libkm made when it
+ * ended; the region's own figures later settle such estimates against
+ * the measured frame around them.  A rank of one thread, whose I/O time
+ * is its files' time, gets the settled total by scaling the files'
+ * estimated parts alike (ranks of several threads: their I/O time is the
+ * program's thread's, the files' the whole rank's). */
+static double estimate_scale(const struct km_report *rep)
+{
+    km_time measured = 0, estimated = 0;
+    for (int32_t k = 0; k < rep->nfiles; k++)
+        for (int op = 0; op < KM_IO_NOPS; op++) {
+            measured += rep->files[k].t[op] - rep->files[k].te[op];
+            estimated += rep->files[k].te[op];
+        }
+    if (rep->nothers > 0 || estimated <= 0 || rep->io < measured)
+        return 1.0;
+    return (double)(rep->io - measured) / (double)estimated;
+}
+
+/* What the rank's measured I/O statements did, file by file. */
+static void format_files(struct km_text *t, const struct km_report *rep)
+{
+    if (!rep->files || rep->nfiles == 0)
+        return;
+    km_text_printf(t, "!\n! ===== Files =====\n");
+    figure_u(t, (unsigned long long)rep->nfiles, "Files");
+    km_text_printf(t, "!%6s %7s %7s %7s %7s %15s %9s %15s %14s %9s %15s "
+                   "%14s %14s %s\n", "Opens", "Closes", "Inquire", "Seeks",
+                   "Flushes", "Meta(s)", "Reads", "Read(s)", "Read(B)",
+                   "Writes", "Write(s)", "Write(B)", "Size(B)", "File");
+    double scale = estimate_scale(rep);
+    for (int32_t k = 0; k < rep->nfiles; k++)
+        file_row(t, rep, &rep->files[k], scale);
+}
+
 void km_format_section(struct km_text *t, const struct km_report *rep)
 {
     km_text_printf(t, "! ===== Rank %d =====\n", rep->rank);
@@ -637,6 +738,7 @@ void km_format_section(struct km_text *t, const struct km_report *rep)
     format_threads(t, rep, ix, n, &l);
     format_messages(t, rep, ix, n, &l);
     format_peers(t, rep);
+    format_files(t, rep);
     km_mem_free((void *)ix);
     km_mem_free(l.first);
 }

@@ -119,7 +119,8 @@ enum km_hook {
     KM_HOOK_TRACE = 1,       /* written to the trace file */
     KM_HOOK_REDUNDANT = 2,   /* its time is redundant work (KM_F_REDUNDANT) */
     KM_HOOK_MPI = 4,         /* an MPI call: may lie inside redundant work */
-    KM_HOOK_STARTUP = 8      /* MPI_INIT or MPI_INIT_THREAD */
+    KM_HOOK_STARTUP = 8,     /* MPI_INIT or MPI_INIT_THREAD */
+    KM_HOOK_IO = 16          /* an I/O statement: its time goes to a file */
 };
 
 
@@ -304,6 +305,9 @@ struct km_report {
     struct km_msg *msg;
     struct km_peer *peers;   /* the rank's peers (rank's report only) */
     int32_t npeers;
+    struct km_iofile *files; /* the files its I/O statements worked on
+                                (rank's report only) */
+    int32_t nfiles;
 };
 
 void km_report_free(struct km_report *rep);
@@ -340,6 +344,32 @@ struct km_peer *km_peer_copy(int32_t *n);
 /* The figures of regions 1..nreg (index id - 1), km_mem memory; NULL
  * when memory runs out. */
 struct km_msg *km_msg_copy(int32_t nreg);
+
+/* ---- files (km_io.c) ---------------------------------------------------- */
+
+/* What a rank's measured I/O statements did to one file, over its
+ * threads.  Names starting with '<' are no file: <stdin>, <stdout>,
+ * <stderr>, <internal>, <scratch>, <unit N>, <unit not known>, <other
+ * files>. */
+struct km_iofile {
+    const char *name;
+    uint64_t n[KM_IO_NOPS];  /* operations, by enum km_io_op */
+    km_time t[KM_IO_NOPS];   /* their elapsed time */
+    km_time te[KM_IO_NOPS];  /* the estimated part of t */
+    uint64_t bytes[2];       /* unformatted: [0] read, [1] written (file
+                                storage units of INQUIRE(IOLENGTH=)) */
+    uint64_t formatted[2];   /* formatted reads and writes */
+    uint64_t grown;          /* what connections with formatted writes
+                                grew the file by (an estimate of what they
+                                wrote) */
+    int64_t size;            /* its size when last seen, -1: never */
+};
+
+/* The statement whose region just closed took `e` (estimated or not). */
+void km_io_leave(km_time e, int estimated);
+/* The rank's files (km_mem memory, *n of them); NULL when memory runs
+ * out. */
+struct km_iofile *km_io_copy(int32_t *n);
 
 /* ---- MPI (km_mpi.c provides, km_core.c and km_gather.c use) ------------ */
 

@@ -150,6 +150,8 @@ static uint8_t hooks_of(const struct km_region *r,
         h |= KM_HOOK_REDUNDANT;
     if (r->kind == KM_K_MPI)
         h |= KM_HOOK_MPI;
+    if (r->kind == KM_K_IO)
+        h |= KM_HOOK_IO;
     if (is_startup(r))
         h |= KM_HOOK_STARTUP;
     return h;

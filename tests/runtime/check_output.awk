@@ -55,6 +55,10 @@ function end_section() {
         bad("rank " rank ": " msgrows " message rows for " nmsg " call sites")
     if (peers && peerrows != npeers)
         bad("rank " rank ": " peerrows " peer rows for " npeers " peers")
+    if (files && filerows != nfiles)
+        bad("rank " rank ": " filerows " file rows for " nfiles " files")
+    if (files && !nthr && !near(fig["I/O time"], sumfile, fig["Total time"]))
+        bad("rank " rank ": I/O time " fig["I/O time"] " != the files' time " sumfile)
     if (nfig != 14)
         bad("rank " rank ": " nfig " header figures, expected 14")
     if (!total_seen)
@@ -102,7 +106,7 @@ BEGIN {
     for (i in t) timefig[t[i]] = 1
 }
 
-FNR == 1 && $0 != "! kmtool KM_output 4" { bad("first line") }
+FNR == 1 && $0 != "! kmtool KM_output 5" { bad("first line") }
 FNR == 2 && $0 !~ /^! Program    : ./ { bad("Program line") }
 FNR == 3 && $0 !~ /^! Started    : [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ { bad("Started line") }
 FNR == 4 && $0 !~ /^! Written at : (END|STOP|EXIT|MPI_FINALIZE|PRINT_OUT|exit|signal [0-9]+)$/ { bad("Written at line") }
@@ -154,6 +158,7 @@ pred {
     blk = 0; delete fig; delete rowname; delete rowel; delete rowno
     delete rowcnt; delete loccnt; thr = 0; nthr = 0; thrrows = 0; thrreg = 0
     msg = 0; nmsg = 0; msgrows = 0; peers = 0; npeers = 0; peerrows = 0
+    files = 0; nfiles = 0; filerows = 0; sumfile = 0
     next
 }
 /^! ===== End =====$/ { end_section(); ended = 1; next }
@@ -319,6 +324,33 @@ insec && peers == 2 && !/^!/ {
     lastpeer = $1 + 0
     if ($2 + $4 + $6 < 1) bad("a peer without a message")
     if (($2 == 0 && $3 != 0) || ($4 == 0 && $5 != 0) || ($6 == 0 && $7 != 0)) bad("bytes without messages")
+    next
+}
+insec && /^! ===== Files =====$/ {
+    if (msg && msgrows != nmsg) bad(msgrows " message rows for " nmsg " call sites")
+    if (peers && peerrows != npeers) bad(peerrows " peer rows for " npeers " peers")
+    if (blk && nloc != blk_n) bad("block of " blk_name " has " nloc " rows, heading says " blk_n)
+    if (thr && thr != 3) bad("Files block inside the Threads block")
+    blk = 0; thr = 0; msg = 0; peers = 0; files = 1; filerows = 0; next
+}
+insec && files == 1 {
+    if ($3 != "Files" || !is_count($1) || $1 < 1) bad("Files figure")
+    nfiles = $1 + 0; files = 2; next
+}
+insec && files == 2 && /^![ ]+Opens +Closes/ { next }
+insec && files == 2 && !/^!/ {
+    # five metadata counts, their time, reads, time, bytes, writes, time,
+    # bytes, size, name
+    if (NF < 14) { bad("file row"); next }
+    filerows++
+    for (i = 1; i <= 5; i++) if ($i !~ /^[0-9]+$/) bad("file row count " i)
+    if ($7 !~ /^[0-9]+$/ || $10 !~ /^[0-9]+$/) bad("file row reads or writes")
+    if (!is_time($6) || !is_time($8) || !is_time($11)) bad("file row time")
+    if ($9 !~ /^(~|>=)?[0-9]+$|^-$/ || $12 !~ /^(~|>=)?[0-9]+$|^-$/) bad("file row bytes")
+    if ($13 !~ /^[0-9]+$|^-$/) bad("file row size")
+    if ($1 + $2 + $3 + $4 + $5 + $7 + $10 < 1) bad("a file without an operation")
+    if (($7 == 0 && num($8) != 0) || ($10 == 0 && num($11) != 0)) bad("time without operations")
+    sumfile += num($6) + num($8) + num($11)
     next
 }
 insec && /^! Warning: / { next }

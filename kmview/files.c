@@ -1,0 +1,225 @@
+/*
+ * files.c — the Files part of the summary and exports: per file, the
+ * metadata operations (OPEN, CLOSE, INQUIRE, REWIND, BACKSPACE, ENDFILE,
+ * FLUSH, WAIT) and the data operations (READ, WRITE, PRINT) with their
+ * time and bytes.  Files are told apart by name: the same name on several
+ * ranks is one file (a shared file), summed over them.
+ *
+ * Must never read files or change the run.
+ */
+#include "kmview/files.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmview/out.h"
+#include "kmview/messages.h"
+#include "support/buf.h"
+
+/* One file over the ranks. */
+struct file_sum {
+    const char *name;
+    int ranks;
+    struct kv_file sum;      /* name unused */
+};
+
+static void add_bytes(struct kv_io_bytes *to, const struct kv_io_bytes *b)
+{
+    to->bytes += b->bytes;
+    if (b->kind > to->kind)
+        to->kind = b->kind;  /* exact < estimate < at least < unknown */
+}
+
+static void add_file(struct kv_file *to, const struct kv_file *x)
+{
+    for (int k = 0; k < KV_META_KINDS; k++)
+        to->meta[k] += x->meta[k];
+    to->meta_s += x->meta_s;
+    to->read_s += x->read_s;
+    to->write_s += x->write_s;
+    to->meta_est |= x->meta_est;
+    to->read_est |= x->read_est;
+    to->write_est |= x->write_est;
+    to->reads += x->reads;
+    to->writes += x->writes;
+    add_bytes(&to->read_b, &x->read_b);
+    add_bytes(&to->write_b, &x->write_b);
+    if (x->size > to->size)
+        to->size = x->size;
+}
+
+static double io_time(const struct kv_file *x)
+{
+    return x->meta_s + x->read_s + x->write_s;
+}
+
+static int by_time(const void *pa, const void *pb)
+{
+    const struct file_sum *a = pa, *b = pb;
+    double x = io_time(&a->sum), y = io_time(&b->sum);
+    if (x != y)
+        return x > y ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static int by_name(const void *pa, const void *pb)
+{
+    const struct file_sum *a = pa, *b = pb;
+    return strcmp(a->name, b->name);
+}
+
+/* Every file over the ranks, sorted by name; *n of them. */
+static struct file_sum *sum_files(const struct kv_run *run, size_t *n)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < run->nsections; i++)
+        cap += run->ranks[i].nfiles;
+    struct file_sum *v = km_xcalloc(cap + 1, sizeof *v);
+    *n = 0;
+    for (size_t i = 0; i < run->nsections; i++)
+        for (size_t k = 0; k < run->ranks[i].nfiles; k++) {
+            v[*n].name = run->ranks[i].files[k].name;
+            v[*n].ranks = 1;
+            v[*n].sum = run->ranks[i].files[k];
+            (*n)++;
+        }
+    qsort(v, *n, sizeof *v, by_name);
+    size_t m = 0;
+    for (size_t k = 0; k < *n; k++) {
+        if (m > 0 && strcmp(v[m - 1].name, v[k].name) == 0) {
+            add_file(&v[m - 1].sum, &v[k].sum);
+            v[m - 1].ranks++;
+        } else {
+            v[m++] = v[k];
+        }
+    }
+    *n = m;
+    return v;
+}
+
+static const char *bytes_text(char buf[40], const struct kv_io_bytes *b)
+{
+    char t[32];
+    switch (b->kind) {
+    case KV_BYTES_UNKNOWN:
+        return "-";
+    case KV_BYTES_ESTIMATE:
+        snprintf(buf, 40, "~%s", kv_bytes_text(t, b->bytes));
+        return buf;
+    case KV_BYTES_AT_LEAST:
+        snprintf(buf, 40, ">=%s", kv_bytes_text(t, b->bytes));
+        return buf;
+    default:
+        return strcpy(buf, kv_bytes_text(t, b->bytes));
+    }
+}
+
+static const char *secs_text(char buf[32], double s, bool est)
+{
+    snprintf(buf, 32, "%s%.3g", est ? "~" : "", s);
+    return buf;
+}
+
+void kv_summary_files(FILE *f, const struct kv_stats *st, int top)
+{
+    size_t any;
+    struct file_sum *v = sum_files(st->run, &any);
+    if (!any) {
+        free(v);
+        return;
+    }
+    qsort(v, any, sizeof *v, by_time);
+    size_t n = top > 0 && (size_t)top < any ? (size_t)top : any;
+    fprintf(f, "\nFiles (what the measured I/O statements did, summed over "
+            "the ranks; seconds)\n");
+    fprintf(f, "  %5s %6s %6s %9s %8s %9s %11s %8s %9s %11s  %s\n", "Ranks",
+            "Opens", "Meta", "Meta(s)", "Reads", "Read(s)", "Read", "Writes",
+            "Write(s)", "Written", "File");
+    for (size_t k = 0; k < n; k++) {
+        const struct kv_file *x = &v[k].sum;
+        uint64_t meta = 0;
+        for (int m = 0; m < KV_META_KINDS; m++)
+            meta += x->meta[m];
+        char a[32], b[32], c[32], d[40], e[40];
+        fprintf(f, "  %5d %6llu %6llu %9s %8llu %9s %11s %8llu %9s %11s  %s\n",
+                v[k].ranks, (unsigned long long)x->meta[KV_META_OPENS],
+                (unsigned long long)meta, secs_text(a, x->meta_s, x->meta_est),
+                (unsigned long long)x->reads,
+                secs_text(b, x->read_s, x->read_est),
+                bytes_text(d, &x->read_b), (unsigned long long)x->writes,
+                secs_text(c, x->write_s, x->write_est),
+                bytes_text(e, &x->write_b), v[k].name);
+    }
+    if (n < any)
+        fprintf(f, "  ... %zu more files (-n 0: all)\n", any - n);
+    fprintf(f, "  (Meta: OPEN, CLOSE, INQUIRE, REWIND, BACKSPACE, ENDFILE, "
+            "FLUSH, WAIT; bytes exact for unformatted transfers, ~ estimated "
+            "from a file's growth, >= formatted ones left out)\n");
+    free(v);
+}
+
+static const char *const kind_name[] = { "exact", "estimate", "at_least",
+                                          "unknown" };
+
+void kv_csv_rank_files(FILE *f, const void *ctx)
+{
+    const struct kv_stats *st = ctx;
+    fputs("rank,file,opens,closes,inquires,seeks,flushes,meta_seconds,"
+          "meta_estimated,reads,read_seconds,read_estimated,bytes_read,"
+          "bytes_read_kind,writes,write_seconds,write_estimated,"
+          "bytes_written,bytes_written_kind,size\n", f);
+    for (size_t i = 0; i < st->run->nsections; i++) {
+        const struct kv_rank *r = &st->run->ranks[i];
+        for (size_t k = 0; k < r->nfiles; k++) {
+            const struct kv_file *x = &r->files[k];
+            fprintf(f, "%d,", r->rank);
+            kv_csv_str(f, x->name);
+            for (int m = 0; m < KV_META_KINDS; m++)
+                fprintf(f, ",%llu", (unsigned long long)x->meta[m]);
+            fprintf(f, ",%.7e,%d,%llu,%.7e,%d,%llu,%s,%llu,%.7e,%d,%llu,%s,",
+                    x->meta_s, x->meta_est, (unsigned long long)x->reads,
+                    x->read_s, x->read_est,
+                    (unsigned long long)x->read_b.bytes,
+                    kind_name[x->read_b.kind], (unsigned long long)x->writes,
+                    x->write_s, x->write_est,
+                    (unsigned long long)x->write_b.bytes,
+                    kind_name[x->write_b.kind]);
+            if (x->size >= 0)
+                fprintf(f, "%lld", (long long)x->size);
+            fputc('\n', f);
+        }
+    }
+}
+
+void kv_json_rank_files(FILE *f, const struct kv_rank *r)
+{
+    static const char *const meta[] = { "opens", "closes", "inquires",
+                                        "seeks", "flushes" };
+    fputs(",\"files\":[", f);
+    for (size_t k = 0; k < r->nfiles; k++) {
+        const struct kv_file *x = &r->files[k];
+        fputs(k ? ",{\"name\":" : "{\"name\":", f);
+        kv_json_str(f, x->name);
+        for (int m = 0; m < KV_META_KINDS; m++)
+            fprintf(f, ",\"%s\":%llu", meta[m], (unsigned long long)x->meta[m]);
+        fprintf(f, ",\"meta_seconds\":%.7e,\"meta_estimated\":%s,"
+                "\"reads\":%llu,\"read_seconds\":%.7e,\"read_estimated\":%s,"
+                "\"bytes_read\":%llu,\"bytes_read_kind\":\"%s\","
+                "\"writes\":%llu,\"write_seconds\":%.7e,"
+                "\"write_estimated\":%s,\"bytes_written\":%llu,"
+                "\"bytes_written_kind\":\"%s\",\"size\":",
+                x->meta_s, x->meta_est ? "true" : "false",
+                (unsigned long long)x->reads, x->read_s,
+                x->read_est ? "true" : "false",
+                (unsigned long long)x->read_b.bytes, kind_name[x->read_b.kind],
+                (unsigned long long)x->writes, x->write_s,
+                x->write_est ? "true" : "false",
+                (unsigned long long)x->write_b.bytes,
+                kind_name[x->write_b.kind]);
+        if (x->size >= 0)
+            fprintf(f, "%lld}", (long long)x->size);
+        else
+            fputs("null}", f);
+    }
+    fputc(']', f);
+}

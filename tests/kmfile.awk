@@ -1,0 +1,13 @@
+# kmfile.awk — the rows of the Files block of a KM_output file
+# (doc/KM_output.md), times left out:
+#   rank file opens closes inquires seeks flushes reads read-bytes writes
+#   write-bytes size
+# for every rank section (a file's name is its last field: the fixtures'
+# names have no blank).
+/^! ===== Rank [0-9]+ =====/ { rank = $4; rows = 0; next }
+/^! ===== Files =====/ { rows = 1; next }
+/^! ===== / { rows = 0; next }
+/^!/ { next }
+rows && NF == 14 {
+    print rank, $14, $1, $2, $3, $4, $5, $7, $9, $10, $12, $13
+}
