@@ -628,21 +628,25 @@ static const char *io_bytes(char *buf, size_t size, const struct km_iofile *f,
     return buf;
 }
 
-/* Operation op's time in file f, its estimated part scaled by `scale`. */
-static km_time op_time(const struct km_iofile *f, int op, double scale)
+/* Operation op's time in file f, its estimated part (all of it: `all`)
+ * scaled by `scale`. */
+static km_time op_time(const struct km_iofile *f, int op, double scale,
+                       int all)
 {
+    if (all)
+        return (km_time)((double)f->t[op] * scale);
     return f->t[op] - f->te[op] + (km_time)((double)f->te[op] * scale);
 }
 
 static void file_row(struct km_text *t, const struct km_report *rep,
-                     const struct km_iofile *f, double scale)
+                     const struct km_iofile *f, double scale, int all)
 {
     unsigned long long meta[5] = { 0 };
     km_time mt = 0;
     int mest = 0;
     for (int op = KM_IO_OPEN; op < KM_IO_READ; op++) {
         meta[meta_group[op]] += f->n[op];
-        mt += op_time(f, op, scale);
+        mt += op_time(f, op, scale, all);
         mest |= f->te[op] > 0;
     }
     char a[32], b[32], c[32], d[32], e[32];
@@ -652,12 +656,12 @@ static void file_row(struct km_text *t, const struct km_report *rep,
                    fig(a, sizeof a, secs(rep, mt), mest),
                    (unsigned long long)f->n[KM_IO_READ],
                    fig(b, sizeof b,
-                       secs(rep, op_time(f, KM_IO_READ, scale)),
+                       secs(rep, op_time(f, KM_IO_READ, scale, all)),
                        f->te[KM_IO_READ] > 0),
                    io_bytes(c, sizeof c, f, 0),
                    (unsigned long long)f->n[KM_IO_WRITE],
                    fig(d, sizeof d,
-                       secs(rep, op_time(f, KM_IO_WRITE, scale)),
+                       secs(rep, op_time(f, KM_IO_WRITE, scale, all)),
                        f->te[KM_IO_WRITE] > 0),
                    io_bytes(e, sizeof e, f, 1));
     if (f->size >= 0)
@@ -667,13 +671,15 @@ static void file_row(struct km_text *t, const struct km_report *rep,
     km_text_printf(t, " %s\n", f->name);
 }
 
-/* An estimated execution gives its file the estimate libkm made when it
- * ended; the region's own figures later settle such estimates against
- * the measured frame around them.  A rank of one thread, whose I/O time
- * is its files' time, gets the settled total by scaling the files'
- * estimated parts alike (ranks of several threads: their I/O time is the
- * program's thread's, the files' the whole rank's). */
-static double estimate_scale(const struct km_report *rep)
+/* The files' times are the statements' elapsed times as each execution
+ * ended; the regions' figures are later adjusted: estimates settled
+ * against the measured frame around them, a location's time fitted into
+ * its parent's.  A rank of one thread, whose I/O time is its files' time,
+ * gets the regions' total: the estimated parts scaled where they can make
+ * up the difference, else every part alike (*all set).  Ranks of several
+ * threads keep the times as measured (their I/O time is the program's
+ * thread's, the files' the whole rank's). */
+static double file_scale(const struct km_report *rep, int *all)
 {
     km_time measured = 0, estimated = 0;
     for (int32_t k = 0; k < rep->nfiles; k++)
@@ -681,9 +687,13 @@ static double estimate_scale(const struct km_report *rep)
             measured += rep->files[k].t[op] - rep->files[k].te[op];
             estimated += rep->files[k].te[op];
         }
-    if (rep->nothers > 0 || estimated <= 0 || rep->io < measured)
+    *all = 0;
+    if (rep->nothers > 0 || measured + estimated <= 0)
         return 1.0;
-    return (double)(rep->io - measured) / (double)estimated;
+    if (estimated > 0 && rep->io >= measured)
+        return (double)(rep->io - measured) / (double)estimated;
+    *all = 1;
+    return (double)rep->io / (double)(measured + estimated);
 }
 
 /* What the rank's measured I/O statements did, file by file. */
@@ -697,9 +707,10 @@ static void format_files(struct km_text *t, const struct km_report *rep)
                    "%14s %14s %s\n", "Opens", "Closes", "Inquire", "Seeks",
                    "Flushes", "Meta(s)", "Reads", "Read(s)", "Read(B)",
                    "Writes", "Write(s)", "Write(B)", "Size(B)", "File");
-    double scale = estimate_scale(rep);
+    int all;
+    double scale = file_scale(rep, &all);
     for (int32_t k = 0; k < rep->nfiles; k++)
-        file_row(t, rep, &rep->files[k], scale);
+        file_row(t, rep, &rep->files[k], scale, all);
 }
 
 void km_format_section(struct km_text *t, const struct km_report *rep)

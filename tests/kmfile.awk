@@ -2,12 +2,14 @@
 # (doc/KM_output.md), times left out:
 #   rank file opens closes inquires seeks flushes reads read-bytes writes
 #   write-bytes size
-# for every rank section (a file's name is its last field: the fixtures'
-# names have no blank).
+# for every rank section (a file's name is the rest of its row).
 /^! ===== Rank [0-9]+ =====/ { rank = $4; rows = 0; next }
 /^! ===== Files =====/ { rows = 1; next }
 /^! ===== / { rows = 0; next }
 /^!/ { next }
-rows && NF == 14 {
-    print rank, $14, $1, $2, $3, $4, $5, $7, $9, $10, $12, $13
+rows && NF >= 14 {
+    name = $14
+    for (i = 15; i <= NF; i++)
+        name = name " " $i
+    print rank, name, $1, $2, $3, $4, $5, $7, $9, $10, $12, $13
 }
