@@ -61,7 +61,12 @@ void kv_html_end(FILE *f, const char *script)
 {
     fputs("<script>\n", f);
     fputs(kv_asset_common_js, f);
-    fputs(strcmp(script, "diff") == 0 ? kv_asset_diff_js : kv_asset_report_js, f);
+    if (strcmp(script, "diff") == 0)
+        fputs(kv_asset_diff_js, f);
+    else {
+        fputs(kv_asset_messages_js, f);
+        fputs(kv_asset_report_js, f);
+    }
     fputs("</script>\n</body>\n</html>\n", f);
 }
 
