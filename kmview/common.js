@@ -1,7 +1,8 @@
 /* common.js — helpers every kmview page shares (inlined into each page).
-   Owns number formats, the data element, base64 arrays, the tooltip and
-   the bar chart both the report and the diff view draw.  Never fetches
-   anything: the page's Content-Security-Policy forbids it anyway. */
+   Owns number formats, the data element, base64 arrays, the tooltip,
+   the heat maps' colours and the bar chart both the report and the diff
+   view draw.  Never fetches anything: the page's Content-Security-Policy
+   forbids it anyway. */
 'use strict';
 
 var KM = {};
@@ -110,6 +111,16 @@ KM.order = function (items, order) {
   if (order === 'asc') out.sort(function (a, b) { return a.value - b.value || a.pos - b.pos; });
   if (order === 'desc') out.sort(function (a, b) { return b.value - a.value || a.pos - b.pos; });
   return out;
+};
+
+/* The heat maps' colours: t in [0, 1] to [r, g, b]. */
+KM.heatColour = function (t, diverging) {
+  /* sequential: pale yellow -> orange -> dark red; diverging: blue -> white -> red */
+  var stops = diverging ? [[49, 104, 181], [247, 247, 247], [196, 40, 40]]
+                        : [[255, 250, 220], [250, 160, 60], [150, 20, 30]];
+  t = Math.max(0, Math.min(1, t));
+  var x = t * 2, k = Math.min(1, Math.floor(x)), f = x - k, a = stops[k], b = stops[k + 1];
+  return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
 };
 
 /* A group of toggle buttons: [label, value, disabled?] choices for key k. */

@@ -20,7 +20,7 @@
  * page says so ("binned"), names each column by its first and last rank,
  * leaves out the per-thread table, and lists the rank groups as text.
  * The summary figures, the prediction and the groups are those of every
- * rank.
+ * rank.  The Messages view's data (htmlmsg.c) is bounded its own way.
  *
  * Must never reference anything outside the page: no URL, font, image or
  * script that a browser would fetch.
@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "kmview/assets.h"
+#include "kmview/htmlmsg.h"
 #include "kmview/out.h"
 #include "kmview/summary.h"
 #include "kmview/threads.h"
@@ -60,7 +61,12 @@ void kv_html_end(FILE *f, const char *script)
 {
     fputs("<script>\n", f);
     fputs(kv_asset_common_js, f);
-    fputs(strcmp(script, "diff") == 0 ? kv_asset_diff_js : kv_asset_report_js, f);
+    if (strcmp(script, "diff") == 0)
+        fputs(kv_asset_diff_js, f);
+    else {
+        fputs(kv_asset_messages_js, f);
+        fputs(kv_asset_report_js, f);
+    }
     fputs("</script>\n</body>\n</html>\n", f);
 }
 
@@ -569,6 +575,7 @@ void kv_html_report(FILE *f, const struct kv_stats *st,
     data_locations(f, st, &c);
     data_warnings(f, st);
     data_threads(f, st, &c);
+    kv_html_messages(f, st);
     data_groups(f, st, groups, &c);
     fputs("}</script>\n", f);
     kv_html_end(f, "report");

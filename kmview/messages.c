@@ -13,18 +13,12 @@
 #include "kmview/model.h"
 #include "support/buf.h"
 
-/* One call site over the ranks. */
-struct site {
-    int location;
-    int ranks;
-    uint64_t messages, sent, received;
-    uint64_t bins[KV_MSG_BINS];
-};
-
 static int by_bytes(const void *pa, const void *pb)
 {
-    const struct site *a = pa, *b = pb;
+    const struct kv_msg_site *a = pa, *b = pb;
     uint64_t x = a->sent + a->received, y = b->sent + b->received;
+    if ((a->ranks > 0) != (b->ranks > 0))   /* a site of empty messages */
+        return a->ranks > 0 ? -1 : 1;       /* before one of none */
     if (x != y)
         return x > y ? -1 : 1;
     return a->location - b->location;
@@ -87,7 +81,7 @@ static const char *bin_text(char buf[48], int b)
     return buf;
 }
 
-static int usual_bin(const struct site *s)
+static int usual_bin(const struct kv_msg_site *s)
 {
     int best = 0;
     for (int b = 1; b < KV_MSG_BINS; b++)
@@ -96,10 +90,10 @@ static int usual_bin(const struct site *s)
     return best;
 }
 
-void kv_summary_messages(FILE *f, const struct kv_stats *st, int top)
+/* (messages.h) */
+struct kv_msg_site *kv_msg_sites(const struct kv_run *run, size_t *n)
 {
-    const struct kv_run *run = st->run;
-    struct site *v = km_xcalloc(run->nlocations + 1, sizeof *v);
+    struct kv_msg_site *v = km_xcalloc(run->nlocations + 1, sizeof *v);
     for (size_t l = 0; l < run->nlocations; l++)
         v[l].location = (int)l;
     size_t any = 0;
@@ -107,7 +101,7 @@ void kv_summary_messages(FILE *f, const struct kv_stats *st, int top)
         const struct kv_rank *r = &run->ranks[i];
         for (size_t k = 0; k < r->nmsgs; k++) {
             const struct kv_msg *m = &r->msgs[k];
-            struct site *s = &v[m->location];
+            struct kv_msg_site *s = &v[m->location];
             any += s->ranks == 0;
             s->ranks++;
             s->messages += m->messages;
@@ -117,11 +111,21 @@ void kv_summary_messages(FILE *f, const struct kv_stats *st, int top)
                 s->bins[b] += m->bins[b];
         }
     }
+    /* the sites no rank named (ranks 0) sort last and are left out */
+    qsort(v, run->nlocations, sizeof *v, by_bytes);
+    *n = any;
+    return v;
+}
+
+void kv_summary_messages(FILE *f, const struct kv_stats *st, int top)
+{
+    const struct kv_run *run = st->run;
+    size_t any;
+    struct kv_msg_site *v = kv_msg_sites(run, &any);
     if (!any) {
         free(v);
         return;
     }
-    qsort(v, run->nlocations, sizeof *v, by_bytes);
     size_t n = top > 0 && (size_t)top < any ? (size_t)top : any;
     fprintf(f, "\nMessages (what each MPI call site moved, summed over the "
             "ranks)\n");
@@ -129,7 +133,7 @@ void kv_summary_messages(FILE *f, const struct kv_stats *st, int top)
             "Line", "Ranks", "Messages", "Sent", "Received", "Usual size",
             "Statement");
     for (size_t k = 0; k < n; k++) {
-        const struct site *s = &v[k];
+        const struct kv_msg_site *s = &v[k];
         const struct kv_location *l = &run->locations[s->location];
         char a[32], b[32], c[48];
         fprintf(f, "  %-16s %5d %6d %12llu %12s %12s  %-16s %s\n",

@@ -4,8 +4,9 @@
    communication as two colours of one bar (either first) or one colour,
    original / ascending / descending order, elapsed / net / counts, the
    value and its percentage on hover, automatic or manual scale, and a
-   history to go back and forth; plus a rank x routine heat map and the
-   figures of the run.  The state lives in the URL's #fragment, so the
+   history to go back and forth; plus a rank x routine heat map, what the
+   MPI calls moved (messages.js: shown only when they moved something) and
+   the figures of the run.  The state lives in the URL's #fragment, so the
    browser's back and forward buttons (and << >>) walk the history and a
    view can be bookmarked.  Every figure that contains an estimate is
    marked '~' (and its hover says how much of it is estimated, where the
@@ -36,7 +37,8 @@ D.locations.forEach(function (l, j) { locsOf[l[0]].push(j); if (l[7]) startupOf[
 
 var DEFAULT = {view: 'profile', rank: 'mean', metric: 'net', order: 'orig', mode: 'cc',
                scale: 'auto', max: '', routine: '', subject: 'program', hscale: 'routine',
-               horder: D.groups ? 'cluster' : 'rank', tmetric: 'net'};
+               horder: D.groups ? 'cluster' : 'rank', tmetric: 'net',
+               mpart: 'p2p', mshow: 'bytes', mscale: 'linear', msort: 'bytes', mrows: 'some'};
 var S = {};
 
 /* ---- figures ----------------------------------------------------------- */
@@ -172,6 +174,7 @@ function readHash() {
     if (e > 0) S[decodeURIComponent(kv.slice(0, e))] = decodeURIComponent(kv.slice(e + 1));
   });
   if (S.rank !== 'mean') S.rank = colOfRank[+S.rank] === undefined ? 'mean' : colOfRank[+S.rank];
+  if (S.view === 'messages' && !D.messages) S.view = 'profile';
   if (S.routine === '' || !(+S.routine >= 0 && +S.routine < R)) S.routine = firstWithLocations();
   else S.routine = +S.routine;
 }
@@ -249,6 +252,8 @@ function header() {
 function nav() {
   var views = [['Profile', 'profile'], ['Locations', 'locations', L === 0], ['Ranks', 'ranks'],
                ['Heat map', 'heat'], ['Threads', 'threads', !D.threads], ['Figures', 'figures']];
+  /* a run without messages has no Messages view at all, not an empty one */
+  if (D.messages) views.splice(5, 0, ['Messages', 'messages']);
   var h = '<nav id="nav"><span class="group" data-group="view"><label>View</label>';
   views.forEach(function (v) {
     h += '<button class="view' + (S.view === v[1] ? ' on' : '') + '" data-k="view" data-v="' + v[1] + '"' +
@@ -314,6 +319,7 @@ function controls() {
   else if (S.view === 'threads' && D.threads)
     h += KM.toggles('Show', 'tmetric', [['Net Time', 'net'], ['Total', 'total'], ['Outside', 'outside'],
                                         ['MPI', 'mpi'], ['Routine Counts', 'counts']], S.tmetric);
+  else if (S.view === 'messages' && D.messages) h += KM.msg.controls(D, S);
   return h + '</div>';
 }
 function legend(items) {
@@ -418,14 +424,7 @@ function ranksView(main) {
 }
 
 /* ---- heat map ---------------------------------------------------------- */
-function heatColour(t, diverging) {
-  /* sequential: pale yellow -> orange -> dark red; diverging: blue -> white -> red */
-  var stops = diverging ? [[49, 104, 181], [247, 247, 247], [196, 40, 40]]
-                        : [[255, 250, 220], [250, 160, 60], [150, 20, 30]];
-  t = Math.max(0, Math.min(1, t));
-  var x = t * 2, k = Math.min(1, Math.floor(x)), f = x - k, a = stops[k], b = stops[k + 1];
-  return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
-}
+var heatColour = KM.heatColour;
 function heatView(main) {
   var metric = S.metric, cols = [], rows = [];
   for (var i = 0; i < R; i++) cols.push({value: routineBar(i, 'mean', metric).value, pos: i, i: i});
@@ -722,6 +721,7 @@ function render() {
   else if (S.view === 'ranks') ranksView(main);
   else if (S.view === 'heat') heatView(main);
   else if (S.view === 'threads' && D.threads) threadsView(main);
+  else if (S.view === 'messages' && D.messages) KM.msg.view(main, D, S);
   else if (S.view === 'figures') figuresView(main);
   else profileView(main);
   document.title = 'kmview: ' + (D.program || '') + ' — ' + S.view;

@@ -3,7 +3,7 @@ KMVIEW="$top_builddir/kmview/kmview"
 KMGEN="$top_builddir/tests/kmview/kmgen"
 KMVIEW_CSVS="run.csv figures.csv rank_figures.csv prediction.csv routines.csv
 locations.csv rank_routines.csv rank_locations.csv warnings.csv rank_threads.csv
-rank_thread_routines.csv rank_thread_locations.csv"
+rank_thread_routines.csv rank_thread_locations.csv rank_messages.csv rank_peers.csv"
 
 kmview() { "$KMVIEW" "$@"; }
 kmgen() { "$KMGEN" "$@"; }

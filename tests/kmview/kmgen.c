@@ -29,6 +29,12 @@
  *                         version 3) with a row per thread and rows for
  *                         its first three routines and their first
  *                         locations
+ *       --messages        Messages and Peers blocks (format version 4): a
+ *                         ring of point-to-point messages of known sizes
+ *                         (see write_messages); needs 3 routines and 3
+ *                         locations
+ *       --alltoall        also an all-to-all collective, every rank to
+ *                         every rank (5 routines)
  *   kmgen flatten-json FILE              "path<TAB>value" per JSON leaf
  *   kmgen flatten-csv DIR FILE...        "FILE:key:column<TAB>value"
  *   kmgen compare EXPECT GOT             every expected value present and
@@ -106,6 +112,7 @@ enum { E_EL = 1, E_NET = 2, E_MPI = 8, E_IO = 16 };
 struct gen {
     int n, nr, nl, lost, version, threads;
     bool extras, uniform, no_prediction, old_prediction;
+    bool messages, alltoall; /* Messages and Peers blocks (version 4) */
     int out_rank, out_routine;
     double out_factor;
     /* [p * nr + r] */
@@ -736,6 +743,163 @@ static void write_threads(FILE *f, const struct gen *g, int p)
     }
 }
 
+/* ---- messages (--messages, --alltoall) ------------------------------------ */
+
+/* A ring of point-to-point messages (format version 4), with figures that
+ * differ from rank to rank so that sizes fall in several bins:
+ *   SUB0002's third location (MPI) sends 3 messages of ring_size(p) bytes
+ *   to the right, p + 1, and receives the left neighbour's 3;
+ *   SUB0003's third location sends one message of big_size(p) bytes and an
+ *   empty one to the left, p - 1, and receives the right neighbour's;
+ *   with --alltoall, SUB0005's third location sends a2a_size(p) bytes to
+ *   every rank, itself included (an all-to-all collective).
+ * A site is written where its routine is in the rank's table; the peers
+ * are every rank's, whatever its sites. */
+enum { NPC = 6 };            /* a peer row: sent, received, all-to-all */
+struct peer_row {
+    int peer;
+    uint64_t v[NPC];         /* messages, bytes of each part */
+};
+
+static uint64_t ring_size(int p) { return 100 + 10 * (uint64_t)(p % 40); }
+static uint64_t big_size(int p) { return 4096 * (uint64_t)(1 + p % 3); }
+static uint64_t a2a_size(int p) { return 8 * (uint64_t)(1 + p % 4); }
+static int right_of(const struct gen *g, int p) { return (p + 1) % g->n; }
+static int left_of(const struct gen *g, int p) { return (p + g->n - 1) % g->n; }
+
+/* The size bin of b bytes: 0 empty, k for 2^(k-1) <= b < 2^k. */
+static int size_bin(uint64_t b)
+{
+    int k = 0;
+    while (b)
+        b >>= 1, k++;
+    return k;
+}
+
+/* What one call site of a rank moved. */
+struct site_row {
+    int r;                   /* its routine; its location is the third */
+    uint64_t messages, sent, received;
+    uint64_t bins[48];
+};
+
+static void site_add(struct site_row *s, uint64_t bytes, uint64_t n)
+{
+    s->messages += n;
+    s->bins[size_bin(bytes)] += n;
+}
+
+/* The sites of rank p, in the order written; how many. */
+static int sites_of(const struct gen *g, int p, struct site_row out[3])
+{
+    int n = 0;
+    struct site_row s[3] = { { .r = 1 }, { .r = 2 }, { .r = 4 } };
+    int l = left_of(g, p), rt = right_of(g, p);
+    site_add(&s[0], ring_size(p), 3);
+    site_add(&s[0], ring_size(l), 3);
+    s[0].sent = 3 * ring_size(p);
+    s[0].received = 3 * ring_size(l);
+    site_add(&s[1], big_size(p), 1);
+    site_add(&s[1], 0, 1);
+    site_add(&s[1], big_size(rt), 1);
+    site_add(&s[1], 0, 1);
+    s[1].sent = big_size(p);
+    s[1].received = big_size(rt);
+    site_add(&s[2], a2a_size(p), (uint64_t)g->n);
+    s[2].sent = (uint64_t)g->n * a2a_size(p);
+    for (int k = 0; k < (g->alltoall ? 3 : 2); k++)
+        if (g->present[(size_t)p * g->nr + s[k].r])
+            out[n++] = s[k];
+    return n;
+}
+
+/* Peer q's row of rank p (zero where they exchange nothing). */
+static struct peer_row peer_row_of(const struct gen *g, int p, int q)
+{
+    struct peer_row row = { .peer = q };
+    if (q == right_of(g, p)) {               /* the ring, to the right */
+        row.v[0] += 3, row.v[1] += 3 * ring_size(p);
+        row.v[2] += 1, row.v[3] += big_size(q);
+    }
+    if (q == left_of(g, p)) {                /* to the left */
+        row.v[0] += 2, row.v[1] += big_size(p);
+        row.v[2] += 3, row.v[3] += 3 * ring_size(q);
+    }
+    if (g->alltoall)
+        row.v[4] = 1, row.v[5] = a2a_size(p);
+    return row;
+}
+
+/* Rank p's peer rows in peer order (every rank with --alltoall, else its
+ * one or two neighbours); how many.  out holds g->n rows. */
+static int peers_of(const struct gen *g, int p, struct peer_row *out)
+{
+    int n = 0, l = left_of(g, p), r = right_of(g, p);
+    int near[2] = { l < r ? l : r, l < r ? r : l };
+    for (int k = 0; k < (g->alltoall ? g->n : 2); k++) {
+        int q = g->alltoall ? k : near[k];
+        if (!g->alltoall && k == 1 && near[1] == near[0])
+            break;
+        out[n++] = peer_row_of(g, p, q);
+    }
+    return n;
+}
+
+/* The table row (1-based) of routine r in rank p's table, 0 if absent. */
+static int row_of(const struct gen *g, int p, int r)
+{
+    for (int no = 1; table_routine(g, p, no) >= 0; no++)
+        if (table_routine(g, p, no) == r)
+            return no;
+    return 0;
+}
+
+static void write_sizes(FILE *f, const uint64_t bins[48])
+{
+    for (int b = 0; b < 48; b++)
+        if (bins[b])
+            fprintf(f, " %d:%llu", b, (unsigned long long)bins[b]);
+}
+
+static void write_messages(FILE *f, const struct gen *g, int p,
+                           struct peer_row *peers)
+{
+    struct site_row s[3];
+    int n = sites_of(g, p, s);
+    char id[16], name[16];
+    fprintf(f, "!\n! ===== Messages =====\n%-15d ! Call sites\n", n);
+    fprintf(f, "!   Region Routine                Kind    Line     Messages"
+            "          Sent(B)      Received(B) Sizes(bin:messages)\n");
+    for (int k = 0; k < n; k++) {
+        snprintf(id, sizeof id, "%d.3", row_of(g, p, s[k].r));
+        routine_name(name, sizeof name, s[k].r);
+        fprintf(f, "%10s %-22s %-5s %6d %12llu %16llu %16llu", id, name,
+                "MPI", loc_line(s[k].r, 2), (unsigned long long)s[k].messages,
+                (unsigned long long)s[k].sent,
+                (unsigned long long)s[k].received);
+        write_sizes(f, s[k].bins);
+        fputc('\n', f);
+    }
+    int np = peers_of(g, p, peers);
+    fprintf(f, "!\n! ===== Peers =====\n%-15d ! Peers\n", np);
+    fprintf(f, "!     Peer     Sent(msgs)          Sent(B) Received(msgs)"
+            "      Received(B) Alltoall(msgs)      Alltoall(B)\n");
+    for (int k = 0; k < np; k++) {
+        fprintf(f, "%10d", peers[k].peer);
+        for (int c = 0; c < NPC; c++)
+            fprintf(f, " %*llu", c % 2 ? 16 : 14,
+                    (unsigned long long)peers[k].v[c]);
+        fputc('\n', f);
+    }
+}
+
+static void write_rank_messages(FILE *f, const struct gen *g, int p)
+{
+    struct peer_row *peers = xcalloc((size_t)g->n, sizeof *peers);
+    write_messages(f, g, p, peers);
+    free(peers);
+}
+
 static void write_rank(FILE *f, const struct gen *g, int p)
 {
     struct rank_sums s = sums(g, p);
@@ -763,6 +927,8 @@ static void write_rank(FILE *f, const struct gen *g, int p)
                 "(first: SUB0002); no prediction\n");
     if (g->threads > 1)
         write_threads(f, g, p);
+    if (g->messages)
+        write_rank_messages(f, g, p);
 }
 
 static void write_run(FILE *f, const struct gen *g, double pred[3],
@@ -1354,6 +1520,70 @@ static void expect_threads(FILE *e, const struct gen *g)
     }
 }
 
+/* rank_messages.csv (keyed by rank and location id) and rank_peers.csv
+ * (by rank and peer), and the same in the JSON's ranks. */
+static void expect_sites(FILE *e, const struct gen *g, int p)
+{
+    static const char *const key[] = { "messages", "sent", "received" };
+    struct site_row s[3];
+    int n = sites_of(g, p, s);
+    char c[160], j[160];
+    for (int k = 0; k < n; k++) {
+        int id = (g->id_of[s[k].r] - 1) * g->nl + 3;
+        uint64_t v[] = { s[k].messages, s[k].sent, s[k].received };
+        for (int m = 0; m < 3; m++) {
+            snprintf(c, sizeof c, "rank_messages.csv:%d/%d:%s", p, id, key[m]);
+            snprintf(j, sizeof j, "ranks[%d].messages[%d].%s", p, k, key[m]);
+            fprintf(e, "%s\t%llu\n%s\t%llu\n", c, (unsigned long long)v[m], j,
+                    (unsigned long long)v[m]);
+        }
+        fprintf(e, "ranks[%d].messages[%d].id\t%d\n", p, k, id);
+        fprintf(e, "rank_messages.csv:%d/%d:sizes\t", p, id);
+        bool first = true;
+        for (int b = 0; b < 48; b++)
+            if (s[k].bins[b]) {
+                fprintf(e, "%s%d:%llu", first ? "" : " ", b,
+                        (unsigned long long)s[k].bins[b]);
+                first = false;
+            }
+        fputc('\n', e);
+        for (int b = 0; b < 48; b++)
+            if (s[k].bins[b])
+                fprintf(e, "ranks[%d].messages[%d].sizes.%d\t%llu\n", p, k, b,
+                        (unsigned long long)s[k].bins[b]);
+    }
+}
+
+static void expect_peers(FILE *e, const struct gen *g, int p,
+                         struct peer_row *peers)
+{
+    static const char *const key[NPC] = {
+        "messages_sent", "bytes_sent", "messages_received", "bytes_received",
+        "alltoall_messages", "alltoall_bytes" };
+    int n = peers_of(g, p, peers);
+    for (int k = 0; k < n; k++) {
+        fprintf(e, "ranks[%d].peers[%d].peer\t%d\n", p, k, peers[k].peer);
+        for (int c = 0; c < NPC; c++)
+            fprintf(e, "rank_peers.csv:%d/%d:%s\t%llu\nranks[%d].peers[%d].%s"
+                    "\t%llu\n", p, peers[k].peer, key[c],
+                    (unsigned long long)peers[k].v[c], p, k, key[c],
+                    (unsigned long long)peers[k].v[c]);
+    }
+}
+
+static void expect_messages(FILE *e, const struct gen *g)
+{
+    if (!g->messages)
+        return;
+    struct peer_row *peers = xcalloc((size_t)g->n, sizeof *peers);
+    for (int p = 0; p < g->n; p++)
+        if (p != g->lost) {
+            expect_sites(e, g, p);
+            expect_peers(e, g, p, peers);
+        }
+    free(peers);
+}
+
 static int profile(int argc, char **argv)
 {
     struct gen g = { .n = 4, .nr = 10, .nl = 0, .lost = -1, .out_rank = -1,
@@ -1373,6 +1603,8 @@ static int profile(int argc, char **argv)
         else if (!strcmp(a, "--v1")) g.version = 1;
         else if (!strcmp(a, "--threads")) g.threads = atoi(v), g.version = 3,
                                           i++;
+        else if (!strcmp(a, "--messages")) g.messages = true;
+        else if (!strcmp(a, "--alltoall")) g.messages = g.alltoall = true;
         else if (!strcmp(a, "--no-prediction")) g.no_prediction = true;
         else if (!strcmp(a, "--old-prediction")) g.old_prediction = true;
         else if (!strcmp(a, "--outlier") &&
@@ -1383,6 +1615,11 @@ static int profile(int argc, char **argv)
     }
     if (g.n < 1 || g.nr < 1 || g.nl < 0 || g.nl > 6)
         return fputs("kmgen: bad sizes (locations at most 6)\n", stderr), 2;
+    if (g.messages && (g.version < 2 || g.nl < 3 || g.nr < (g.alltoall ? 5 : 3)))
+        return fputs("kmgen: --messages needs version 2, 3 locations and 3 "
+                     "routines (--alltoall 5)\n", stderr), 2;
+    if (g.messages)
+        g.version = 4;
     if ((g.no_prediction || g.old_prediction) && g.version < 2)
         return fputs("kmgen: --no-prediction and --old-prediction need "
                      "version 2\n", stderr), 2;
@@ -1404,6 +1641,7 @@ static int profile(int argc, char **argv)
     expect_cells(e, &g);
     expect_prediction(e, &g);
     expect_threads(e, &g);
+    expect_messages(e, &g);
     free(lv.rank);
     free_run(&g);
     return fclose(f) || fclose(e) ? 2 : 0;
@@ -1642,6 +1880,8 @@ static int flatten_csv(const char *dir, const char *name)
      * and thread), the others by their first
      * column (escaping ':' in keys) */
     bool two = !strncmp(name, "rank_routines", 13) ||
+               !strncmp(name, "rank_messages", 13) ||
+               !strncmp(name, "rank_peers", 10) ||
                !strncmp(name, "rank_locations", 14) ||
                !strncmp(name, "rank_thread", 11);
     while (csv_record(&p, row, &nr, 64)) {

@@ -8,7 +8,9 @@
    one pass over all the data, on the 1,000 x 1,000 report; mode "kpis"
    checks the headline: expect maps a label to the figure shown above it,
    "title:LABEL" to its hover text, "absent:LABEL" to a label that must
-   not be there. */
+   not be there; mode "messages" checks the Messages view against kmgen's
+   rank_peers.csv and rank_messages.csv expectations, "nomessages" that a
+   run without messages has none. */
 (function () {
 'use strict';
 var T = window.KMTEST, E = T.expect, out = [];
@@ -431,10 +433,202 @@ function kpiPage() {
   finish();
 }
 
+/* --- the Messages view: matrix, pairs and call sites against kmgen ---- */
+/* expect holds kmgen's rank_peers.csv and rank_messages.csv expectations,
+   the locations' lines and routines, the routines' names, and "per": the
+   ranks a matrix cell should aggregate. */
+function intOf(s) { return +String(s).replace(/,/g, ''); }
+function expectedPairs(what) {          /* what: 'sent' or 'alltoall' */
+  var pairs = [];
+  Object.keys(E).forEach(function (k) {
+    var m = /^rank_peers\.csv:(\d+)\/(\d+):(\w+)$/.exec(k);
+    var msgs = what === 'sent' ? 'messages_sent' : 'alltoall_messages';
+    if (m && m[3] === msgs && +E[k] > 0)
+      pairs.push([+m[1], +m[2], +E[k], num('rank_peers.csv:' + m[1] + '/' + m[2] + ':' +
+                                           (what === 'sent' ? 'bytes_sent' : 'alltoall_bytes'))]);
+  });
+  return pairs;
+}
+/* the expected cells: "row/col" -> [bytes, messages], blocks of per */
+function expectedCells(pairs, per) {
+  var cells = {};
+  pairs.forEach(function (p) {
+    var k = Math.floor(p[0] / per) + '/' + Math.floor(p[1] / per), c = cells[k] || (cells[k] = [0, 0]);
+    c[0] += p[3];
+    c[1] += p[2];
+  });
+  return cells;
+}
+function ranksText(k, per, n) {
+  var lo = k * per, hi = Math.min(n, lo + per) - 1;
+  return lo === hi ? 'rank ' + lo : 'ranks ' + lo + '–' + hi;
+}
+/* Hover every cell that holds messages and as many empty ones: the tip's
+   sender, receiver, bytes and messages exactly, and the colour painted. */
+function matrixCells(pairs, what) {
+  var cv = $('#mheat'), per = +E.per, n = T.ranks, side = Math.ceil(n / per);
+  ok(cv && +cv.dataset.side === side && +cv.dataset.per === per,
+     what + ': the map is ' + side + ' cells a side, ' + per + ' rank' + (per > 1 ? 's' : '') + ' a cell');
+  var c = +cv.dataset.cell, left = +cv.dataset.left, top = +cv.dataset.top, b = cv.getBoundingClientRect();
+  var ctx = cv.getContext('2d'), cells = expectedCells(pairs, per), keys = Object.keys(cells), bad = [];
+  for (var e = 0; e < side && keys.length < 2 * Object.keys(cells).length + 1; e++) {
+    var k0 = e + '/' + ((e + Math.floor(side / 2)) % side);
+    if (!cells[k0]) keys.push(k0);
+  }
+  var empties = 0;
+  keys.forEach(function (k) {
+    var rc = k.split('/').map(Number), x = left + (rc[1] + 0.5) * c, y = top + (rc[0] + 0.5) * c;
+    cv.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: b.left + x, clientY: b.top + y}));
+    var tip = document.getElementById('tip').textContent, want = cells[k] || [0, 0];
+    var by = /bytes: ([\d,]+) B/.exec(tip), ms = /messages: ([\d,]+)/.exec(tip);
+    var from = ranksText(rc[0], per, n), to = ranksText(rc[1], per, n);
+    var px = ctx.getImageData(Math.floor(x), Math.floor(y), 1, 1).data;
+    var grey = px[0] === 238 && px[1] === 240 && px[2] === 244;
+    if (!cells[k]) empties++;
+    if (!(tip.indexOf('sender: ' + from) >= 0 && tip.indexOf('receiver: ' + to) >= 0 && by && ms &&
+          intOf(by[1]) === want[0] && intOf(ms[1]) === want[1] && grey === !cells[k]) && bad.length < 3)
+      bad.push(k + ': "' + tip + '" expected ' + from + ' → ' + to + ' ' + want.join(' B, ') + ' messages' +
+               (grey === !cells[k] ? '' : ', painted ' + Array.prototype.join.call(px, ',')));
+  });
+  ok(bad.length === 0 && keys.length > empties, what + ': the mouse over ' + (keys.length - empties) +
+     ' cells with messages and ' + empties + ' without gives sender, receiver, exact bytes and messages; ' +
+     'grey where nothing was sent' + (bad.length ? ' (' + bad.join('; ') + ')' : ''));
+}
+/* The table: its first rows in the order of a sort, exactly. */
+function tableRows() {
+  return $$('#mpairs tr').slice(1).map(function (tr) {
+    return Array.prototype.map.call(tr.children, function (td) { return intOf(td.textContent); }).slice(0, 4);
+  });
+}
+/* The pairs the page holds: all, or (more than 500) the 250 heaviest by
+   bytes and the 250 by messages, as kmview picks them. */
+function heldPairs(pairs) {
+  if (pairs.length <= 500) return pairs;
+  var byBytes = function (a, b) { return b[3] - a[3] || b[2] - a[2] || a[0] - b[0] || a[1] - b[1]; };
+  var byMsgs = function (a, b) { return b[2] - a[2] || b[3] - a[3] || a[0] - b[0] || a[1] - b[1]; };
+  var held = {};
+  pairs.slice().sort(byBytes).slice(0, 250).concat(pairs.slice().sort(byMsgs).slice(0, 250))
+    .forEach(function (p) { held[p[0] + '/' + p[1]] = p; });
+  return Object.keys(held).map(function (k) { return held[k]; });
+}
+function pairsTable(pairs, what) {
+  var held = heldPairs(pairs), order = {bytes: function (a, b) { return b[3] - a[3] || a[0] - b[0] || a[1] - b[1]; },
+               messages: function (a, b) { return b[2] - a[2] || b[3] - a[3] || a[0] - b[0] || a[1] - b[1]; },
+               from: function (a, b) { return a[0] - b[0] || b[3] - a[3] || a[1] - b[1]; }};
+  ['bytes', 'messages', 'from'].forEach(function (key) {
+    if (key !== 'bytes') btn('msort', key);
+    var want = held.slice().sort(order[key]), got = tableRows(), n = Math.min(got.length, 50);
+    var same = got.length > 0 && got.length <= 50 && got.length === Math.min(50, want.length);
+    for (var i = 0; i < n && same; i++) same = got[i].join(' ') === want[i].join(' ');
+    ok(same, what + ': the table by ' + key + ' lists the pairs in that order with exact messages and bytes (' +
+       got.length + ' rows; first ' + (got[0] || []).join(' ') + ', expected ' + want[0].join(' ') + ')');
+  });
+  var more = $('#mrows');
+  if (pairs.length > 50) {
+    ok(more !== null, what + ': a button shows every row the page holds');
+    more.click();
+    var all = tableRows().length;
+    ok(all === held.length,
+       what + ': ' + all + ' rows of ' + pairs.length + ' pairs' + (pairs.length > 500 ? ' (the heaviest)' : ''));
+    ok(pairs.length > 500 === /heaviest of/.test($('#mpairsnote').textContent),
+       what + ': the note says whether the table has every pair');
+  }
+  btn('msort', 'bytes');
+}
+/* Per call site over ranks: its totals and the bars of its histogram. */
+function expectedSites() {
+  var sites = {};
+  Object.keys(E).forEach(function (k) {
+    var m = /^rank_messages\.csv:(\d+)\/(\d+):(\w+)$/.exec(k);
+    if (!m) return;
+    var s = sites[m[2]] || (sites[m[2]] = {id: +m[2], messages: 0, sent: 0, received: 0, bins: {}, ranks: 0});
+    if (m[3] === 'sizes') {
+      s.ranks++;
+      E[k].split(' ').forEach(function (bc) {
+        var b = bc.split(':');
+        s.bins[b[0]] = (s.bins[b[0]] || 0) + +b[1];
+      });
+    } else s[m[3]] += +E[k];
+  });
+  return Object.keys(sites).map(function (id) { return sites[id]; })
+    .sort(function (a, b) { return b.sent + b.received - a.sent - a.received || a.id - b.id; });
+}
+function callSites() {
+  var want = expectedSites(), cards = $$('#msites .site'), bad = [];
+  ok(cards.length === want.length, 'sites: a chart per MPI call site (' + cards.length + ', expected ' +
+     want.length + ')');
+  want.forEach(function (s, i) {
+    var card = cards[i], id = s.id, name = E['routines.csv:' + E['locations.csv:' + id + ':routine_id'] + ':name'] +
+        ' line ' + E['locations.csv:' + id + ':line'];
+    if (!card) return;
+    var st = card.querySelector('.st').textContent.replace(/,/g, ''), most = 0, good = true;
+    good = card.querySelector('.sh b').textContent === name && st.indexOf(s.messages + ' messages') === 0 &&
+      st.indexOf('sent ' + s.sent + ' B') > 0 && st.indexOf('received ' + s.received + ' B') > 0 &&
+      st.indexOf(s.ranks + ' rank') > 0;
+    Object.keys(s.bins).forEach(function (b) { most = Math.max(most, s.bins[b]); });
+    var bars = card.querySelectorAll('.hb'), filled = 0;
+    Array.prototype.forEach.call(bars, function (bar) {
+      var n = s.bins[bar.dataset.bin] || 0, h = parseFloat(bar.firstChild.style.height);
+      if (h > 0) filled++;
+      good = good && +bar.dataset.n === n && Math.abs(h - 100 * n / most) < 0.01;
+    });
+    good = good && filled === Object.keys(s.bins).length;
+    if (!good && bad.length < 2) bad.push(name + ': "' + st + '" ' + JSON.stringify(s.bins));
+  });
+  ok(bad.length === 0, 'sites: in order of bytes, each with its routine, line, messages, bytes sent and ' +
+     'received and ranks, its bars as high as its bins\' messages against the fullest' +
+     (bad.length ? ' (' + bad.join('; ') + ')' : ''));
+  var zero = $('#msites .hb[data-bin="0"][data-n]:not([data-n="0"])');
+  var tip = zero ? hover(zero).replace(/,/g, '') : '';
+  var empty = want.some(function (s) { return s.bins[0] > 0; });
+  ok(empty ? zero && /size: 0 B/.test(tip) && new RegExp('messages: ' + zero.dataset.n + ' ').test(tip) : !zero,
+     'sites: ' + (empty ? 'the bar of empty messages (bin 0) says so on hover (' + tip + ')' : 'no empty message'));
+  var bin = $('#msites .hb[data-bin="9"]');
+  ok(!bin || /256–511 B/.test(hover(bin)), 'sites: bin 9 holds 256–511 bytes');
+}
+function messagesPage() {
+  selfContained();
+  var b = $('button.view[data-v="messages"]');
+  ok(b && !b.disabled, 'messages: the Messages view is offered');
+  btn('view', 'messages');
+  var per = +E.per;
+  ok(per > 1 === ($('#mblocks') !== null) && (per === 1 || new RegExp('blocks? of ' + per +
+     ' consecutive ranks').test($('#mblocks').textContent)), 'messages: ' + (per > 1 ? 'the page says ranks ' +
+     'are aggregated into blocks of ' + per : 'one rank a row and column'));
+  var sent = expectedPairs('sent');
+  matrixCells(sent, 'point-to-point');
+  pairsTable(sent, 'point-to-point');
+  btn('mshow', 'messages');
+  ok(/Colour: messages/.test($('#mnote').textContent) && / messages$/.test($('#mscale').textContent),
+     'messages: colour by message counts');
+  btn('mscale', 'log');
+  ok(/logarithmic/.test($('#mnote').textContent), 'messages: a logarithmic colour scale');
+  var a2a = expectedPairs('alltoall'), a2aButton = $('button[data-k="mpart"][data-v="a2a"]');
+  ok(a2aButton.disabled === (a2a.length === 0), 'messages: the all-to-all part is offered when there is one');
+  if (a2a.length) {
+    btn('mpart', 'a2a');
+    matrixCells(a2a, 'all-to-all');
+    pairsTable(a2a, 'all-to-all');
+  }
+  callSites();
+  finish();
+}
+/* A run without messages: no Messages view, not even when asked for. */
+function noMessagesPage() {
+  ok($('button.view[data-v="messages"]') === null, 'no messages: no Messages view is offered');
+  window.history.replaceState(null, '', '#view=messages');
+  window.dispatchEvent(new PopStateEvent('popstate'));
+  ok($('button.view.on').dataset.v === 'profile' && $('#mheat') === null && $('#msites') === null,
+     'no messages: asking for it by address shows the profile');
+  finish();
+}
+
 try {
   if (T.mode === 'diff') diffPage();
   else if (T.mode === 'kpis') kpiPage();
   else if (T.mode === 'threads') threadsPage();
+  else if (T.mode === 'messages') messagesPage();
+  else if (T.mode === 'nomessages') noMessagesPage();
   else if (T.mode === 'speed') speed();
   else {
     selfContained();
