@@ -111,8 +111,10 @@ static int32_t file_named(const char *name)
     for (int32_t i = buckets[b]; i; i = file_at(i - 1)->next)
         if (strcmp(file_at(i - 1)->name, name) == 0)
             return i - 1;
-    if (nfiles == MAX_FILES - 1 && strcmp(name, "<other files>") != 0)
+    if (nfiles >= MAX_FILES - 1 && strcmp(name, "<other files>") != 0)
         return file_named("<other files>");
+    if (nfiles >= MAX_FILES)
+        return -1;
     if (!chunks[nfiles / FILE_CHUNK] &&
         !(chunks[nfiles / FILE_CHUNK] = calloc(FILE_CHUNK,
                                                sizeof(struct iofile))))

@@ -1841,6 +1841,36 @@ static void test_signal_write(void)
     free(t);
 }
 
+/* More files than the table tells apart: the first 4095 keep their rows,
+ * every later one goes to "<other files>", the last row, and nothing
+ * is written past the table.  (The table is the process's: this test
+ * runs last.) */
+#define km_ion_t F77_FUNC_(km_ion, KM_ION)
+void km_ion_t(const int32_t *unit, const int32_t *op, const char *name);
+void km_io_leave(km_time e, int estimated);
+static void test_files_full(void)
+{
+    int32_t unit = 0, op = KM_IO_INQUIRE;
+    char name[32];
+    for (int k = 0; k < 5000; k++) {
+        snprintf(name, sizeof name, "f%d", k);
+        km_ion_t(&unit, &op, name);
+        km_io_leave(T(1), 0);
+    }
+    int32_t n;
+    struct km_iofile *v = km_io_copy(&n);
+    CHECK(v != NULL);
+    CHECK_EQ(n, 4096);
+    if (v && n == 4096) {
+        CHECK(strcmp(v[0].name, "f0") == 0);
+        CHECK(strcmp(v[4094].name, "f4094") == 0);
+        CHECK(strcmp(v[4095].name, "<other files>") == 0);
+        CHECK_EQ(v[4095].n[KM_IO_INQUIRE], 5000 - 4095);
+        CHECK_EQ(v[0].n[KM_IO_INQUIRE], 1);
+    }
+    km_mem_free(v);
+}
+
 int main(void)
 {
     char cwd[3000];
@@ -1892,6 +1922,7 @@ int main(void)
     test_redundant();
     test_trace();
     test_signal_write();
+    test_files_full();
     km_test_reset();                  /* so that the atexit handler is idle */
     current = "the end";
     CHECK(strcmp(listing(spare_tmp), "") == 0);
