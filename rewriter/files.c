@@ -40,7 +40,6 @@
 struct io_stmt {
     int op;                   /* KM_IO_OPEN ... KM_IO_WRITE */
     struct km_actuals ctl;    /* its control list, if in parentheses */
-    bool listed;              /* it has one */
     const char *unit;         /* its unit's text, NULL: the default unit */
     bool formatted;           /* READ, WRITE, PRINT: a format or namelist */
     char *list;               /* READ, WRITE: its list, NULL if none */
@@ -115,7 +114,6 @@ static bool read_io(const struct plan *P, int i, struct io_stmt *io)
         const char *end;
         if (!km_read_actuals(p, &io->ctl, &end))
             return false;
-        io->listed = true;
         io->unit = item(&io->ctl, "UNIT", 0);
         if (data) {
             io->formatted = item(&io->ctl, "FMT", 1) ||
@@ -133,8 +131,7 @@ static bool read_io(const struct plan *P, int i, struct io_stmt *io)
         io->list = l ? rest(l) : NULL;
         return true;
     }
-    io->unit = NULL;                  /* REWIND u, FLUSH u ... */
-    char *u = rest(p);
+    char *u = rest(p);                /* REWIND u, FLUSH u ... */
     if (!u)
         return false;
     io->ctl.kw[0] = NULL;
@@ -240,7 +237,7 @@ static enum unit_type unit_type(const struct plan *P, int x, const char *u)
         return UT_INTEGER;
     if (u[0] == '\'' || u[0] == '"' || strstr(u, "//"))
         return UT_CHARACTER;
-    if (strpbrk(u, "%"))
+    if (strchr(u, '%'))
         return UT_UNKNOWN;
     size_t n = strspn(u, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
     if (n == 0)
@@ -330,7 +327,7 @@ void km_place_files(struct plan *P, struct unit_ctx *c, struct region *r)
     struct code *before = logical_if ? &e->act_pre : &e->main;
     struct code *after = logical_if ? &e->act_post : &e->post[0];
     const char *file = item(&io.ctl, "FILE", -1);
-    if (io.op == KM_IO_OPEN || (io.op == KM_IO_INQUIRE && file && io.listed)) {
+    if (io.op == KM_IO_OPEN || (io.op == KM_IO_INQUIRE && file)) {
         km_code_prepend(before, 0, 0, name_call(&io, file));
     } else {
         km_code_prepend(before, 0, 0, unit_call(P, c->index, &io));
