@@ -54,6 +54,13 @@
  * from reordering those stores with signal fences (no instruction at run
  * time).
  *
+ * Timeline.  The program's thread also cuts its run into time slots
+ * (km_timeline.c): at each clock read a measured entry or exit makes
+ * anyway, the time since the previous one goes to the slot and category
+ * of the frame that was on top (tl_account, a few adds); estimated
+ * executions read no clock, so their time lands in the interval around
+ * them.  Other threads have no timeline.
+ *
  * Clock reads are not counted on the hot path: every measured frame reads
  * the clock once at entry and once at exit, so the count follows from the
  * regions' measured exits and the open frames (see clock_reads()).
@@ -227,6 +234,16 @@ static struct {
 
 static int atexit_registered;
 
+/* The program's thread's time slots (only that thread touches it, and
+ * snapshots read it). */
+static struct km_timeline tl;
+
+static km_tick tl_width0(void)
+{
+    double spt = st.clock.seconds_per_tick;
+    return spt > 0 ? (km_tick)(KM_TL_WIDTH0 / spt) : 1000000;
+}
+
 /* A clock read off the measured frames (start, snapshots, writes). */
 static km_tick cold_now(void)
 {
@@ -332,6 +349,10 @@ static void init_once(struct km_thread *t)
     set_budget();
     t->rng = st.seed;
     reset_root(t);
+    /* calibration runs the timeline's fast path too (slots that never
+     * end: no clock read here, and a restart below) */
+    km_tl_start(&tl, 0, tl_width0());
+    tl.slot_end = INT64_MAX;
     if (!st.clock_injected)
         calibrate_costs(t);
     st.pid = getpid();
@@ -344,6 +365,7 @@ static void init_once(struct km_thread *t)
     st.waited0 = st.clock_injected ? -1 : km_clock_waited_ns();
     st.t0 = cold_now();              /* the root's start */
     t->t0 = st.t0;
+    km_tl_start(&tl, st.t0, tl_width0());
     t->started = 1;
 }
 
@@ -581,6 +603,8 @@ static KM_NOINLINE void sync_regions(struct km_thread *t)
         signal_fence();
         t->nreg++;
     }
+    if (t == &main_thread)
+        km_tl_grow(&tl, t->tab, t->nreg);
     pthread_mutex_unlock(&st.lock);
 }
 
@@ -1068,6 +1092,45 @@ static KM_NOINLINE void checkpoint(struct km_thread *t, int32_t a)
     rehome_open_frames(t, a);
 }
 
+/* The category (and for computation the routine's row) of the time spent
+ * with frame `top` on top of t's stack. */
+static KM_ALWAYS_INLINE void tl_where(const struct km_thread *t, int32_t top,
+                                     int *c, int32_t *rix)
+{
+    const struct km_frame *f = &t->stack[top];
+    uint32_t n = (uint32_t)tl.nreg;
+    uint32_t id = (uint32_t)f->id, oid = (uint32_t)t->stack[f->own].id;
+    id = id <= n ? id : 0;           /* the root, a sentinel, or too new */
+    oid = oid <= n ? oid : 0;
+    int k = tl.kind[id];
+    *c = k == KM_TL_OWNER ? tl.kind[oid] : k;
+    *rix = tl.rix[oid];
+}
+
+/* A clock read `now` on the program's thread: the time since the last one
+ * was spent with frame `top` on top; what libkm counted as its own
+ * meanwhile is overhead. */
+static KM_ALWAYS_INLINE void tl_account(struct km_thread *t, int32_t top,
+                                        km_tick now)
+{
+    int c;
+    int32_t rix;
+    tl_where(t, top, &c, &rix);
+    km_time o = t->ovh - tl.ovh_last;
+    tl.ovh_last = t->ovh;
+    if (KM_UNLIKELY(now >= tl.slot_end)) {   /* a new slot, or off */
+        km_tl_add(&tl, now, c, rix, o);
+        return;
+    }
+    km_time d = KM_SUB(now - tl.last) - o;
+    tl.last = now;
+    km_time *row = tl.cat[tl.row];
+    row[c] += d;
+    row[KM_TL_OTHER] += o;
+    if (c == KM_TL_COMP)
+        tl.rt[(size_t)rix * KM_TL_ROWS + (size_t)tl.row] += d;
+}
+
 /* Open frame i for region r (not yet published: t->sp is still i - 1);
  * estimated into entry `slot` of its anchor's table, or measured (slot
  * -1); its clock, if any, is read last. */
@@ -1213,6 +1276,8 @@ static KM_NOINLINE void km_in_general(struct km_thread *t,
     struct km_frame *f = push(t, r, i, slot);
     km_tick now = slot >= 0 ? KM_UNREAD : km_clock_read(&st.clock);
     f->start = now;                  /* last, so our work is not in it */
+    if (slot < 0 && t == &main_thread)
+        tl_account(t, i - 1, now);
     if (r->hooks)
         enter_hooks(t, r, i, now);
     signal_fence();
@@ -1226,6 +1291,8 @@ static KM_ALWAYS_INLINE void in_measured(struct km_thread *t,
 {
     struct km_frame *f = push(t, r, i, -1);
     f->start = km_clock_tsc();       /* last */
+    if (t == &main_thread)
+        tl_account(t, i - 1, f->start);
     signal_fence();
     t->sp = i;
 }
@@ -1339,6 +1406,8 @@ static KM_NOINLINE void km_out_slow(struct km_thread *t, int32_t id)
     if (measured)
         t->saved_reads += measured - 1;
     int32_t top = t->sp;
+    if (measured && t == &main_thread)
+        tl_account(t, top, now);
     t->sp = j - 1;
     signal_fence();
     for (int32_t i = top; i >= j; i--)
@@ -1350,6 +1419,8 @@ static KM_ALWAYS_INLINE void out_measured(struct km_thread *t, int32_t i)
 {
     km_tick now = KM_LIKELY(st.clock.kind == KM_CLOCK_TSC)
                       ? km_clock_tsc() : km_clock_read(&st.clock);
+    if (t == &main_thread)
+        tl_account(t, i, now);
     t->sp = i - 1;
     signal_fence();
     leave_measured(LIVE(t), t->stack, i, now, 1);
@@ -1474,6 +1545,8 @@ void km_report_free(struct km_report *rep)
     km_mem_free(rep->peers);
     rep->peers = NULL;
     rep->npeers = 0;
+    km_tl_free(rep->tl);
+    rep->tl = NULL;
 }
 
 /* Clock reads so far: two per measured frame that closed, one per open
@@ -1776,6 +1849,21 @@ static int make_thread_report(const struct km_thread *t, struct km_report *rep,
     return 0;
 }
 
+/* The program's thread's time slots up to `now` (a copy: the interval
+ * since the last clock read goes to the frame on top now). */
+static void copy_timeline(struct km_report *rep, km_tick now)
+{
+    if (!main_thread.started || (rep->tl = km_tl_copy(&tl)) == NULL)
+        return;
+    int32_t sp = main_thread.sp;
+    if (sp < 0 || sp >= KM_STACK_DEPTH)
+        sp = 0;
+    int c;
+    int32_t rix;
+    tl_where(&main_thread, sp, &c, &rix);
+    km_tl_add(rep->tl, now, c, rix, main_thread.ovh - tl.ovh_last);
+}
+
 /* Every thread that has called libkm, in order of number, into a
  * km_mem array of *n (NULL when none or no memory). */
 static struct km_thread **thread_list(int32_t *n)
@@ -1817,6 +1905,7 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
         if (rc == 0) {
             rep->msg = km_msg_copy(rep->nreg);
             rep->peers = km_peer_copy(&rep->npeers);
+            copy_timeline(rep, now);
         }
         return rc;
     }
@@ -1824,6 +1913,8 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
     if (rc == 0) {
         rep->msg = km_msg_copy(rep->nreg);
         rep->peers = km_peer_copy(&rep->npeers);
+        if (v[0] == &main_thread)
+            copy_timeline(rep, now);
     }
     if (n > 1) {
         rep->others = km_mem_alloc((size_t)(n - 1) * sizeof *rep->others);
@@ -1854,6 +1945,8 @@ static void hide_time(struct km_thread *t, km_tick d)
         if (t->stack[i].start != KM_UNREAD)
             t->stack[i].start += d;
     t->t0 += d;
+    if (t == &main_thread)
+        km_tl_hide(&tl, d);
     if (st.t_startup)
         st.t_startup += d;
     if (st.mpi_state != MPI_NONE)
@@ -2014,6 +2107,14 @@ void km_core_mpi_init(const struct km_mpi_ops *ops)
     st.red_before = rep.redundant;
     km_report_free(&rep);
     st.t_mpii = now;
+    if (t == &main_thread) {         /* slots start at MPI_INIT's return */
+        int c;
+        int32_t rix;
+        tl_where(t, t->sp, &c, &rix);
+        km_tl_add(&tl, now, c, rix, t->ovh - tl.ovh_last);
+        tl.ovh_last = t->ovh;
+        km_tl_rebase(&tl, now);
+    }
     if (ops->rank_size(&st.rank, &st.nranks))
         st.rank = 0, st.nranks = 1;
     st.mpi_state = MPI_ACTIVE;
@@ -2103,6 +2204,7 @@ void km_test_reset(void)
     free(st.tmpl);
     free(st.hash);
     memset(&main_thread, 0, offsetof(struct km_thread, stack));
+    memset(&tl, 0, sizeof tl);       /* (its tables are leaked: tests) */
     main_taken = 0;
     self = NULL;
     on_main = 0;

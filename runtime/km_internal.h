@@ -13,6 +13,7 @@
  *   km_format.c  the text of a KM_output file
  *   km_file.c    a KM_output's place and name; writing it whole or not at all
  *   km_gather.c  collecting every rank's section into one file
+ *   km_timeline.c the program thread's time slots (the Timeline block)
  *   km_mpi.c     every MPI call libkm makes (only linked into MPI programs)
  *
  * The core never references an MPI symbol: km_mpi.c hands it a table of
@@ -230,6 +231,93 @@ void km_region_free(struct km_region *r);
 uint64_t km_region_hash(const struct km_region *r);
 int km_region_same(const struct km_region *a, const struct km_region *b);
 
+/* ---- the timeline (km_timeline.c; km_core.c feeds it) -------------------- */
+
+/*
+ * The program's thread's run cut into time slots: KM_TL_SLOTS slots of one
+ * width from the origin (the first call into libkm, or MPI_INIT's return),
+ * the width doubling (adjacent slots merged in pairs) whenever the run
+ * outgrows them, so its memory never grows with the run.  Row 0 holds the
+ * time before the origin; slot s is row s + 1.  Each row holds *raw* time
+ * per category (subticks, as libkm's clock reads saw it: the interval
+ * between two reads goes to the category of the frame that was on top, the
+ * overhead libkm counted meanwhile to KM_TL_OTHER), and per routine its
+ * computation.  A write scales each category to the rank's figures
+ * (km_tl_figures), so that the slots add up to them exactly.
+ */
+#define KM_TL_SLOTS 128
+#define KM_TL_ROWS (KM_TL_SLOTS + 1)
+#define KM_TL_TOP 8              /* routines with columns of their own */
+#define KM_TL_WIDTH0 1e-3        /* the first width, seconds */
+enum km_tl_cat { KM_TL_COMP, KM_TL_MPI, KM_TL_IO, KM_TL_OTHER, KM_TL_NCAT,
+                 KM_TL_OWNER = KM_TL_NCAT  /* a DO, USER, OMP frame: its
+                                              time is its owner's */ };
+
+struct km_timeline {
+    /* what the hot path touches */
+    km_tick last;            /* clock of the last read accounted */
+    km_tick slot_end;        /* where the row of `last` ends; 0: off */
+    km_time ovh_last;        /* the thread's overhead at `last` */
+    int32_t row;             /* row of `last` */
+    int32_t nreg;            /* region ids `kind` and `rix` cover */
+    const uint8_t *kind;     /* [id] enum km_tl_cat of a frame of region id;
+                                [0]: the root, and any id beyond nreg */
+    const int32_t *rix;      /* [id] the routine's row in rt (routines) */
+    km_time *rt;             /* [rix * KM_TL_ROWS + row] computation */
+    km_time (*cat)[KM_TL_NCAT];      /* [row][category] */
+    /* the rest */
+    km_tick origin, width;   /* slot s begins at origin + s * width */
+    km_tick width0;
+    km_tick origin_base;     /* the start (thread 0's first call) */
+    int origin_mpi;          /* the origin is MPI_INIT's return */
+    int32_t nrt;             /* routines in rt */
+    int32_t *rid;            /* [rix] the routine's region id */
+    int32_t cap, caprt;      /* of kind/rix, and of rt/rid */
+    km_time cat_rows[KM_TL_ROWS][KM_TL_NCAT];
+};
+
+/* Start (or restart) empty at clock `now`, slots of `width0` ticks. */
+void km_tl_start(struct km_timeline *tl, km_tick now, km_tick width0);
+/* Room for regions 1..nreg: `kind` of each (its registration), routines
+ * get a row of rt.  Allocates (never on the hot path); 0 or -1. */
+int km_tl_grow(struct km_timeline *tl, struct km_region *const *tab,
+               int32_t nreg);
+/* The interval from tl->last to `now`, spent in category c (routine row
+ * rix for computation), of which `ovh` was libkm's: split over the slots
+ * it crosses, doubling the width when `now` is past the last one. */
+void km_tl_add(struct km_timeline *tl, km_tick now, int c, int32_t rix,
+               km_time ovh);
+/* MPI_INIT returned at `now` (after km_tl_add up to it): everything so
+ * far becomes the time before the origin, and slot 0 starts now. */
+void km_tl_rebase(struct km_timeline *tl, km_tick now);
+/* A write took `d` ticks, which every figure leaves out: the grid moves
+ * on by d. */
+void km_tl_hide(struct km_timeline *tl, km_tick d);
+/* A copy for a report (km_mem memory); NULL when memory runs out. */
+struct km_timeline *km_tl_copy(const struct km_timeline *tl);
+void km_tl_free(struct km_timeline *copy);
+
+/* What a write prints: rows 0 .. rows - 1, in nanoseconds, each category
+ * adding up to the rank's figure for it, and the top routines'
+ * computation (never more than the row's). */
+struct km_tl_figures {
+    int32_t rows;            /* row 0 (before the origin) and the slots
+                                up to the last with time */
+    double width, origin;    /* seconds: the slots' width; the origin, from
+                                the start */
+    int origin_mpi;
+    int64_t total[KM_TL_NCAT];
+    int64_t cat[KM_TL_ROWS][KM_TL_NCAT];
+    int32_t ntop;
+    int32_t top[KM_TL_TOP];  /* region ids, most computation first */
+    int64_t rt[KM_TL_TOP][KM_TL_ROWS];
+    uint8_t est[KM_TL_NCAT];     /* the category's figure has a ~ */
+    uint8_t top_est[KM_TL_TOP];  /* the routine's net time has a ~ */
+};
+struct km_report;
+/* The figures of rep (its timeline and totals); -1 when it has none. */
+int km_tl_figures(const struct km_report *rep, struct km_tl_figures *out);
+
 /* ---- the Prediction: one rank's row ------------------------------------ */
 
 /* Seconds; P = T - S - C - R - O; W, the time the rank waited for a
@@ -304,6 +392,8 @@ struct km_report {
     struct km_msg *msg;
     struct km_peer *peers;   /* the rank's peers (rank's report only) */
     int32_t npeers;
+    struct km_timeline *tl;  /* the rank's time slots (thread 0's report
+                                only; NULL when none) */
 };
 
 void km_report_free(struct km_report *rep);
