@@ -239,62 +239,81 @@ int km_region_same(const struct km_region *a, const struct km_region *b);
  * the width doubling (adjacent slots merged in pairs) whenever the run
  * outgrows them, so its memory never grows with the run.  Row 0 holds the
  * time before the origin; slot s is row s + 1.  Each row holds *raw* time
- * per category (subticks, as libkm's clock reads saw it: the interval
- * between two reads goes to the category of the frame that was on top, the
- * overhead libkm counted meanwhile to KM_TL_OTHER), and per routine its
- * computation.  A write scales each category to the rank's figures
- * (km_tl_figures), so that the slots add up to them exactly.
+ * per category (subticks): the own time of every routine and MPI call
+ * that closed in it (and the computation per routine), the elapsed time
+ * of its I/O statements (taken from their routine's computation), the
+ * estimates settled in it; a region still open when a slot ends gives the
+ * slot what it ran so far (km_core.c).  A write scales each category to
+ * the rank's figures (km_tl_figures), so that the slots add up to them
+ * exactly; Other is what the others leave of a slot's time.
  */
 #define KM_TL_SLOTS 128
 #define KM_TL_ROWS (KM_TL_SLOTS + 1)
 #define KM_TL_TOP 8              /* routines with columns of their own */
 #define KM_TL_WIDTH0 1e-3        /* the first width, seconds */
-enum km_tl_cat { KM_TL_COMP, KM_TL_MPI, KM_TL_IO, KM_TL_OTHER, KM_TL_NCAT,
-                 KM_TL_OWNER = KM_TL_NCAT  /* a DO, USER, OMP frame: its
-                                              time is its owner's */ };
+enum km_tl_cat { KM_TL_COMP, KM_TL_MPI, KM_TL_IO, KM_TL_OTHER, KM_TL_NCAT };
+/* A region's code: its routine's row in rt (0: none, a row nobody reads)
+ * times 8, plus where its time goes: a routine's own time to
+ * KM_TL_COMP, an MPI call's to KM_TL_MPI, an I/O statement's elapsed time
+ * to KM_TL_IO (out of its routine's computation), KM_TL_OTHER: nowhere
+ * (a CALL, MPI start-up, a loop: Other is what is left). */
+#define KM_TL_CODE(rix, cat) ((int32_t)(rix) * 8 + (cat))
+#define KM_TL_CAT(code) ((code) & 7)
+#define KM_TL_RIX(code) ((code) >> 3)
 
 struct km_timeline {
     /* what the hot path touches */
-    km_tick last;            /* clock of the last read accounted */
-    km_tick slot_end;        /* where the row of `last` ends; 0: off */
-    km_time ovh_last;        /* the thread's overhead at `last` */
-    int32_t row;             /* row of `last` */
-    int32_t nreg;            /* region ids `kind` and `rix` cover */
-    const uint8_t *kind;     /* [id] enum km_tl_cat of a frame of region id;
-                                [0]: the root, and any id beyond nreg */
-    const int32_t *rix;      /* [id] the routine's row in rt (routines) */
+    km_tick slot_start;      /* where the current row begins ... */
+    km_tick slot_end;        /* ... and ends; 0: off */
+    int32_t row;             /* the current row */
+    int32_t nreg;            /* region ids `code` covers */
+    const int32_t *code;     /* [id] KM_TL_CODE; [0] unused */
     km_time *rt;             /* [rix * KM_TL_ROWS + row] computation */
     km_time (*cat)[KM_TL_NCAT];      /* [row][category] */
     /* the rest */
     km_tick origin, width;   /* slot s begins at origin + s * width */
     km_tick width0;
     km_tick origin_base;     /* the start (thread 0's first call) */
+    km_tick at;              /* copies: the moment of the snapshot */
     int origin_mpi;          /* the origin is MPI_INIT's return */
-    int32_t nrt;             /* routines in rt */
+    int32_t nrt;             /* rows of rt (row 0: nobody's) */
     int32_t *rid;            /* [rix] the routine's region id */
-    int32_t cap, caprt;      /* of kind/rix, and of rt/rid */
+    int32_t cap, caprt;      /* of code, and of rt/rid */
     km_time cat_rows[KM_TL_ROWS][KM_TL_NCAT];
 };
 
 /* Start (or restart) empty at clock `now`, slots of `width0` ticks. */
 void km_tl_start(struct km_timeline *tl, km_tick now, km_tick width0);
-/* Room for regions 1..nreg: `kind` of each (its registration), routines
- * get a row of rt.  Allocates (never on the hot path); 0 or -1. */
+/* Codes for regions 1..nreg, routines a row of rt each.  Allocates
+ * (never on the hot path); 0 or -1. */
 int km_tl_grow(struct km_timeline *tl, struct km_region *const *tab,
                int32_t nreg);
-/* The interval from tl->last to `now`, spent in category c (routine row
- * rix for computation), of which `ovh` was libkm's: split over the slots
- * it crosses, doubling the width when `now` is past the last one. */
-void km_tl_add(struct km_timeline *tl, km_tick now, int c, int32_t rix,
-               km_time ovh);
-/* MPI_INIT returned at `now` (after km_tl_add up to it): everything so
- * far becomes the time before the origin, and slot 0 starts now. */
+/* The code of region id (KM_TL_OTHER for one it does not cover). */
+static inline int32_t km_tl_code(const struct km_timeline *tl, int32_t id)
+{
+    return (uint32_t)id <= (uint32_t)tl->nreg && id > 0 ? tl->code[id]
+                                                         : KM_TL_OTHER;
+}
+/* Add `amount` of a region of code `code` to the current row. */
+void km_tl_put(struct km_timeline *tl, int32_t code, km_time amount);
+/* Double the width until the slots reach past `now`. */
+void km_tl_fit(struct km_timeline *tl, km_tick now);
+/* Spread `amount` of code `code`, which ran from `from` to `now`, over the
+ * rows from the current one (or from's, if later) to now's, in
+ * proportion to the time of each (after km_tl_fit). */
+void km_tl_spread(struct km_timeline *tl, km_tick from, km_tick now,
+                  int32_t code, km_time amount);
+/* The current row becomes now's. */
+void km_tl_place(struct km_timeline *tl, km_tick now);
+/* MPI_INIT returned at `now`: everything so far becomes the time before
+ * the origin, and slot 0 starts now. */
 void km_tl_rebase(struct km_timeline *tl, km_tick now);
 /* A write took `d` ticks, which every figure leaves out: the grid moves
  * on by d. */
 void km_tl_hide(struct km_timeline *tl, km_tick d);
-/* A copy for a report (km_mem memory); NULL when memory runs out. */
-struct km_timeline *km_tl_copy(const struct km_timeline *tl);
+/* A copy for a report (km_mem memory), at clock `at`; NULL when memory
+ * runs out. */
+struct km_timeline *km_tl_copy(const struct km_timeline *tl, km_tick at);
 void km_tl_free(struct km_timeline *copy);
 
 /* What a write prints: rows 0 .. rows - 1, in nanoseconds, each category

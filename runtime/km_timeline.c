@@ -3,59 +3,54 @@
  * block of KM_output, doc/KM_output.md).
  *
  * Owns the slot grid (origin, width, doubling by merging adjacent pairs),
- * splitting an interval between two clock reads over the slots it
- * crosses, moving the time before MPI_INIT's return into row 0, and
+ * spreading a region's time over the slots it ran in, moving the time
+ * before MPI_INIT's return into row 0, and
  * turning the raw rows into the printed figures: each category scaled to
  * the rank's own figure for it, in whole nanoseconds that add up exactly.
  *
- * Must never: read the clock (km_core.c hands it the reads it already
- * made), allocate anywhere but km_tl_grow and km_tl_copy (which run off
+ * Must never: read the clock (km_core.c hands it the times it already
+ * has), allocate anywhere but km_tl_grow and km_tl_copy (which run off
  * the hot path), or print.
  */
 #include "runtime/km_internal.h"
 
 #include <string.h>
 
-/* The root's category, and that of any id the tables do not cover yet. */
-static const uint8_t no_kind[1] = { KM_TL_OTHER };
-static const int32_t no_rix[1] = { -1 };
+/* Until the first registration: every id's code, and rt's row 0, which
+ * the hot path adds to for regions that are not routines. */
+static const int32_t no_code[1] = { KM_TL_OTHER };
+static km_time nobody[KM_TL_ROWS];
 
 void km_tl_start(struct km_timeline *tl, km_tick now, km_tick width0)
 {
     memset(tl->cat_rows, 0, sizeof tl->cat_rows);
     tl->cat = tl->cat_rows;
-    if (!tl->kind) {
-        tl->kind = no_kind;
-        tl->rix = no_rix;
-    }
-    if (tl->rt)
-        memset(tl->rt, 0, (size_t)tl->nrt * KM_TL_ROWS * sizeof *tl->rt);
+    if (!tl->code)
+        tl->code = no_code;
+    if (!tl->rt)
+        tl->rt = nobody;
+    memset(tl->rt, 0, (size_t)(tl->nrt ? tl->nrt : 1) * KM_TL_ROWS *
+                      sizeof *tl->rt);
     tl->width0 = width0 > 0 ? width0 : 1;
     tl->width = tl->width0;
     tl->origin = now;
     tl->origin_base = now;
     tl->origin_mpi = 0;
-    tl->last = now;
     tl->row = 1;
+    tl->slot_start = now;
     tl->slot_end = now + tl->width;
-    tl->ovh_last = 0;
 }
 
-/* Where the time in a frame of a region of this kind goes. */
-static uint8_t kind_category(const struct km_region *r)
+/* Where the time of a region of this kind goes. */
+static int kind_category(const struct km_region *r)
 {
     if (KM_KIND_IS_ROUTINE(r->kind))
         return KM_TL_COMP;
-    switch (r->kind) {
-    case KM_K_MPI:
+    if (r->kind == KM_K_MPI)
         return (r->hooks & KM_HOOK_STARTUP) ? KM_TL_OTHER : KM_TL_MPI;
-    case KM_K_IO:
+    if (r->kind == KM_K_IO)
         return KM_TL_IO;
-    case KM_K_CALL:
-        return KM_TL_OTHER;          /* uninstrumented routines */
-    default:
-        return KM_TL_OWNER;          /* DO, USER, OMP: its routine's */
-    }
+    return KM_TL_OTHER;   /* a CALL (Other), a loop (its routine's own) */
 }
 
 static int grow_routines(struct km_timeline *tl, int32_t need)
@@ -76,6 +71,10 @@ static int grow_routines(struct km_timeline *tl, int32_t need)
     if (tl->nrt) {
         memcpy(rt, tl->rt, (size_t)tl->nrt * KM_TL_ROWS * sizeof *rt);
         memcpy(rid, tl->rid, (size_t)tl->nrt * sizeof *rid);
+    } else {
+        memcpy(rt, tl->rt, KM_TL_ROWS * sizeof *rt);     /* nobody's */
+        rid[0] = 0;
+        tl->nrt = 1;
     }
     /* the old arrays are kept: a signal's snapshot may be reading them */
     tl->rt = rt;
@@ -84,26 +83,28 @@ static int grow_routines(struct km_timeline *tl, int32_t need)
     return 0;
 }
 
-static int grow_ids(struct km_timeline *tl, int32_t nreg)
+static int grow_codes(struct km_timeline *tl, int32_t nreg)
 {
     if (nreg < tl->cap)
         return 0;
     int32_t cap = tl->cap ? tl->cap * 2 : 256;
     while (cap <= nreg)
         cap *= 2;
-    uint8_t *kind = km_mem_alloc((size_t)cap);
-    int32_t *rix = km_mem_alloc((size_t)cap * sizeof *rix);
-    if (!kind || !rix) {
-        km_mem_free(kind);
-        km_mem_free(rix);
+    int32_t *code = km_mem_alloc((size_t)cap * sizeof *code);
+    if (!code)
         return -1;
-    }
-    memcpy(kind, tl->kind, (size_t)tl->nreg + 1);
-    memcpy(rix, tl->rix, ((size_t)tl->nreg + 1) * sizeof *rix);
-    tl->kind = kind;                 /* (old ones kept, as above) */
-    tl->rix = rix;
+    memcpy(code, tl->code, ((size_t)tl->nreg + 1) * sizeof *code);
+    tl->code = code;                 /* (the old one kept, as above) */
     tl->cap = cap;
     return 0;
+}
+
+/* A routine's row in rt, or 0. */
+static int32_t routine_row(const struct km_timeline *tl, int32_t id)
+{
+    if (id < 1 || id > tl->nreg)
+        return 0;
+    return KM_TL_RIX(tl->code[id]);
 }
 
 int km_tl_grow(struct km_timeline *tl, struct km_region *const *tab,
@@ -111,31 +112,42 @@ int km_tl_grow(struct km_timeline *tl, struct km_region *const *tab,
 {
     if (nreg <= tl->nreg)
         return 0;
-    if (!tl->kind) {
-        tl->kind = no_kind;
-        tl->rix = no_rix;
-    }
-    if (grow_ids(tl, nreg))
+    if (!tl->code)
+        tl->code = no_code;
+    if (!tl->rt)
+        tl->rt = nobody;
+    if (grow_codes(tl, nreg))
         return -1;
-    uint8_t *kind = (uint8_t *)tl->kind;
-    int32_t *rix = (int32_t *)tl->rix;
+    int32_t *code = (int32_t *)tl->code;
     for (int32_t id = tl->nreg + 1; id <= nreg; id++) {
         const struct km_region *r = tab[id - 1];
-        uint8_t c = kind_category(r);
-        rix[id] = -1;
+        int c = kind_category(r);
+        int32_t rix = 0;
         if (c == KM_TL_COMP) {
-            if (grow_routines(tl, tl->nrt + 1)) {
-                c = KM_TL_OTHER;     /* no room: its time stays in Other,
-                                        and is scaled into computation */
-            } else {
-                tl->rid[tl->nrt] = id;
-                rix[id] = tl->nrt++;
+            if (grow_routines(tl, tl->nrt + 1 + (tl->nrt == 0)) == 0) {
+                rix = tl->nrt++;
+                tl->rid[rix] = id;
             }
+        } else if (c == KM_TL_IO) {
+            rix = routine_row(tl, r->routine);
         }
-        kind[id] = c;
+        code[id] = KM_TL_CODE(rix, c);
+        __atomic_store_n(&tl->nreg, id, __ATOMIC_RELEASE);
     }
-    __atomic_store_n(&tl->nreg, nreg, __ATOMIC_RELEASE);
     return 0;
+}
+
+void km_tl_put(struct km_timeline *tl, int32_t code, km_time amount)
+{
+    int c = KM_TL_CAT(code);
+    km_time *rt = &tl->rt[(size_t)KM_TL_RIX(code) * KM_TL_ROWS];
+    if (c == KM_TL_IO) {             /* out of its routine's computation */
+        tl->cat[tl->row][KM_TL_COMP] -= amount;
+        rt[tl->row] -= amount;
+    } else {
+        rt[tl->row] += amount;
+    }
+    tl->cat[tl->row][c] += amount;
 }
 
 /* Twice the width: slot pairs merged, the second half of the rows empty. */
@@ -157,62 +169,56 @@ static void double_width(struct km_timeline *tl)
     }
     tl->width *= 2;
     tl->row = 1 + (tl->row - 1) / 2;
+    tl->slot_start = tl->origin + (km_tick)(tl->row - 1) * tl->width;
+    tl->slot_end = tl->slot_start + tl->width;
 }
 
-/* Double the width until the slots reach past `now`. */
-static void fit(struct km_timeline *tl, km_tick now)
+void km_tl_fit(struct km_timeline *tl, km_tick now)
 {
+    if (tl->slot_end == 0)
+        return;
     while (now - tl->origin >= (km_tick)KM_TL_SLOTS * tl->width)
         double_width(tl);
 }
 
-/* The row that holds clock x (within the slots). */
-static void place(struct km_timeline *tl, km_tick x)
+void km_tl_place(struct km_timeline *tl, km_tick now)
 {
-    tl->row = 1 + (int32_t)((x - tl->origin) / tl->width);
-    tl->slot_end = tl->origin + (km_tick)tl->row * tl->width;
-}
-
-static void put(struct km_timeline *tl, int c, int32_t rix, km_time d,
-                km_time ovh)
-{
-    tl->cat[tl->row][c] += d - ovh;
-    tl->cat[tl->row][KM_TL_OTHER] += ovh;
-    if (c == KM_TL_COMP && rix >= 0)
-        tl->rt[(size_t)rix * KM_TL_ROWS + tl->row] += d - ovh;
-}
-
-void km_tl_add(struct km_timeline *tl, km_tick now, int c, int32_t rix,
-               km_time ovh)
-{
-    if (tl->slot_end == 0 || now < tl->last)
+    if (tl->slot_end == 0 || now < tl->origin)
         return;
-    if (now - tl->origin >= (km_tick)KM_TL_SLOTS * tl->width) {
-        fit(tl, now);
-        place(tl, tl->last);
+    km_tl_fit(tl, now);
+    tl->row = 1 + (int32_t)((now - tl->origin) / tl->width);
+    tl->slot_start = tl->origin + (km_tick)(tl->row - 1) * tl->width;
+    tl->slot_end = tl->slot_start + tl->width;
+}
+
+void km_tl_spread(struct km_timeline *tl, km_tick from, km_tick now,
+                  int32_t code, km_time amount)
+{
+    if (tl->slot_end == 0 || amount == 0)
+        return;
+    int32_t row = tl->row;
+    if (from < tl->slot_start)
+        from = tl->slot_start;
+    if (now <= from) {
+        km_tl_put(tl, code, amount);
+        return;
     }
-    km_tick span = now - tl->last;
-    km_time d = KM_SUB(span), done_d = 0, done_o = 0;
-    while (tl->last < now) {
-        km_tick end = now < tl->slot_end ? now : tl->slot_end;
-        km_time sd, so;
-        if (end == now) {            /* the rest: the parts add up */
-            sd = d - done_d;
-            so = ovh - done_o;
-        } else {
-            double share = (double)(end - tl->last) / (double)span;
-            sd = (km_time)((double)d * share);
-            so = (km_time)((double)ovh * share);
+    km_time done = 0;
+    km_tick end = tl->slot_start + tl->width;   /* current row's end */
+    for (km_tick at = from; at < now; end += tl->width) {
+        km_tick to = now < end ? now : end;
+        if (to > at) {
+            km_time part = to == now ? amount - done
+                : (km_time)((double)amount * (double)(to - at) /
+                            (double)(now - from));
+            km_tl_put(tl, code, part);
+            done += part;
+            at = to;
         }
-        put(tl, c, rix, sd, so);
-        done_d += sd;
-        done_o += so;
-        tl->last = end;
-        if (end == tl->slot_end)
-            place(tl, end);
+        if (tl->row < KM_TL_ROWS - 1 && to == end)
+            tl->row++;
     }
-    if (span == 0)
-        put(tl, c, rix, 0, ovh);
+    tl->row = row;
 }
 
 void km_tl_rebase(struct km_timeline *tl, km_tick now)
@@ -234,8 +240,8 @@ void km_tl_rebase(struct km_timeline *tl, km_tick now)
     tl->width = tl->width0;
     tl->origin = now;
     tl->origin_mpi = 1;
-    tl->last = now;
     tl->row = 1;
+    tl->slot_start = now;
     tl->slot_end = now + tl->width;
 }
 
@@ -245,11 +251,11 @@ void km_tl_hide(struct km_timeline *tl, km_tick d)
         return;
     tl->origin += d;
     tl->origin_base += d;
-    tl->last += d;
+    tl->slot_start += d;
     tl->slot_end += d;
 }
 
-struct km_timeline *km_tl_copy(const struct km_timeline *tl)
+struct km_timeline *km_tl_copy(const struct km_timeline *tl, km_tick at)
 {
     if (tl->slot_end == 0)
         return NULL;
@@ -258,23 +264,25 @@ struct km_timeline *km_tl_copy(const struct km_timeline *tl)
         return NULL;
     *c = *tl;
     c->cat = c->cat_rows;
-    c->kind = NULL;
-    c->rix = NULL;
+    c->code = tl->code;              /* (read only; not freed) */
     c->rt = NULL;
     c->rid = NULL;
-    c->caprt = 0;
-    if (tl->nrt) {
-        size_t n = (size_t)tl->nrt * KM_TL_ROWS;
-        c->rt = km_mem_alloc(n * sizeof *c->rt);
-        c->rid = km_mem_alloc((size_t)tl->nrt * sizeof *c->rid);
-        if (!c->rt || !c->rid) {
-            km_tl_free(c);
-            return NULL;
-        }
-        memcpy(c->rt, tl->rt, n * sizeof *c->rt);
-        memcpy(c->rid, tl->rid, (size_t)tl->nrt * sizeof *c->rid);
-        c->caprt = tl->nrt;
+    c->at = at;
+    int32_t nrt = tl->nrt ? tl->nrt : 1;
+    size_t n = (size_t)nrt * KM_TL_ROWS;
+    c->rt = km_mem_alloc(n * sizeof *c->rt);
+    c->rid = km_mem_alloc((size_t)nrt * sizeof *c->rid);
+    if (!c->rt || !c->rid) {
+        km_tl_free(c);
+        return NULL;
     }
+    memcpy(c->rt, tl->rt, n * sizeof *c->rt);
+    if (tl->nrt)
+        memcpy(c->rid, tl->rid, (size_t)nrt * sizeof *c->rid);
+    else
+        c->rid[0] = 0;
+    c->nrt = nrt;
+    c->caprt = nrt;
     return c;
 }
 
@@ -328,7 +336,7 @@ static void share_out(int64_t total, const km_time *raw, size_t stride,
     }
 }
 
-/* The rows in use: row 0 and every slot up to the last with time. */
+/* The rows in use: row 0 and every slot up to the snapshot's. */
 static int32_t rows_used(const struct km_timeline *tl)
 {
     int32_t n = tl->row + 1;
@@ -339,12 +347,30 @@ static int32_t rows_used(const struct km_timeline *tl)
     return n > KM_TL_ROWS ? KM_TL_ROWS : n;
 }
 
+/* Other's raw time: what the others leave of each row's time (row 0:
+ * the start to the origin; the last row ends at the snapshot). */
+static void other_raw(const struct km_timeline *tl, int32_t rows,
+                      km_time *out)
+{
+    for (int32_t r = 0; r < rows; r++) {
+        km_tick from = r == 0 ? tl->origin_base
+                              : tl->origin + (km_tick)(r - 1) * tl->width;
+        km_tick to = r == 0 ? tl->origin : from + tl->width;
+        if (to > tl->at)
+            to = tl->at;
+        km_time v = to > from ? KM_SUB(to - from) : 0;
+        for (int c = 0; c < KM_TL_OTHER; c++)
+            v -= tl->cat[r][c];
+        out[r] = v;
+    }
+}
+
 /* The KM_TL_TOP routines with the most net time (ids), most first. */
 static int32_t top_routines(const struct km_report *rep,
                             const struct km_timeline *tl, int32_t *top)
 {
     int32_t n = 0;
-    for (int32_t k = 0; k < tl->nrt; k++) {
+    for (int32_t k = 1; k < tl->nrt; k++) {
         int32_t id = tl->rid[k];
         if (id < 1 || id > rep->nreg || rep->reg[id - 1].excl <= 0)
             continue;
@@ -363,7 +389,7 @@ static int32_t top_routines(const struct km_report *rep,
 
 static int32_t rix_of(const struct km_timeline *tl, int32_t id)
 {
-    for (int32_t k = 0; k < tl->nrt; k++)
+    for (int32_t k = 1; k < tl->nrt; k++)
         if (tl->rid[k] == id)
             return k;
     return -1;
@@ -420,9 +446,13 @@ int km_tl_figures(const struct km_report *rep, struct km_tl_figures *f)
     int64_t other = all - f->total[KM_TL_COMP] - f->total[KM_TL_MPI] -
                     f->total[KM_TL_IO];
     f->total[KM_TL_OTHER] = other > 0 ? other : 0;
-    for (int c = 0; c < KM_TL_NCAT; c++)
+    for (int c = 0; c < KM_TL_OTHER; c++)
         share_out(f->total[c], &tl->cat[0][c], KM_TL_NCAT, f->rows,
                   &f->cat[0][c], KM_TL_NCAT);
+    km_time rest[KM_TL_ROWS];
+    other_raw(tl, f->rows, rest);
+    share_out(f->total[KM_TL_OTHER], rest, 1, f->rows,
+              &f->cat[0][KM_TL_OTHER], KM_TL_NCAT);
     f->est[KM_TL_COMP] = rep->net_marked || rep->io_est;
     f->est[KM_TL_MPI] = rep->mpi_est;
     f->est[KM_TL_IO] = rep->io_est;

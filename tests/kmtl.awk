@@ -5,8 +5,10 @@
 #   before-mpi     every slot with the routine's time comes before the first
 #                  slot with MPI time, or is that slot (the phases share at
 #                  most the slot where one ends and the other begins)
-#   after-mpi      every slot with its time is at or after the first slot
-#                  with MPI time
+#   after-mpi      every slot with its time is at or after the slot before
+#                  the first slot with MPI time (a routine that begins
+#                  just before a slot ends and calls MPI in the next has
+#                  time in both)
 #   several-slots  its time is in more than one slot
 # Structure only: never a figure's size.
 function num(s) { sub(/^~/, "", s); return s + 0 }
@@ -19,7 +21,7 @@ function flush(   k, name, first, last, n, s) {
             if (col[k, s] > 0) { if (first < 0) first = s; last = s; n++ }
         if (n == 0) continue
         if (firstmpi >= 0 && last <= firstmpi) print rank, name, "before-mpi"
-        if (firstmpi >= 0 && first >= firstmpi) print rank, name, "after-mpi"
+        if (firstmpi >= 0 && first >= firstmpi - 1) print rank, name, "after-mpi"
         if (n > 1) print rank, name, "several-slots"
     }
     tl = 0
