@@ -539,6 +539,19 @@ void kv_ranks_timeline(FILE *f, const struct kv_tl_analysis *a,
 /* ------------------------------------------------------------------------ */
 /* CSV and JSON                                                              */
 
+/* A figure as kmview keeps it (a float: 10^5 ranks x 128 slots), in the
+ * fewest digits that read back as that float, so that 0.9 s stays "0.9". */
+static void put_float(FILE *f, float v)
+{
+    char b[32];
+    for (int p = 1; p <= 9; p++) {
+        snprintf(b, sizeof b, "%.*g", p, (double)v);
+        if ((float)strtod(b, NULL) == v)
+            break;
+    }
+    fputs(b, f);
+}
+
 static double row_start(const struct kv_timeline *tl, int r)
 {
     return r == 0 ? -tl->origin : (r - 1) * tl->width;
@@ -568,7 +581,7 @@ void kv_csv_rank_timeline(FILE *f, const void *stats)
             kv_csv_num(f, r == 0 ? tl->origin : tl->width);
             for (int c = 0; c < KV_TL_NCAT; c++) {
                 fputc(',', f);
-                kv_csv_num(f, tl->v[(size_t)r * tl->ncols + c]);
+                put_float(f, tl->v[(size_t)r * tl->ncols + c]);
             }
             fputc(',', f);
             est_text(f, tl->est, KV_TL_NCAT);
@@ -591,7 +604,7 @@ void kv_csv_rank_timeline_routines(FILE *f, const void *stats)
                 fprintf(f, "%d,%d,", st->rank[p], r - 1);
                 kv_csv_str(f, st->run->routines[tl->top[k]].name);
                 fputc(',', f);
-                kv_csv_num(f, v);
+                put_float(f, v);
                 fprintf(f, ",%d\n", (tl->est >> (KV_TL_NCAT + k)) & 1);
             }
     }
@@ -603,7 +616,7 @@ static void json_column(FILE *f, const struct kv_timeline *tl, int col)
     for (int r = 1; r <= tl->slots; r++) {
         if (r > 1)
             fputc(',', f);
-        kv_json_num(f, tl->v[(size_t)r * tl->ncols + col]);
+        put_float(f, tl->v[(size_t)r * tl->ncols + col]);
     }
     fputc(']', f);
 }
@@ -625,7 +638,7 @@ void kv_json_rank_timeline(FILE *f, const struct kv_run *run,
             tl->origin_mpi ? "true" : "false");
     for (int c = 0; c < KV_TL_NCAT; c++) {
         fprintf(f, "%s\"%s\":", c ? "," : "", cat_name[c]);
-        kv_json_num(f, tl->v[c]);
+        put_float(f, tl->v[c]);
     }
     fputs("}", f);
     for (int c = 0; c < KV_TL_NCAT; c++) {
@@ -645,7 +658,7 @@ void kv_json_rank_timeline(FILE *f, const struct kv_run *run,
         kv_json_str(f, run->routines[tl->top[k]].name);
         fprintf(f, ",\"estimated\":%s,\"before\":",
                 (tl->est >> (KV_TL_NCAT + k)) & 1 ? "true" : "false");
-        kv_json_num(f, tl->v[KV_TL_NCAT + k]);
+        put_float(f, tl->v[KV_TL_NCAT + k]);
         fputs(",\"computation\":", f);
         json_column(f, tl, KV_TL_NCAT + k);
         fputc('}', f);
