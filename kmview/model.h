@@ -159,8 +159,9 @@ struct kv_timeline {
     unsigned est;            /* bit c: category c had a ~; bit 4 + k:
                                 routine column k */
     int ncols;               /* KV_TL_NCAT + ntop */
-    float *v;                /* [(row) * ncols + col], row 0 `before`,
-                                row s + 1 slot s */
+    int64_t *v;              /* [(row) * ncols + col] nanoseconds, as the
+                                file has them (exact, and written back
+                                exactly); row 0 `before`, row s + 1 slot s */
 };
 
 struct kv_total_row {

@@ -1288,7 +1288,7 @@ static int tl_row(struct reader *rd, struct kv_timeline *tl)
                            slot != rd->tl_rows - 1)
         return fail_at(rd, fs.s[0], "expected the timeline row of %s",
                        rd->tl_rows ? "the next slot" : "'before'");
-    float *row = &tl->v[(size_t)rd->tl_rows * (size_t)tl->ncols];
+    int64_t *row = &tl->v[(size_t)rd->tl_rows * (size_t)tl->ncols];
     for (int k = 0; k < tl->ncols; k++) {
         const char *f = fs.s[1 + k];
         size_t len = fs.len[1 + k];
@@ -1296,7 +1296,9 @@ static int tl_row(struct reader *rd, struct kv_timeline *tl)
         uint64_t ns;
         if (parse_count(rd, f + est, len - est, &ns, NULL, "nanoseconds"))
             return -1;
-        row[k] = (float)((double)ns * 1e-9);
+        if (ns > INT64_MAX)
+            return fail_at(rd, f, "nanoseconds: count too large");
+        row[k] = (int64_t)ns;
         if (est)
             tl->est |= 1u << k;
     }

@@ -103,7 +103,8 @@ int kv_tl_grid_build(struct kv_tl_grid *g, const struct kv_stats *st,
         for (int r = 1; r <= tl->slots; r++) {
             int s = (r - 1) / f;
             for (int c = 0; c < KV_TL_NCAT; c++)
-                row[s * KV_TL_NCAT + c] += tl->v[(size_t)r * tl->ncols + c];
+                row[s * KV_TL_NCAT + c] +=
+                    (float)((double)tl->v[(size_t)r * tl->ncols + c] * 1e-9);
         }
     }
     return 0;
@@ -136,8 +137,8 @@ static int busiest_routines(const struct kv_stats *st, int *top)
         const struct kv_timeline *tl = &st->sec[p]->tl;
         for (int k = 0; tl->v && k < tl->ntop; k++)
             for (int r = 0; r <= tl->slots; r++)
-                sum[tl->top[k]] += tl->v[(size_t)r * tl->ncols +
-                                         KV_TL_NCAT + k];
+                sum[tl->top[k]] += (double)tl->v[(size_t)r * tl->ncols +
+                                                 KV_TL_NCAT + k] * 1e-9;
     }
     int n = 0;
     for (int k = 0; k < PHASE_ROUTINES; k++) {
@@ -176,7 +177,8 @@ static double *slot_shares(const struct kv_tl_analysis *a,
                         int s = (int)(start / w + 1e-9);
                         if (s < g->slots)
                             x[s * PHASE_DIMS + KV_TL_NCAT + j] +=
-                                tl->v[(size_t)r * tl->ncols + KV_TL_NCAT + k];
+                                (double)tl->v[(size_t)r * tl->ncols +
+                                              KV_TL_NCAT + k] * 1e-9;
                     }
     }
     for (int s = 0; s < g->slots; s++) {
@@ -230,6 +232,7 @@ static void find_phases(struct kv_tl_analysis *a, const struct kv_stats *st)
 /* Odd ranks                                                                 */
 
 #define RANK_CATS 3              /* computation, MPI, I/O per slot */
+#define KV_TL_EXACT_MAX 2048
 
 static void cluster_ranks(struct kv_tl_analysis *a, const struct kv_stats *st,
                           double cut, const struct kv_cluster_opts *how)
@@ -242,6 +245,14 @@ static void cluster_ranks(struct kv_tl_analysis *a, const struct kv_stats *st,
     rg->scale = st->total;
     rg->nfeatures = dim;
     rg->x = km_xcalloc(g->n * dim + 1, sizeof *rg->x);
+    /* the exact method's matrix over up to 64 x 3 coordinates costs 30
+     * times the profiles' per pair: distinct timelines beyond
+     * KV_TL_EXACT_MAX go to cells (whose groups scale.c proves exact, or
+     * says not) unless --exact or a lower --exact-max asks otherwise */
+    struct kv_cluster_opts mine = *how;
+    if (mine.max_exact > KV_TL_EXACT_MAX)
+        mine.max_exact = KV_TL_EXACT_MAX;
+    how = &mine;
     for (size_t p = 0; p < g->n; p++)
         for (int s = 0; s < g->slots; s++)
             for (int c = 0; c < RANK_CATS; c++)
@@ -539,17 +550,19 @@ void kv_ranks_timeline(FILE *f, const struct kv_tl_analysis *a,
 /* ------------------------------------------------------------------------ */
 /* CSV and JSON                                                              */
 
-/* A figure as kmview keeps it (a float: 10^5 ranks x 128 slots), in the
- * fewest digits that read back as that float, so that 0.9 s stays "0.9". */
-static void put_float(FILE *f, float v)
+/* Whole nanoseconds as seconds, exactly and without trailing zeros
+ * ("0.9", "2", "1.000000001"): no search for the shortest form, which
+ * 10^5 ranks x 128 slots x 12 columns would make slow. */
+static void put_ns(FILE *f, int64_t ns)
 {
-    char b[32];
-    for (int p = 1; p <= 9; p++) {
-        snprintf(b, sizeof b, "%.*g", p, (double)v);
-        if ((float)strtod(b, NULL) == v)
-            break;
-    }
-    fputs(b, f);
+    char b[40];
+    long long s = (long long)(ns / 1000000000), frac = (long long)(ns % 1000000000);
+    int n = snprintf(b, sizeof b, "%lld.%09lld", s, frac < 0 ? -frac : frac);
+    while (n > 0 && b[n - 1] == '0')
+        n--;
+    if (n > 0 && b[n - 1] == '.')
+        n--;
+    fwrite(b, 1, (size_t)n, f);
 }
 
 static double row_start(const struct kv_timeline *tl, int r)
@@ -575,13 +588,12 @@ void kv_csv_rank_timeline(FILE *f, const void *stats)
     for (size_t p = 0; p < st->n; p++) {
         const struct kv_timeline *tl = &st->sec[p]->tl;
         for (int r = 0; tl->v && r <= tl->slots; r++) {
-            fprintf(f, "%d,%d,", st->rank[p], r - 1);
-            kv_csv_num(f, row_start(tl, r));
-            fputc(',', f);
-            kv_csv_num(f, r == 0 ? tl->origin : tl->width);
+            /* (%.10g: one call each, and no 6.1440000000000001) */
+            fprintf(f, "%d,%d,%.10g,%.10g", st->rank[p], r - 1,
+                    row_start(tl, r), r == 0 ? tl->origin : tl->width);
             for (int c = 0; c < KV_TL_NCAT; c++) {
                 fputc(',', f);
-                put_float(f, tl->v[(size_t)r * tl->ncols + c]);
+                put_ns(f, tl->v[(size_t)r * tl->ncols + c]);
             }
             fputc(',', f);
             est_text(f, tl->est, KV_TL_NCAT);
@@ -598,13 +610,13 @@ void kv_csv_rank_timeline_routines(FILE *f, const void *stats)
         const struct kv_timeline *tl = &st->sec[p]->tl;
         for (int r = 0; tl->v && r <= tl->slots; r++)
             for (int k = 0; k < tl->ntop; k++) {
-                float v = tl->v[(size_t)r * tl->ncols + KV_TL_NCAT + k];
+                int64_t v = tl->v[(size_t)r * tl->ncols + KV_TL_NCAT + k];
                 if (v == 0)
                     continue;
                 fprintf(f, "%d,%d,", st->rank[p], r - 1);
                 kv_csv_str(f, st->run->routines[tl->top[k]].name);
                 fputc(',', f);
-                put_float(f, v);
+                put_ns(f, v);
                 fprintf(f, ",%d\n", (tl->est >> (KV_TL_NCAT + k)) & 1);
             }
     }
@@ -616,7 +628,7 @@ static void json_column(FILE *f, const struct kv_timeline *tl, int col)
     for (int r = 1; r <= tl->slots; r++) {
         if (r > 1)
             fputc(',', f);
-        put_float(f, tl->v[(size_t)r * tl->ncols + col]);
+        put_ns(f, tl->v[(size_t)r * tl->ncols + col]);
     }
     fputc(']', f);
 }
@@ -638,7 +650,7 @@ void kv_json_rank_timeline(FILE *f, const struct kv_run *run,
             tl->origin_mpi ? "true" : "false");
     for (int c = 0; c < KV_TL_NCAT; c++) {
         fprintf(f, "%s\"%s\":", c ? "," : "", cat_name[c]);
-        put_float(f, tl->v[c]);
+        put_ns(f, tl->v[c]);
     }
     fputs("}", f);
     for (int c = 0; c < KV_TL_NCAT; c++) {
@@ -658,7 +670,7 @@ void kv_json_rank_timeline(FILE *f, const struct kv_run *run,
         kv_json_str(f, run->routines[tl->top[k]].name);
         fprintf(f, ",\"estimated\":%s,\"before\":",
                 (tl->est >> (KV_TL_NCAT + k)) & 1 ? "true" : "false");
-        put_float(f, tl->v[KV_TL_NCAT + k]);
+        put_ns(f, tl->v[KV_TL_NCAT + k]);
         fputs(",\"computation\":", f);
         json_column(f, tl, KV_TL_NCAT + k);
         fputc('}', f);
