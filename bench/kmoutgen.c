@@ -1,5 +1,5 @@
 /*
- * kmoutgen.c — a large synthetic KM_output file (format 3), for
+ * kmoutgen.c — a large synthetic KM_output file (format 5), for
  * benchmarking kmview on tens of thousands of ranks.
  *
  *   kmoutgen [--ranks N] [--routines R] [--seed S] [--noise F]
@@ -19,6 +19,10 @@
  * identical.  Every rank's figures add up as libkm's do (total = net +
  * MPI + start-up + uninstrumented + outside + overhead).  The same
  * arguments always give the same file (a seeded xorshift generator).
+ * Each rank has a Timeline block: INIT (and its I/O) first, OUTPUT last,
+ * the iterations between; an outlier rank's extra time in its slow
+ * kernel, and the others' wait for it in REDUCE, fall in the second half
+ * of the iterations only, the moment it falls behind.
  *
  * Must never: read anything, or depend on the time or the machine.
  */
@@ -160,7 +164,7 @@ static void make_rank(const struct opts *o, int p, struct routine *rt,
 
 static void write_header(FILE *f, const struct opts *o)
 {
-    fprintf(f, "! kmtool KM_output 3\n! Program    : ./stencil\n"
+    fprintf(f, "! kmtool KM_output 5\n! Program    : ./stencil\n"
             "! Started    : 2026-11-22 13:40:00\n! Written at : MPI_FINALIZE\n"
             "! Clock      : CLOCK_MONOTONIC\n"
             "! Overhead   : 2.05e-08 s per measured entry and exit, 4.10e-09 s "
@@ -214,6 +218,143 @@ static void write_locations(FILE *f, const struct routine *rt, int no, int r)
                 r == INIT ? "READ" : "WRITE");
 }
 
+/* ------------------------------------------------------------------------ */
+/* The Timeline block (format 5)                                             */
+
+enum { TL_COMP, TL_MPI, TL_IO, TL_OTHER, TL_NCAT, TL_TOP = 8, TL_SLOTS = 128 };
+
+/* Where each part of rank p's time lies, as fractions of the time after
+ * MPI_INIT returned: INIT first, OUTPUT last, the iterations between;
+ * an outlier rank's slow kernel takes its extra time, and the others wait
+ * for it in REDUCE, in the second half of the iterations only (the moment
+ * it falls behind). */
+struct span { double from, to; };
+
+static void add_span(double *col, int slots, double w, double len,
+                     struct span sp, double amount)
+{
+    double a = sp.from * len, b = sp.to * len;
+    if (b <= a || amount == 0)
+        return;
+    for (int s = (int)(a / w); s < slots && s * w < b; s++) {
+        double lo = s * w > a ? s * w : a, hi = (s + 1) * w < b ? (s + 1) * w : b;
+        if (hi > lo)
+            col[s + 1] += amount * (hi - lo) / (b - a);
+    }
+}
+
+/* Whole nanoseconds adding up to `total` ns, each row its share. */
+static void integerize(const double *col, int rows, long long total,
+                       long long *out)
+{
+    double sum = 0, run = 0;
+    for (int r = 0; r < rows; r++)
+        sum += col[r];
+    long long given = 0;
+    for (int r = 0; r < rows; r++) {
+        run += col[r];
+        long long upto = r == rows - 1 ? total
+                         : sum > 0 ? (long long)((double)total * run / sum + 0.5)
+                         : 0;
+        out[r] = upto - given;
+        given = upto;
+    }
+}
+
+static void write_timeline(FILE *f, const struct opts *o, int p,
+                           const struct routine *rt, const struct figs *s)
+{
+    double len = s->total - s->startup;
+    double w = 1e-3;
+    while (TL_SLOTS * w < len)
+        w *= 2;
+    int slots = (int)ceil(len / w - 1e-9);
+    if (slots < 1)
+        slots = 1;
+    int rows = slots + 1;
+    /* the top routines by net time */
+    int top[TL_TOP], ntop = 0;
+    for (int k = 0; k < TL_TOP && k < o->routines; k++) {
+        int best = -1;
+        for (int r = 0; r < o->routines; r++) {
+            bool taken = false;
+            for (int j = 0; j < ntop; j++)
+                taken |= top[j] == r;
+            if (!taken && rt[r].net > 0 && (best < 0 || rt[r].net > rt[best].net))
+                best = r;
+        }
+        if (best < 0)
+            break;
+        top[ntop++] = best;
+    }
+    double *col = calloc((size_t)(TL_NCAT + ntop) * (size_t)rows, sizeof *col);
+    long long *ns = calloc((size_t)(TL_NCAT + ntop) * (size_t)rows, sizeof *ns);
+    if (!col || !ns) {
+        fputs("kmoutgen: out of memory\n", stderr);
+        exit(1);
+    }
+    double a = (rt[INIT].net) / len, b = (rt[OUTPUT].net) / len;
+    struct span init = { 0, a }, out = { 1 - b, 1 }, mid = { a, 1 - b };
+    struct span late = { a + (1 - a - b) / 2, 1 - b };
+    int slow = slow_routine(o, p);
+    double factor = slow >= 0 ? 1.3 + 0.5 * ((double)(p % 7) / 6) : 1;
+    for (int r = 0; r < o->routines; r++) {
+        double comp = rt[r].net - rt[r].io;
+        struct span where = r == INIT ? init : r == OUTPUT ? out : mid;
+        double extra = r == slow ? comp * (factor - 1) / factor : 0;
+        double parts[2] = { comp - extra, extra };
+        for (int k = 0; k < 2; k++) {
+            struct span sp = k ? late : where;
+            add_span(col + TL_COMP * rows, slots, w, len, sp, parts[k]);
+            for (int j = 0; j < ntop; j++)
+                if (top[j] == r)
+                    add_span(col + (TL_NCAT + j) * rows, slots, w, len, sp,
+                             parts[k]);
+        }
+        add_span(col + TL_IO * rows, slots, w, len, where, rt[r].io);
+        double wait = r == REDUCE && o->outliers > 0 && slow < 0
+                      ? rt[r].mpi * 0.6 : 0;
+        add_span(col + TL_MPI * rows, slots, w, len, where, rt[r].mpi - wait);
+        add_span(col + TL_MPI * rows, slots, w, len, late, wait);
+    }
+    double other = s->outside + s->uninst + s->overhead;
+    add_span(col + TL_OTHER * rows, slots, w, len, (struct span){ 0, 1 }, other);
+    col[TL_OTHER * rows] = s->startup;
+    long long total[TL_NCAT] = {
+        llround((s->net - s->io) * 1e9), llround(s->mpi * 1e9),
+        llround(s->io * 1e9), 0 };
+    total[TL_OTHER] = llround(s->total * 1e9) - total[0] - total[1] - total[2];
+    for (int c = 0; c < TL_NCAT + ntop; c++) {
+        double sum = 0;
+        for (int r = 0; r < rows; r++)
+            sum += col[c * rows + r];
+        integerize(col + c * rows, rows,
+                   c < TL_NCAT ? total[c] : (long long)(sum * 1e9),
+                   ns + c * rows);
+    }
+    fprintf(f, "!\n! ===== Timeline =====\n%-15d ! Slots\n"
+            "%-15.7e ! Slot width (s)\n%-15.7e ! Origin (s after the start, "
+            "MPI_INIT returned)\n%-15d ! Routines:", slots, w, s->startup,
+            ntop);
+    for (int j = 0; j < ntop; j++)
+        fprintf(f, " %d", top[j] + 1);
+    fputs("\n!   Slot Computation(ns) MPI(ns) IO(ns) Other(ns)", f);
+    for (int j = 0; j < ntop; j++)
+        fprintf(f, " R%d(ns)", top[j] + 1);
+    fputc('\n', f);
+    for (int r = 0; r < rows; r++) {
+        if (r == 0)
+            fprintf(f, "%8s", "before");
+        else
+            fprintf(f, "%8d", r - 1);
+        for (int c = 0; c < TL_NCAT + ntop; c++)
+            fprintf(f, " %lld", ns[c * rows + r]);
+        fputc('\n', f);
+    }
+    free(col);
+    free(ns);
+}
+
 static void write_rank(FILE *f, const struct opts *o, int p,
                        const struct routine *rt, const struct figs *s)
 {
@@ -247,6 +388,7 @@ static void write_rank(FILE *f, const struct opts *o, int p,
             0.0);
     for (int r = 0; r < o->routines; r++)
         write_locations(f, &rt[r], r + 1, r);
+    write_timeline(f, o, p, rt, s);
 }
 
 static void write_prediction(FILE *f, const struct opts *o, struct figs *all)

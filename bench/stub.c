@@ -25,5 +25,45 @@ void km_end_f(void) {}
 void km_stop_f(void) {}
 void km_exit_f(void) {}
 void km_writ_f(void) {}
-void km_mpii_f(void) {}
-void km_mpif_f(void) {}
+
+/* The MPI glue's C side (kmrun's KM_libkm_mpi.f, which defines KM_MPII
+ * and KM_MPIF itself, calls these): nothing either, a peer unknown. */
+#define km_mpi_bytes_c F77_FUNC_(km_mpi_bytes_c, KM_MPI_BYTES_C)
+#define km_mpi_coll_peer_c F77_FUNC_(km_mpi_coll_peer_c, KM_MPI_COLL_PEER_C)
+#define km_mpi_peer_c F77_FUNC_(km_mpi_peer_c, KM_MPI_PEER_C)
+#define km_mpi_forget_c F77_FUNC_(km_mpi_forget_c, KM_MPI_FORGET_C)
+#define km_mpi_init_c F77_FUNC_(km_mpi_init_c, KM_MPI_INIT_C)
+#define km_mpi_finalize_c F77_FUNC_(km_mpi_finalize_c, KM_MPI_FINALIZE_C)
+void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
+                    const int64_t *bytes, const int32_t *peer);
+void km_mpi_coll_peer_c(const int32_t *peer, const int64_t *bytes);
+void km_mpi_peer_c(const int32_t *comm, const int32_t *peer, int32_t *world);
+void km_mpi_forget_c(const int32_t *comm);
+void km_mpi_init_c(void);
+void km_mpi_finalize_c(void);
+
+void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
+                    const int64_t *bytes, const int32_t *peer)
+{
+    (void)h;
+    (void)what;
+    (void)bytes;
+    (void)peer;
+}
+
+void km_mpi_coll_peer_c(const int32_t *peer, const int64_t *bytes)
+{
+    (void)peer;
+    (void)bytes;
+}
+
+void km_mpi_peer_c(const int32_t *comm, const int32_t *peer, int32_t *world)
+{
+    (void)comm;
+    (void)peer;
+    *world = -1;
+}
+
+void km_mpi_forget_c(const int32_t *comm) { (void)comm; }
+void km_mpi_init_c(void) {}
+void km_mpi_finalize_c(void) {}

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmview/timeline.h"
 #include "support/buf.h"
 
 FILE *kv_out_open_in(struct kv_out *o, const char *dir, const char *name)
@@ -547,6 +548,8 @@ int kv_export_csv(struct kv_out *o, const char *dir, const struct kv_stats *st)
         { "rank_messages.csv", csv_rank_messages },
         { "rank_peers.csv", csv_rank_peers },
         { "rank_files.csv", kv_csv_rank_files },
+        { "rank_timeline.csv", kv_csv_rank_timeline },
+        { "rank_timeline_routines.csv", kv_csv_rank_timeline_routines },
     };
     return kv_csv_files(o, dir, files, sizeof files / sizeof *files, st);
 }
@@ -928,6 +931,7 @@ static void json_ranks(FILE *f, const struct kv_stats *st)
         json_rank_messages(f, r);
         json_rank_peers(f, r);
         kv_json_rank_files(f, r);
+        kv_json_rank_timeline(f, run, r);
         fputc('}', f);
     }
     fputs("]\n", f);

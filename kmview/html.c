@@ -37,6 +37,7 @@
 #include "kmview/out.h"
 #include "kmview/summary.h"
 #include "kmview/threads.h"
+#include "kmview/timeline.h"
 #include "support/buf.h"
 
 /* Columns of per-rank tables at most; more ranks are binned. */
@@ -553,6 +554,52 @@ static void data_groups(FILE *f, const struct kv_stats *st,
     fputc('}', f);
 }
 
+/* The ranks x slots grid (binned as the other per-rank tables: each row
+ * the mean of its ranks), the phases and the ranks that depart over
+ * time: "timeline":{slots, width, originMpi, est, v (rows x slots x 4
+ * floats: computation, MPI, I/O, other), phases [[first, last, kind]],
+ * departs [[rank, slot, worst slot]]}. */
+static void data_timeline(FILE *f, const struct kv_stats *st,
+                          const struct kv_rank_groups *groups,
+                          const struct columns *c)
+{
+    struct kv_cluster_opts how = { false, KV_EXACT_MAX };
+    struct kv_tl_analysis a;
+    fputs(",\"timeline\":", f);
+    if (kv_tl_analyse(&a, st, groups ? groups->cut : 0.05, 0, &how)) {
+        fputs("null", f);
+        return;
+    }
+    const struct kv_tl_grid *g = &a.grid;
+    size_t cells = (size_t)g->slots * KV_TL_NCAT;
+    double *v = km_xcalloc(c->n * cells + 1, sizeof *v);
+    for (size_t j = 0; j < c->n; j++) {
+        size_t lo, hi;
+        column_range(c, j, &lo, &hi);
+        for (size_t p = lo; p < hi; p++)
+            for (size_t k = 0; k < cells; k++)
+                v[j * cells + k] += g->v[p * cells + k] / (double)(hi - lo);
+    }
+    fprintf(f, "{\"slots\":%d,\"width\":", g->slots);
+    kv_json_num(f, g->width);
+    fprintf(f, ",\"originMpi\":%s,\"est\":%u,\"v\":",
+            g->origin_mpi ? "true" : "false", g->est);
+    kv_html_array(f, v, c->n * cells, 1);
+    fputs(",\"phases\":[", f);
+    for (int k = 0; k < a.nphases; k++)
+        fprintf(f, "%s[%d,%d,%d]", k ? "," : "", a.phase_first[k],
+                a.phase_last[k], a.phase_kind[k]);
+    fputs("],\"departs\":[", f);
+    int n = 0;
+    for (size_t p = 0; p < a.groups.n; p++)
+        if (a.departs[p] >= 0)
+            fprintf(f, "%s[%d,%d,%d]", n++ ? "," : "", st->rank[p],
+                    a.departs[p], a.worst[p]);
+    fputs("]}", f);
+    free(v);
+    kv_tl_analysis_free(&a);
+}
+
 void kv_html_report(FILE *f, const struct kv_stats *st,
                     const struct kv_rank_groups *groups)
 {
@@ -577,6 +624,7 @@ void kv_html_report(FILE *f, const struct kv_stats *st,
     data_threads(f, st, &c);
     kv_html_messages(f, st);
     data_groups(f, st, groups, &c);
+    data_timeline(f, st, groups, &c);
     fputs("}</script>\n", f);
     kv_html_end(f, "report");
 }

@@ -27,6 +27,7 @@
 #include "kmview/html.h"
 #include "kmview/out.h"
 #include "kmview/ranks.h"
+#include "kmview/timeline.h"
 #include "kmview/read.h"
 #include "kmview/stats.h"
 #include "kmview/summary.h"
@@ -338,8 +339,16 @@ static int cmd_ranks(struct options *o)
     int rc = o->csv ? kv_ranks_csv(&out, o->csv, &g, &st) : 0;
     if (!rc && !o->quiet)
         kv_ranks_print(stdout, &g, &st, o->top_given ? o->top : 5);
-    rc = finish(&out, rc);
     kv_rank_groups_free(&g);
+    struct kv_tl_analysis tl;        /* the same over time slots */
+    if (!rc && kv_tl_analyse(&tl, &st, o->cut, 0, &o->how) == 0) {
+        if (o->csv)
+            rc = kv_ranks_timeline_csv(&out, o->csv, &tl, &st);
+        if (!rc && !o->quiet)
+            kv_ranks_timeline(stdout, &tl, &st);
+        kv_tl_analysis_free(&tl);
+    }
+    rc = finish(&out, rc);
     kv_stats_free(&st);
     kv_run_free(&run);
     return rc;

@@ -108,6 +108,7 @@ static void free_rank(struct kv_rank *r)
     for (size_t k = 0; k < r->nfiles; k++)
         free(r->files[k].name);
     free(r->files);
+    free(r->tl.v);
     for (size_t i = 0; i < r->nwarn; i++)
         free(r->warnings[i]);
     free(r->warnings);
@@ -441,6 +442,8 @@ static void renumber(struct kv_run *run)
         struct kv_rank *r = &run->ranks[s];
         for (size_t k = 0; k < r->nrc; k++)
             r->rc[k].routine = rmap[r->rc[k].routine];
+        for (int k = 0; k < r->tl.ntop; k++)
+            r->tl.top[k] = rmap[r->tl.top[k]];
         for (size_t k = 0; k < r->nlc; k++)
             r->lc[k].location = first_seen(lmap, r->lc[k].location, &next);
     }

@@ -166,6 +166,27 @@ struct kv_file {
     int64_t size;            /* -1: not known */
 };
 
+/* The Timeline block (version 5): the rank's run in time slots, each
+ * holding its computation, MPI, I/O and other time and the computation
+ * of the rank's top routines (seconds). */
+enum kv_tl_cat { KV_TL_COMP, KV_TL_MPI, KV_TL_IO, KV_TL_OTHER, KV_TL_NCAT };
+#define KV_TL_TOP 8
+#define KV_TL_MAX_SLOTS 128
+struct kv_timeline {
+    int slots;               /* slot rows, `before` apart; 0: no block */
+    double width;            /* seconds per slot */
+    double origin;           /* seconds from the start to slot 0 */
+    bool origin_mpi;         /* slot 0 begins where MPI_INIT returned */
+    int ntop;
+    int top[KV_TL_TOP];      /* the routine (run->routines) of column k */
+    unsigned est;            /* bit c: category c had a ~; bit 4 + k:
+                                routine column k */
+    int ncols;               /* KV_TL_NCAT + ntop */
+    int64_t *v;              /* [(row) * ncols + col] nanoseconds, as the
+                                file has them (exact, and written back
+                                exactly); row 0 `before`, row s + 1 slot s */
+};
+
 struct kv_total_row {
     bool present;
     double net, est_pct;     /* est_pct: of the total net time */
@@ -199,6 +220,7 @@ struct kv_rank {
     /* the Files block (empty when no measured I/O statement ran) */
     struct kv_file *files;
     size_t nfiles, capfiles;
+    struct kv_timeline tl;   /* the Timeline block (version 5) */
     char *source;            /* the file this section came from */
     int source_line;         /* the line of its "===== Rank" heading */
 };

@@ -199,10 +199,16 @@ void kv_rank_groups_build(struct kv_rank_groups *g, const struct kv_stats *st,
                           const struct kv_cluster_opts *how)
 {
     memset(g, 0, sizeof *g);
-    size_t n = st->n;
-    g->n = n;
+    g->n = st->n;
     g->scale = st->total;
     build_features(g, st);
+    kv_rank_groups_cluster(g, cut, groups, how);
+}
+
+void kv_rank_groups_cluster(struct kv_rank_groups *g, double cut,
+                            size_t groups, const struct kv_cluster_opts *how)
+{
+    size_t n = g->n;
     struct kv_points pt = { n, g->nfeatures, g->x, g->scale };
     struct kv_linkage lk;
     kv_linkage_build(&lk, &pt, how->exact, how->max_exact, cut);

@@ -54,6 +54,12 @@ struct kv_rank_groups {
 void kv_rank_groups_build(struct kv_rank_groups *g, const struct kv_stats *st,
                           double cut, size_t groups,
                           const struct kv_cluster_opts *how);
+/* The clustering alone, of g->n points of g->nfeatures coordinates in
+ * g->x (taken over), distances divided by g->scale: what
+ * kv_rank_groups_build does once it has the profiles (the timeline
+ * clusters ranks over their slots with it). */
+void kv_rank_groups_cluster(struct kv_rank_groups *g, double cut,
+                            size_t groups, const struct kv_cluster_opts *how);
 void kv_rank_groups_free(struct kv_rank_groups *g);
 
 /* The text report; `reasons` features are named per outlier group. */

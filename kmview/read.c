@@ -96,6 +96,10 @@ struct reader {
      * figure; 2 its rows */
     int files_part;
     long files_expected;
+    /* the Timeline block being read (version 5): 0 none; 1 Slots, 2 Slot
+     * width, 3 Origin, 4 Routines; 5 its rows (tl_rows read) */
+    int tl_part;
+    int tl_rows;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -314,11 +318,13 @@ static bool contains_word(const char *s, const char *word)
 /* Header                                                                    */
 
 static const char magic[] = "! kmtool KM_output";
+/* The newest format this kmview reads (the only place that says so). */
+enum { KV_FORMAT_NEWEST = 5 };
 
 static int not_km_output(struct reader *rd, const char *at)
 {
     return fail_at(rd, at, "not a KM_output file (the first line is not "
-                   "'%s 5')", magic);
+                   "'%s %d')", magic, KV_FORMAT_NEWEST);
 }
 
 static int read_magic(struct reader *rd)
@@ -334,9 +340,9 @@ static int read_magic(struct reader *rd)
         return fail_at(rd, p, "the first line names no format version");
     if (parse_int(rd, v, len, &version, "format version"))
         return -1;
-    if (version < 1 || version > 5)
+    if (version < 1 || version > KV_FORMAT_NEWEST)
         return fail_at(rd, v, "format version %d; this kmview reads versions "
-                       "1 to 5", version);
+                       "1 to %d", version, KV_FORMAT_NEWEST);
     if (rd->run->format_version && rd->run->format_version != version)
         return fail_at(rd, v, "format version differs from the other files");
     rd->run->format_version = version;
@@ -612,6 +618,7 @@ static int begin_rank(struct reader *rd, const char *name, size_t namelen)
     rd->messages_part = 0;
     rd->peers_part = 0;
     rd->files_part = 0;
+    rd->tl_part = 0;
     rd->sections++;
     rd->st = S_RANK;
     return 0;
@@ -670,6 +677,10 @@ static int end_rank(struct reader *rd)
         return fail_at(rd, NULL, "the Peers block of rank %d has %zu rows "
                        "for %ld peers", r->rank, r->npeers,
                        rd->peers_expected);
+    if (rd->tl_part && (rd->tl_part < 5 || rd->tl_rows != r->tl.slots + 1))
+        return fail_at(rd, NULL, "the Timeline block of rank %d ends after "
+                       "%d of its %d rows", r->rank, rd->tl_rows,
+                       r->tl.slots + 1);
     if (rd->messages_part && (long)r->nmsgs != rd->messages_expected)
         return fail_at(rd, NULL, "the Messages block of rank %d has %zu rows "
                        "for %ld call sites", r->rank, r->nmsgs,
@@ -1309,6 +1320,131 @@ static int file_row(struct reader *rd)
     return 0;
 }
 
+/* "N ! Label...": the figure of a Timeline header line (a count when
+ * `count`), after checking its label. */
+static int tl_figure(struct reader *rd, const char *label, bool count,
+                     double *value, const char **rest)
+{
+    struct fields fs;
+    const char *bang = strchr(rd->line, '!');
+    split(rd->line, bang, &fs);
+    size_t n = strlen(label);
+    if (!bang || strncmp(skip_blanks(bang + 1), label, n) != 0 || fs.n != 1)
+        return fail_at(rd, skip_blanks(rd->line), "the Timeline block's "
+                       "'%s' line", label);
+    *rest = skip_blanks(bang + 1) + n;
+    if (count) {
+        int v;
+        if (parse_int(rd, fs.s[0], fs.len[0], &v, label))
+            return -1;
+        *value = v;
+        return 0;
+    }
+    return parse_seconds(rd, fs.s[0], fs.len[0], value, label);
+}
+
+/* "3 ! Routines: 2 1 3": the routine table's rows of the columns. */
+static int tl_routines(struct reader *rd, struct kv_timeline *tl,
+                       const char *list)
+{
+    struct fields fs;
+    split(list, NULL, &fs);
+    if (fs.n != tl->ntop)
+        return fail_at(rd, list, "%d routines named for %d columns", fs.n,
+                       tl->ntop);
+    for (int k = 0; k < fs.n; k++) {
+        int no;
+        if (parse_int(rd, fs.s[k], fs.len[k], &no, "routine number"))
+            return -1;
+        if (no < 1 || (size_t)no > rd->table_rows)
+            return fail_at(rd, fs.s[k], "routine %d of a table of %zu", no,
+                           rd->table_rows);
+        tl->top[k] = rd->row_routine[no - 1];
+    }
+    tl->ncols = KV_TL_NCAT + tl->ntop;
+    tl->v = km_xcalloc((size_t)(tl->slots + 1) * (size_t)tl->ncols,
+                       sizeof *tl->v);
+    return 0;
+}
+
+/* A row: "before" or the slot's number, then whole nanoseconds. */
+static int tl_row(struct reader *rd, struct kv_timeline *tl)
+{
+    struct fields fs;
+    split(rd->line, NULL, &fs);
+    if (fs.n != 1 + tl->ncols)
+        return fail_at(rd, skip_blanks(rd->line), "a timeline row holds the "
+                       "slot, then %d figures", tl->ncols);
+    if (rd->tl_rows > tl->slots)
+        return fail_at(rd, fs.s[0], "more timeline rows than the %d slots",
+                       tl->slots);
+    int slot = -1;
+    if (rd->tl_rows == 0 ? fs.len[0] != 6 || strncmp(fs.s[0], "before", 6)
+                         : parse_int(rd, fs.s[0], fs.len[0], &slot, "slot") ||
+                           slot != rd->tl_rows - 1)
+        return fail_at(rd, fs.s[0], "expected the timeline row of %s",
+                       rd->tl_rows ? "the next slot" : "'before'");
+    int64_t *row = &tl->v[(size_t)rd->tl_rows * (size_t)tl->ncols];
+    for (int k = 0; k < tl->ncols; k++) {
+        const char *f = fs.s[1 + k];
+        size_t len = fs.len[1 + k];
+        bool est = len > 0 && f[0] == '~';
+        uint64_t ns;
+        if (parse_count(rd, f + est, len - est, &ns, NULL, "nanoseconds"))
+            return -1;
+        if (ns > INT64_MAX)
+            return fail_at(rd, f, "nanoseconds: count too large");
+        row[k] = (int64_t)ns;
+        if (est)
+            tl->est |= 1u << k;
+    }
+    rd->tl_rows++;
+    return 0;
+}
+
+static int timeline_line(struct reader *rd)
+{
+    struct kv_timeline *tl = &cur(rd)->tl;
+    if (rd->tl_part == 5) {
+        if (is_comment(rd->line))
+            return 0;                             /* the column heading */
+        return tl_row(rd, tl);
+    }
+    double v;
+    const char *rest;
+    switch (rd->tl_part) {
+    case 1:
+        if (tl_figure(rd, "Slots", true, &v, &rest))
+            return -1;
+        if (v < 1 || v > KV_TL_MAX_SLOTS)
+            return fail_at(rd, skip_blanks(rd->line), "%.0f slots", v);
+        tl->slots = (int)v;
+        break;
+    case 2:
+        if (tl_figure(rd, "Slot width", false, &tl->width, &rest))
+            return -1;
+        if (!(tl->width > 0))
+            return fail_at(rd, skip_blanks(rd->line), "a slot width of 0");
+        break;
+    case 3:
+        if (tl_figure(rd, "Origin", false, &tl->origin, &rest))
+            return -1;
+        tl->origin_mpi = strstr(rest, "MPI_INIT") != NULL;
+        break;
+    default:
+        if (tl_figure(rd, "Routines:", true, &v, &rest))
+            return -1;
+        if (v > KV_TL_TOP)
+            return fail_at(rd, skip_blanks(rd->line), "%.0f routine columns",
+                           v);
+        tl->ntop = (int)v;
+        if (tl_routines(rd, tl, rest))
+            return -1;
+    }
+    rd->tl_part++;
+    return 0;
+}
+
 static int threads_line(struct reader *rd)
 {
     if (is_comment(rd->line)) {
@@ -1332,6 +1468,8 @@ static int threads_line(struct reader *rd)
 
 static int rank_line(struct reader *rd)
 {
+    if (rd->tl_part)
+        return timeline_line(rd);
     if (rd->files_part) {
         if (is_comment(rd->line))
             return 0;                             /* headings */
@@ -1428,7 +1566,7 @@ static int marker(struct reader *rd, const char *at, size_t len)
         return rc;
     }
     if (rd->st == S_RANK && rd->version >= 5 &&
-        strcasecmp(name, "Files") == 0 && !rd->files_part) {
+        strcasecmp(name, "Files") == 0 && !rd->files_part && !rd->tl_part) {
         if (cur(rd)->lost)
             return fail_at(rd, NULL, "a rank whose results were lost has "
                            "files");
@@ -1438,9 +1576,22 @@ static int marker(struct reader *rd, const char *at, size_t len)
         int rc = rd->threads_part || rd->messages_part || rd->peers_part
                      ? 0 : end_block(rd);
         rd->threads_part = 0;
-        rd->messages_part = 0;
-        rd->peers_part = 0;
         rd->files_part = 1;                       /* still the rank's */
+        return rc;
+    }
+    if (rd->st == S_RANK && rd->version >= 5 &&
+        strcasecmp(name, "Timeline") == 0 && !rd->tl_part) {
+        if (cur(rd)->lost)
+            return fail_at(rd, NULL, "a rank whose results were lost has a "
+                           "timeline");
+        if (rd->threads_part > 0 && rd->threads_part < 3)
+            return fail_at(rd, NULL, "the Threads block of rank %d ends "
+                           "before its region rows", cur(rd)->rank);
+        int rc = rd->threads_part || rd->messages_part || rd->peers_part ||
+                 rd->files_part ? 0 : end_block(rd);
+        rd->threads_part = 0;
+        rd->tl_part = 1;                          /* still the rank's */
+        rd->tl_rows = 0;
         return rc;
     }
     if (end_section(rd))

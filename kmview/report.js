@@ -251,9 +251,10 @@ function header() {
 }
 function nav() {
   var views = [['Profile', 'profile'], ['Locations', 'locations', L === 0], ['Ranks', 'ranks'],
-               ['Heat map', 'heat'], ['Threads', 'threads', !D.threads], ['Figures', 'figures']];
+               ['Heat map', 'heat'], ['Timeline', 'timeline', !D.timeline], ['Threads', 'threads', !D.threads],
+               ['Figures', 'figures']];
   /* a run without messages has no Messages view at all, not an empty one */
-  if (D.messages) views.splice(5, 0, ['Messages', 'messages']);
+  if (D.messages) views.splice(views.length - 1, 0, ['Messages', 'messages']);
   var h = '<nav id="nav"><span class="group" data-group="view"><label>View</label>';
   views.forEach(function (v) {
     h += '<button class="view' + (S.view === v[1] ? ' on' : '') + '" data-k="view" data-v="' + v[1] + '"' +
@@ -523,6 +524,96 @@ function heatScale(host, vmax, sequential) {
   host.insertAdjacentHTML('beforeend', '<span>' + hi + '</span>');
 }
 
+/* ---- timeline ---------------------------------------------------------- */
+/* Rank x time slot: each cell the mix of what the rank did in the slot
+   (computation green, MPI red, I/O blue, other grey, in proportion), dark
+   as the slot is full; the phases as a band above, the ranks that depart
+   from the main group marked; hover for the figures. */
+var TL_COLOURS = [[46, 139, 87], [200, 50, 40], [40, 90, 200], [170, 170, 170]];
+var TL_NAMES = ['computation', 'MPI', 'I/O', 'other'];
+function tlCell(v, p, s) {
+  var T = D.timeline, o = (p * T.slots + s) * 4;
+  return [v[o], v[o + 1], v[o + 2], v[o + 3]];
+}
+function tlColour(c, width) {
+  var sum = c[0] + c[1] + c[2] + c[3], rgb = [255, 255, 255];
+  if (!(sum > 0)) return rgb;
+  var fill = Math.min(1, sum / width);
+  for (var k = 0; k < 3; k++) {
+    var mix = 0;
+    for (var j = 0; j < 4; j++) mix += TL_COLOURS[j][k] * c[j] / sum;
+    rgb[k] = 255 - (255 - mix) * fill;
+  }
+  return rgb;
+}
+function timelineView(main) {
+  var T = D.timeline, v = KM.array(T.v), S_ = T.slots;
+  var cw = Math.max(2, Math.min(16, Math.floor(1000 / S_))), ch = Math.max(1, Math.min(16, Math.floor(600 / N)));
+  var left = ch >= 9 ? 70 : 0, band = 14, W = left + cw * S_, H = band + ch * N;
+  var departs = {};
+  T.departs.forEach(function (d) { departs[d[0]] = d; });
+  var h = '<p class="note" id="tlnote">Rank × time timeline: ' + N + (D.binned ? ' columns of ranks' : ' ranks') +
+    ' (rows) × ' + S_ + ' slots of ' + KM.sec(T.width) + ' from ' + (T.originMpi ? 'MPI_INIT\'s return' : 'the start') +
+    ' (columns). Colour: computation, MPI, I/O and other time of the slot mixed in proportion (' +
+    TL_NAMES.map(function (n, k) { return '<span class="sw" style="background:rgb(' + TL_COLOURS[k].join(',') +
+      ')"></span> ' + n; }).join(', ') + '), paler where the slot was not full. The band above shows the ' +
+    'phases. Hover a cell for its figures.' + (T.est ? ' ' + EST_TITLE : '') + '</p>' +
+    '<div class="heat"><canvas id="timeline" width="' + W + '" height="' + H + '"></canvas></div>';
+  h += '<h2>Phases</h2><table id="tlphases"><tr><th>phase</th><th>slots</th><th>from (s)</th><th>to (s)</th>' +
+       '<th>kind</th></tr>';
+  T.phases.forEach(function (ph, k) {
+    h += '<tr><td>' + (k + 1) + '</td><td>' + ph[0] + '–' + ph[1] + '</td><td>' + KM.num(ph[0] * T.width) +
+         '</td><td>' + KM.num((ph[1] + 1) * T.width) + '</td><td>' + String.fromCharCode(65 + ph[2] % 26) + '</td></tr>';
+  });
+  h += '</table><h2>Ranks departing from the main group over time</h2>';
+  if (T.departs.length) {
+    h += '<table id="tldeparts"><tr><th>rank</th><th>departs at slot</th><th>most in slot</th></tr>';
+    T.departs.slice(0, 200).forEach(function (d) {
+      h += '<tr><td class="outlier">' + d[0] + '</td><td>' + d[1] + ' (' + KM.num(d[1] * T.width) + ' s)</td><td>' +
+           d[2] + ' (' + KM.num(d[2] * T.width) + ' s)</td></tr>';
+    });
+    h += '</table>';
+  } else h += '<p class="note" id="tldeparts">None: no rank\'s timeline stands apart at this cut.</p>';
+  main.innerHTML = h;
+  var cv = document.getElementById('timeline'), ctx = cv.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, W, H);
+  var img = ctx.createImageData(cw * S_, ch * N), px = img.data, rowBytes = cw * S_ * 4;
+  for (var p = 0; p < N; p++) {
+    for (var s = 0; s < S_; s++) {
+      var rgb = tlColour(tlCell(v, p, s), T.width);
+      for (var x = 0; x < cw; x++) {
+        var o = p * ch * rowBytes + (s * cw + x) * 4;
+        px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2]; px[o + 3] = 255;
+      }
+    }
+    for (var y = 1; y < ch; y++)
+      px.copyWithin(p * ch * rowBytes + y * rowBytes, p * ch * rowBytes, p * ch * rowBytes + rowBytes);
+  }
+  ctx.putImageData(img, left, band);
+  T.phases.forEach(function (ph) {
+    ctx.fillStyle = 'hsl(' + (ph[2] * 67 % 360) + ',55%,60%)';
+    ctx.fillRect(left + ph[0] * cw, 0, (ph[1] - ph[0] + 1) * cw - 1, band - 3);
+  });
+  ctx.font = '11px system-ui, sans-serif';
+  if (left) for (p = 0; p < N; p++) {
+    var d = departs[D.ranks[p]];
+    ctx.fillStyle = d ? '#b3261e' : '#1d2330';
+    ctx.fillText('rank ' + D.ranks[p] + (d ? ' !' : ''), 2, band + p * ch + ch / 2 + 4);
+  }
+  cv.addEventListener('mousemove', function (ev) {
+    var b = cv.getBoundingClientRect();
+    var s = Math.floor((ev.clientX - b.left - left) / cw), p = Math.floor((ev.clientY - b.top - band) / ch);
+    if (s < 0 || s >= S_ || p < 0 || p >= N) { KM.tip.hide(); return; }
+    var c = tlCell(v, p, s), t = '<b>' + rankName(p) + ' · slot ' + s + '</b> (' + KM.sec(s * T.width) + ' – ' +
+      KM.sec((s + 1) * T.width) + ')';
+    for (var k = 0; k < 4; k++)
+      t += '<br>' + TL_NAMES[k] + ': ' + KM.mark(KM.sec(c[k]), (T.est >> k & 1) === 1);
+    KM.tip.show(t, ev);
+  });
+  cv.addEventListener('mouseleave', function () { KM.tip.hide(); });
+}
+
 /* ---- threads ----------------------------------------------------------- */
 /* Rank x thread: every thread's figures (KM_output's Threads blocks), then
    the regions threads other than 0 ran, the longest first. */
@@ -720,6 +811,7 @@ function render() {
   if (S.view === 'locations' && L > 0) locationsView(main);
   else if (S.view === 'ranks') ranksView(main);
   else if (S.view === 'heat') heatView(main);
+  else if (S.view === 'timeline' && D.timeline) timelineView(main);
   else if (S.view === 'threads' && D.threads) threadsView(main);
   else if (S.view === 'messages' && D.messages) KM.msg.view(main, D, S);
   else if (S.view === 'figures') figuresView(main);

@@ -22,6 +22,7 @@
 #include "kmview/messages.h"
 #include "kmview/out.h"
 #include "kmview/threads.h"
+#include "kmview/timeline.h"
 
 void kv_describe_ranks(char *buf, size_t size, const struct kv_stats *st)
 {
@@ -373,6 +374,7 @@ void kv_summary(FILE *f, const struct kv_stats *st, int top)
     kv_summary_messages(f, st, top);
     kv_summary_peers(f, st, top);
     kv_summary_files(f, st, top);
+    kv_summary_timeline(f, st);
     warnings(f, st);
     legend(f, st);
 }

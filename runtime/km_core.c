@@ -54,6 +54,16 @@
  * from reordering those stores with signal fences (no instruction at run
  * time).
  *
+ * Timeline.  The program's thread also cuts its run into time slots
+ * (km_timeline.c).  A measured routine or MPI call that closes gives its
+ * own time to the current slot (two adds, when it began in that slot; an
+ * entry does nothing); the first exit past the slot's end settles the
+ * estimates waiting in the open frames (a checkpoint each, as a full
+ * table does) and gives the open frames' own time so far to the slots it
+ * ran in (tl_cross), which later exits then leave out (tl_done).
+ * Estimates settled go to the current slot.  Other threads have no
+ * timeline.
+ *
  * Clock reads are not counted on the hot path: every measured frame reads
  * the clock once at entry and once at exit, so the count follows from the
  * regions' measured exits and the open frames (see clock_reads()).
@@ -227,6 +237,20 @@ static struct {
 
 static int atexit_registered;
 
+/* The program's thread's time slots (only that thread touches it, and
+ * snapshots read it). */
+static struct km_timeline tl;
+
+/* Own time of the open frame at each depth already given to the slots
+ * by tl_cross (0 for a frame that began in the current slot). */
+static km_time tl_done[KM_STACK_DEPTH];
+
+static km_tick tl_width0(void)
+{
+    double spt = st.clock.seconds_per_tick;
+    return spt > 0 ? (km_tick)(KM_TL_WIDTH0 / spt) : 1000000;
+}
+
 /* A clock read off the measured frames (start, snapshots, writes). */
 static km_tick cold_now(void)
 {
@@ -332,6 +356,11 @@ static void init_once(struct km_thread *t)
     set_budget();
     t->rng = st.seed;
     reset_root(t);
+    /* calibration runs the timeline's fast path too (slots that never
+     * end: no clock read here, and a restart below) */
+    km_tl_start(&tl, 0, tl_width0());
+    tl.slot_start = INT64_MIN;
+    tl.slot_end = INT64_MAX;
     if (!st.clock_injected)
         calibrate_costs(t);
     st.pid = getpid();
@@ -344,6 +373,7 @@ static void init_once(struct km_thread *t)
     st.waited0 = st.clock_injected ? -1 : km_clock_waited_ns();
     st.t0 = cold_now();              /* the root's start */
     t->t0 = st.t0;
+    km_tl_start(&tl, st.t0, tl_width0());
     t->started = 1;
 }
 
@@ -581,6 +611,8 @@ static KM_NOINLINE void sync_regions(struct km_thread *t)
         signal_fence();
         t->nreg++;
     }
+    if (t == &main_thread)
+        km_tl_grow(&tl, t->tab, t->nreg);
     pthread_mutex_unlock(&st.lock);
 }
 
@@ -864,10 +896,17 @@ static KM_NOINLINE void settle(const struct settle *c, struct km_frame *f,
     uint32_t used = f->used;
     f->used = 0;
     signal_fence();
-    for (int s = 0; used; s++, used >>= 1)
-        if (used & 1)
-            taken += commit(region_of(c, f->wait[s].id), f->wait[s].own,
-                            f->wait[s].el, keep);
+    int timeline = !c->copy && c->t == &main_thread;
+    for (int s = 0; used; s++, used >>= 1) {
+        if (!(used & 1))
+            continue;
+        struct km_region *q = region_of(c, f->wait[s].id);
+        km_time excl = q->excl, el = q->elapsed;
+        taken += commit(q, f->wait[s].own, f->wait[s].el, keep);
+        if (timeline)                /* what stays, in the current slot */
+            km_tl_put(&tl, km_tl_code(&tl, q->id),
+                      q->callee ? q->excl - excl : q->elapsed - el);
+    }
     *cc -= taken;
     *ci -= taken;
 }
@@ -931,6 +970,35 @@ static KM_ALWAYS_INLINE void leave_estimated(const struct settle *c,
         leave_hooks(c->t, r, i, e, KM_UNREAD);
 }
 
+/* The program's thread closes measured frame i of region r, begun at
+ * `start`: its own time (a callee) or elapsed time (an I/O statement)
+ * goes to the current slot, less what tl_cross gave earlier slots. */
+static KM_NOINLINE void tl_leave_long(int32_t code, int32_t i,
+                                      km_time amount)
+{
+    km_tl_put(&tl, code, amount - tl_done[i]);
+    tl_done[i] = 0;
+}
+
+static KM_ALWAYS_INLINE void tl_leave(const struct km_region *r, int32_t i,
+                                      km_tick start, km_time own, km_time e)
+{
+    int32_t code = km_tl_code(&tl, r->id);
+    if (KM_LIKELY(r->callee)) {
+        if (KM_UNLIKELY(start < tl.slot_start)) {
+            tl_leave_long(code, i, own);
+            return;
+        }
+        tl.cat[tl.row][KM_TL_CAT(code)] += own;
+        tl.rt[(size_t)KM_TL_RIX(code) * KM_TL_ROWS + (size_t)tl.row] += own;
+    } else if (KM_UNLIKELY(KM_TL_CAT(code) == KM_TL_IO)) {
+        if (start < tl.slot_start)
+            tl_leave_long(code, i, e);
+        else
+            km_tl_put(&tl, code, e);
+    }
+}
+
 /* Close measured frame i of stk at clock `now`: settle the estimates
  * inside it, then fold it into its region. */
 static KM_ALWAYS_INLINE void leave_measured(const struct settle *c,
@@ -950,6 +1018,8 @@ static KM_ALWAYS_INLINE void leave_measured(const struct settle *c,
         e = cc;
     }
     km_time own = e - cc;
+    if (live && c->t == &main_thread)
+        tl_leave(r, i, f->start, own, e);
     r->measured++;
     r->excl += own;
     if (r->top == i) {
@@ -1068,6 +1138,69 @@ static KM_NOINLINE void checkpoint(struct km_thread *t, int32_t a)
         holder->r->absorbed += ci0;
     resnap_open_frames(t, a, h, ci0, taken);
     rehome_open_frames(t, a);
+}
+
+/* Elapsed time so far of open measured frame f at `now`. */
+static km_time elapsed_so_far(const struct km_thread *t,
+                              const struct km_frame *f, km_tick now)
+{
+    return KM_SUB(now - f->start) - st.cost_inner - (t->ovh - f->ovh0);
+}
+
+/* Give the open measured routines and MPI calls of frames 1..top their
+ * own time so far (less what they gave before, `done`, as tl_done),
+ * spread over the slots since the current one began, into `into` (the
+ * live timeline, or a copy).  A callee frame's own time is its elapsed
+ * time less its callees': those closed (its child) and the one open
+ * directly inside it. */
+static void tl_give_open(const struct km_thread *t, int32_t top, km_tick now,
+                         struct km_timeline *into, km_time *done)
+{
+    km_time inner = 0;               /* elapsed of the open callee above */
+    for (int32_t j = top; j >= 1; j--) {
+        const struct km_frame *f = &t->stack[j];
+        if (!f->r)
+            continue;
+        if (!f->r->callee) {         /* an I/O statement's time so far */
+            int32_t code = km_tl_code(into, f->r->id);
+            if (KM_TL_CAT(code) != KM_TL_IO || f->start == KM_UNREAD)
+                continue;
+            km_time e = elapsed_so_far(t, f, now);
+            km_tl_spread(into, f->start, now, code, e - tl_done[j]);
+            if (done)
+                done[j] = e;
+            continue;
+        }
+        if (f->start == KM_UNREAD) { /* estimated: its estimate so far */
+            inner += f->child;
+            continue;
+        }
+        km_time e = elapsed_so_far(t, f, now);
+        km_time own = e - f->child - inner;
+        km_tl_spread(into, f->start, now, km_tl_code(into, f->r->id),
+                     own - tl_done[j]);
+        if (done)
+            done[j] = own;
+        inner = e;
+    }
+}
+
+/* The program's thread's first exit past the current slot's end (frames
+ * 1..top open): estimates waiting in open frames are settled into the
+ * slot ending (checkpoints), the open frames give it their own time so
+ * far, and the slot of `now` becomes the current one. */
+static KM_NOINLINE void tl_cross(struct km_thread *t, int32_t top, km_tick now)
+{
+    if (tl.slot_end == 0)
+        return;
+    for (int32_t a = 0; a <= top; a++) {
+        const struct km_frame *f = &t->stack[a];
+        if ((a == 0 || (f->r && f->start != KM_UNREAD)) && f->used)
+            checkpoint(t, a);
+    }
+    km_tl_fit(&tl, now);
+    tl_give_open(t, top, now, &tl, tl_done);
+    km_tl_place(&tl, now);
 }
 
 /* Open frame i for region r (not yet published: t->sp is still i - 1);
@@ -1341,6 +1474,8 @@ static KM_NOINLINE void km_out_slow(struct km_thread *t, int32_t id)
     if (measured)
         t->saved_reads += measured - 1;
     int32_t top = t->sp;
+    if (measured && t == &main_thread && now >= tl.slot_end)
+        tl_cross(t, top, now);
     t->sp = j - 1;
     signal_fence();
     for (int32_t i = top; i >= j; i--)
@@ -1352,6 +1487,8 @@ static KM_ALWAYS_INLINE void out_measured(struct km_thread *t, int32_t i)
 {
     km_tick now = KM_LIKELY(st.clock.kind == KM_CLOCK_TSC)
                       ? km_clock_tsc() : km_clock_read(&st.clock);
+    if (t == &main_thread && KM_UNLIKELY(now >= tl.slot_end))
+        tl_cross(t, i, now);
     t->sp = i - 1;
     signal_fence();
     leave_measured(LIVE(t), t->stack, i, now, 1);
@@ -1479,6 +1616,8 @@ void km_report_free(struct km_report *rep)
     km_mem_free(rep->files);
     rep->files = NULL;
     rep->nfiles = 0;
+    km_tl_free(rep->tl);
+    rep->tl = NULL;
 }
 
 /* Clock reads so far: two per measured frame that closed, one per open
@@ -1781,6 +1920,22 @@ static int make_thread_report(const struct km_thread *t, struct km_report *rep,
     return 0;
 }
 
+/* The program's thread's time slots up to `now` (a copy, to which the
+ * open frames give their own time so far). */
+static void copy_timeline(struct km_report *rep, km_tick now)
+{
+    if (!main_thread.started || (rep->tl = km_tl_copy(&tl, now)) == NULL)
+        return;
+    int32_t sp = main_thread.sp;
+    if (sp < 0 || sp >= KM_STACK_DEPTH)
+        sp = 0;
+    while (sp > 0 && main_thread.stack[sp].id == KM_ID_FULL)
+        sp--;
+    km_tl_fit(rep->tl, now);
+    tl_give_open(&main_thread, sp, now, rep->tl, NULL);
+    km_tl_place(rep->tl, now);
+}
+
 /* Every thread that has called libkm, in order of number, into a
  * km_mem array of *n (NULL when none or no memory). */
 static struct km_thread **thread_list(int32_t *n)
@@ -1827,13 +1982,18 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
             return -1;
         }
         int rc = make_thread_report(&main_thread, rep, event, now);
-        if (rc == 0)
+        if (rc == 0) {
             copy_rank_tables(rep);
+            copy_timeline(rep, now);
+        }
         return rc;
     }
     int rc = make_thread_report(v[0], rep, event, now);
-    if (rc == 0)
+    if (rc == 0) {
         copy_rank_tables(rep);
+        if (v[0] == &main_thread)
+            copy_timeline(rep, now);
+    }
     if (n > 1) {
         rep->others = km_mem_alloc((size_t)(n - 1) * sizeof *rep->others);
         if (rep->others) {
@@ -1863,6 +2023,8 @@ static void hide_time(struct km_thread *t, km_tick d)
         if (t->stack[i].start != KM_UNREAD)
             t->stack[i].start += d;
     t->t0 += d;
+    if (t == &main_thread)
+        km_tl_hide(&tl, d);
     if (st.t_startup)
         st.t_startup += d;
     if (st.mpi_state != MPI_NONE)
@@ -2023,6 +2185,10 @@ void km_core_mpi_init(const struct km_mpi_ops *ops)
     st.red_before = rep.redundant;
     km_report_free(&rep);
     st.t_mpii = now;
+    if (t == &main_thread) {         /* slots start at MPI_INIT's return */
+        tl_cross(t, t->sp, now);
+        km_tl_rebase(&tl, now);
+    }
     if (ops->rank_size(&st.rank, &st.nranks))
         st.rank = 0, st.nranks = 1;
     st.mpi_state = MPI_ACTIVE;
@@ -2112,6 +2278,8 @@ void km_test_reset(void)
     free(st.tmpl);
     free(st.hash);
     memset(&main_thread, 0, offsetof(struct km_thread, stack));
+    memset(&tl, 0, sizeof tl);       /* (its tables are leaked: tests) */
+    memset(tl_done, 0, sizeof tl_done);
     main_taken = 0;
     self = NULL;
     on_main = 0;

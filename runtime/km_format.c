@@ -713,6 +713,61 @@ static void format_files(struct km_text *t, const struct km_report *rep)
         file_row(t, rep, &rep->files[k], scale, all);
 }
 
+/* The number of routine `id` in the routine table, or 0. */
+static int32_t routine_number(const struct km_region **ix, int32_t n,
+                              int32_t id)
+{
+    for (int32_t k = 0; k < n; k++)
+        if (ix[k]->id == id)
+            return k + 1;
+    return 0;
+}
+
+/* A slot figure: whole nanoseconds, "~" first when estimated (0 never). */
+static void tl_figure(struct km_text *t, int64_t v, int est)
+{
+    km_text_printf(t, " %s%lld", v != 0 && est ? "~" : "", (long long)v);
+}
+
+/* The program's thread's run in time slots (doc/KM_output.md,
+ * "Timeline block"). */
+static void format_timeline(struct km_text *t, const struct km_report *rep,
+                            const struct km_region **ix, int32_t n)
+{
+    struct km_tl_figures *f = km_mem_alloc(sizeof *f);
+    if (!f)
+        return;
+    if (km_tl_figures(rep, f) != 0) {
+        km_mem_free(f);
+        return;
+    }
+    km_text_printf(t, "!\n! ===== Timeline =====\n");
+    figure_u(t, (unsigned long long)(f->rows - 1), "Slots");
+    km_text_printf(t, "%-15.7e ! Slot width (s)\n", f->width);
+    km_text_printf(t, "%-15.7e ! Origin (s after the start, %s)\n",
+                   f->origin, f->origin_mpi ? "MPI_INIT returned"
+                                            : "the start");
+    km_text_printf(t, "%-15d ! Routines:", (int)f->ntop);
+    for (int32_t k = 0; k < f->ntop; k++)
+        km_text_printf(t, " %d", (int)routine_number(ix, n, f->top[k]));
+    km_text_printf(t, "\n!   Slot Computation(ns) MPI(ns) IO(ns) Other(ns)");
+    for (int32_t k = 0; k < f->ntop; k++)
+        km_text_printf(t, " R%d(ns)", (int)routine_number(ix, n, f->top[k]));
+    km_text_printf(t, "\n");
+    for (int32_t r = 0; r < f->rows; r++) {
+        if (r == 0)
+            km_text_printf(t, "%8s", "before");
+        else
+            km_text_printf(t, "%8d", (int)(r - 1));
+        for (int c = 0; c < KM_TL_NCAT; c++)
+            tl_figure(t, f->cat[r][c], f->est[c]);
+        for (int32_t k = 0; k < f->ntop; k++)
+            tl_figure(t, f->rt[k][r], f->top_est[k]);
+        km_text_printf(t, "\n");
+    }
+    km_mem_free(f);
+}
+
 void km_format_section(struct km_text *t, const struct km_report *rep)
 {
     km_text_printf(t, "! ===== Rank %d =====\n", rep->rank);
@@ -750,6 +805,7 @@ void km_format_section(struct km_text *t, const struct km_report *rep)
     format_messages(t, rep, ix, n, &l);
     format_peers(t, rep);
     format_files(t, rep);
+    format_timeline(t, rep, ix, n);
     km_mem_free((void *)ix);
     km_mem_free(l.first);
 }

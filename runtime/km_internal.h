@@ -13,6 +13,7 @@
  *   km_format.c  the text of a KM_output file
  *   km_file.c    a KM_output's place and name; writing it whole or not at all
  *   km_gather.c  collecting every rank's section into one file
+ *   km_timeline.c the program thread's time slots (the Timeline block)
  *   km_mpi.c     every MPI call libkm makes (only linked into MPI programs)
  *
  * The core never references an MPI symbol: km_mpi.c hands it a table of
@@ -231,6 +232,112 @@ void km_region_free(struct km_region *r);
 uint64_t km_region_hash(const struct km_region *r);
 int km_region_same(const struct km_region *a, const struct km_region *b);
 
+/* ---- the timeline (km_timeline.c; km_core.c feeds it) -------------------- */
+
+/*
+ * The program's thread's run cut into time slots: KM_TL_SLOTS slots of one
+ * width from the origin (the first call into libkm, or MPI_INIT's return),
+ * the width doubling (adjacent slots merged in pairs) whenever the run
+ * outgrows them, so its memory never grows with the run.  Row 0 holds the
+ * time before the origin; slot s is row s + 1.  Each row holds *raw* time
+ * per category (subticks): the own time of every routine and MPI call
+ * that closed in it (and the computation per routine), the elapsed time
+ * of its I/O statements (taken from their routine's computation), the
+ * estimates settled in it; a region still open when a slot ends gives the
+ * slot what it ran so far (km_core.c).  A write scales each category to
+ * the rank's figures (km_tl_figures), so that the slots add up to them
+ * exactly; Other is what the others leave of a slot's time.
+ */
+#define KM_TL_SLOTS 128
+#define KM_TL_ROWS (KM_TL_SLOTS + 1)
+#define KM_TL_TOP 8              /* routines with columns of their own */
+#define KM_TL_WIDTH0 1e-3        /* the first width, seconds */
+enum km_tl_cat { KM_TL_COMP, KM_TL_MPI, KM_TL_IO, KM_TL_OTHER, KM_TL_NCAT };
+/* A region's code: its routine's row in rt (0: none, a row nobody reads)
+ * times 8, plus where its time goes: a routine's own time to
+ * KM_TL_COMP, an MPI call's to KM_TL_MPI, an I/O statement's elapsed time
+ * to KM_TL_IO (out of its routine's computation), KM_TL_OTHER: nowhere
+ * (a CALL, MPI start-up, a loop: Other is what is left). */
+#define KM_TL_CODE(rix, cat) ((int32_t)(rix) * 8 + (cat))
+#define KM_TL_CAT(code) ((code) & 7)
+#define KM_TL_RIX(code) ((code) >> 3)
+
+struct km_timeline {
+    /* what the hot path touches */
+    km_tick slot_start;      /* where the current row begins ... */
+    km_tick slot_end;        /* ... and ends; 0: off */
+    int32_t row;             /* the current row */
+    int32_t nreg;            /* region ids `code` covers */
+    const int32_t *code;     /* [id] KM_TL_CODE; [0] unused */
+    km_time *rt;             /* [rix * KM_TL_ROWS + row] computation */
+    km_time (*cat)[KM_TL_NCAT];      /* [row][category] */
+    /* the rest */
+    km_tick origin, width;   /* slot s begins at origin + s * width */
+    km_tick width0;
+    km_tick origin_base;     /* the start (thread 0's first call) */
+    km_tick at;              /* copies: the moment of the snapshot */
+    int origin_mpi;          /* the origin is MPI_INIT's return */
+    int32_t nrt;             /* rows of rt (row 0: nobody's) */
+    int32_t *rid;            /* [rix] the routine's region id */
+    int32_t cap, caprt;      /* of code, and of rt/rid */
+    km_time cat_rows[KM_TL_ROWS][KM_TL_NCAT];
+};
+
+/* Start (or restart) empty at clock `now`, slots of `width0` ticks. */
+void km_tl_start(struct km_timeline *tl, km_tick now, km_tick width0);
+/* Codes for regions 1..nreg, routines a row of rt each.  Allocates
+ * (never on the hot path); 0 or -1. */
+int km_tl_grow(struct km_timeline *tl, struct km_region *const *tab,
+               int32_t nreg);
+/* The code of region id (KM_TL_OTHER for one it does not cover). */
+static inline int32_t km_tl_code(const struct km_timeline *tl, int32_t id)
+{
+    return (uint32_t)id <= (uint32_t)tl->nreg && id > 0 ? tl->code[id]
+                                                         : KM_TL_OTHER;
+}
+/* Add `amount` of a region of code `code` to the current row. */
+void km_tl_put(struct km_timeline *tl, int32_t code, km_time amount);
+/* Double the width until the slots reach past `now`. */
+void km_tl_fit(struct km_timeline *tl, km_tick now);
+/* Spread `amount` of code `code`, which ran from `from` to `now`, over the
+ * rows from the current one (or from's, if later) to now's, in
+ * proportion to the time of each (after km_tl_fit). */
+void km_tl_spread(struct km_timeline *tl, km_tick from, km_tick now,
+                  int32_t code, km_time amount);
+/* The current row becomes now's. */
+void km_tl_place(struct km_timeline *tl, km_tick now);
+/* MPI_INIT returned at `now`: everything so far becomes the time before
+ * the origin, and slot 0 starts now. */
+void km_tl_rebase(struct km_timeline *tl, km_tick now);
+/* A write took `d` ticks, which every figure leaves out: the grid moves
+ * on by d. */
+void km_tl_hide(struct km_timeline *tl, km_tick d);
+/* A copy for a report (km_mem memory), at clock `at`; NULL when memory
+ * runs out. */
+struct km_timeline *km_tl_copy(const struct km_timeline *tl, km_tick at);
+void km_tl_free(struct km_timeline *copy);
+
+/* What a write prints: rows 0 .. rows - 1, in nanoseconds, each category
+ * adding up to the rank's figure for it, and the top routines'
+ * computation (never more than the row's). */
+struct km_tl_figures {
+    int32_t rows;            /* row 0 (before the origin) and the slots
+                                up to the last with time */
+    double width, origin;    /* seconds: the slots' width; the origin, from
+                                the start */
+    int origin_mpi;
+    int64_t total[KM_TL_NCAT];
+    int64_t cat[KM_TL_ROWS][KM_TL_NCAT];
+    int32_t ntop;
+    int32_t top[KM_TL_TOP];  /* region ids, most computation first */
+    int64_t rt[KM_TL_TOP][KM_TL_ROWS];
+    uint8_t est[KM_TL_NCAT];     /* the category's figure has a ~ */
+    uint8_t top_est[KM_TL_TOP];  /* the routine's net time has a ~ */
+};
+struct km_report;
+/* The figures of rep (its timeline and totals); -1 when it has none. */
+int km_tl_figures(const struct km_report *rep, struct km_tl_figures *out);
+
 /* ---- the Prediction: one rank's row ------------------------------------ */
 
 /* Seconds; P = T - S - C - R - O; W, the time the rank waited for a
@@ -308,6 +415,8 @@ struct km_report {
     struct km_iofile *files; /* the files its I/O statements worked on
                                 (rank's report only) */
     int32_t nfiles;
+    struct km_timeline *tl;  /* the rank's time slots (thread 0's report
+                                only; NULL when none) */
 };
 
 void km_report_free(struct km_report *rep);

@@ -623,8 +623,34 @@ function noMessagesPage() {
   finish();
 }
 
+/* --- the timeline view: the grid, the phases, the departing ranks ----- */
+function timelinePage() {
+  selfContained();
+  btn('view', 'timeline');
+  var cv = $('#timeline'), TL = KM.data().timeline;
+  ok(!!cv, 'timeline: the view draws the ranks x slots canvas');
+  ok(TL.slots === +E.slots, 'timeline: ' + TL.slots + ' slots (expected ' + E.slots + ')');
+  var cw = Math.max(2, Math.min(16, Math.floor(1000 / TL.slots)));
+  ok(cv.width >= cw * TL.slots && cv.width <= cw * TL.slots + 70,
+     'timeline: one column of ' + cw + ' pixels per slot (' + cv.width + ' wide)');
+  var phases = $$('#tlphases tr').length - 1;
+  ok(phases === +E.phases, 'timeline: ' + phases + ' phases listed (expected ' + E.phases + ')');
+  var dep = $$('#tldeparts tr').slice(1).map(function (r) { return r.children[0].textContent; }).join(' ');
+  ok(dep === E.departs, 'timeline: the ranks that depart, ' + dep + ' (expected ' + E.departs + ')');
+  var b = cv.getBoundingClientRect();
+  var tip = hover(cv, b.left + cv.width - 3 * cw, b.top + cv.height - 3);
+  ok(/slot \d+/.test(tip) && /computation: /.test(tip) && /MPI: /.test(tip),
+     'timeline: hover gives a cell\'s slot and figures (' + tip.slice(0, 60) + '...)');
+  var px = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data, busy = 0;
+  for (var i = 0; i < px.length; i += 4) if (px[i] + px[i + 1] + px[i + 2] < 3 * 240) busy++;
+  ok(busy > 0.5 * cv.width * cv.height, 'timeline: the slots the ranks were busy in are coloured (' +
+     (100 * busy / (cv.width * cv.height)).toFixed(0) + '% of the canvas)');
+  finish();
+}
+
 try {
-  if (T.mode === 'diff') diffPage();
+  if (T.mode === 'timeline') timelinePage();
+  else if (T.mode === 'diff') diffPage();
   else if (T.mode === 'kpis') kpiPage();
   else if (T.mode === 'threads') threadsPage();
   else if (T.mode === 'messages') messagesPage();

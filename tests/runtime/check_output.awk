@@ -20,7 +20,12 @@
 # version 4): as many rows as call sites, each naming an MPI location of
 # the rank's tables, its size bins in order and holding its messages.  A
 # Peers block: as many rows as peers, in rank order, each a rank of the
-# run with messages.
+# run with messages.  A Timeline block (format version 5): its figures,
+# the routines it names in the routine table, the row "before" and one
+# row per slot, whole nanoseconds; each category's rows adding up to the
+# rank's figure for it (computation = total net - I/O, MPI, I/O, other =
+# the rest of the total time), and each row's routine columns to no more
+# than its computation.
 # Prints one line per problem; exit status 1 if any.
 
 function bad(msg) {
@@ -59,6 +64,7 @@ function end_section() {
         bad("rank " rank ": " filerows " file rows for " nfiles " files")
     if (files && !nthr && !near(fig["I/O time"], sumfile, fig["Total time"]))
         bad("rank " rank ": I/O time " fig["I/O time"] " != the files' time " sumfile)
+    if (tl) end_timeline()
     if (nfig != 14)
         bad("rank " rank ": " nfig " header figures, expected 14")
     if (!total_seen)
@@ -159,6 +165,7 @@ pred {
     delete rowcnt; delete loccnt; thr = 0; nthr = 0; thrrows = 0; thrreg = 0
     msg = 0; nmsg = 0; msgrows = 0; peers = 0; npeers = 0; peerrows = 0
     files = 0; nfiles = 0; filerows = 0; sumfile = 0
+    tl = 0
     next
 }
 /^! ===== End =====$/ { end_section(); ended = 1; next }
@@ -353,6 +360,50 @@ insec && files == 2 && !/^!/ {
     sumfile += num($6) + num($8) + num($11)
     next
 }
+insec && /^! ===== Timeline =====$/ {
+    if (msg && msgrows != nmsg) bad(msgrows " message rows for " nmsg " call sites")
+    if (peers && peerrows != npeers) bad(peerrows " peer rows for " npeers " peers")
+    if (blk && nloc != blk_n) bad("block of " blk_name " has " nloc " rows, heading says " blk_n)
+    if (thr && thr != 3) bad("Timeline block inside the Threads block")
+    if (files && filerows != nfiles) bad(filerows " file rows for " nfiles " files")
+    blk = 0; thr = 0; msg = 0; peers = 0; if (files) files = 3; tl = 1; tlrows = 0
+    for (c = 1; c <= 4; c++) tlsum[c] = 0
+    next
+}
+insec && tl == 1 {
+    if ($3 != "Slots" || !is_count($1) || $1 < 1 || $1 > 128) bad("Slots figure")
+    tlslots = $1 + 0; tl = 2; next
+}
+insec && tl == 2 {
+    if ($3 != "Slot" || !is_time($1) || num($1) <= 0) bad("Slot width figure")
+    tl = 3; next
+}
+insec && tl == 3 {
+    if ($3 != "Origin" || !is_time($1)) bad("Origin figure")
+    if (!le(num($1), fig["Total time"])) bad("Origin after the total time")
+    tl = 4; next
+}
+insec && tl == 4 {
+    if ($3 != "Routines:" || !is_count($1) || $1 > 8 || NF != 3 + $1) bad("Routines line of the Timeline")
+    ntl = $1 + 0
+    for (i = 4; i <= NF; i++) if (!(($i + 0) in rowname)) bad("Timeline names routine " $i)
+    tl = 5; next
+}
+insec && tl == 5 && /^! +Slot +Computation/ { next }
+insec && tl == 5 && !/^!/ {
+    if (NF != 5 + ntl) { bad("timeline row"); next }
+    want = tlrows == 0 ? "before" : tlrows - 1
+    if ($1 != want) bad("timeline row " $1 ", expected " want)
+    tlrows++
+    rsum = 0
+    for (i = 2; i <= NF; i++) {
+        if ($i !~ /^~?[0-9]+$/) bad("timeline figure '" $i "'")
+        if (i <= 5) tlsum[i - 1] += num($i)
+        else rsum += num($i)
+    }
+    if (rsum > num($2)) bad("the routines' columns hold more than the row's computation")
+    next
+}
 insec && /^! Warning: / { next }
 insec && /^!$/ { next }
 insec && blk && !/^!/ {
@@ -369,6 +420,19 @@ insec && blk && !/^!/ {
     next
 }
 insec { bad("unexpected line") }
+
+function end_timeline(   T, want, c, name) {
+    tl = 0
+    if (tlrows != tlslots + 1) bad("rank " rank ": " tlrows " timeline rows for " tlslots " slots")
+    T = fig["Total time"]
+    want[1] = sumnet - fig["I/O time"]; if (want[1] < 0) want[1] = 0
+    want[2] = fig["MPI time"]; want[3] = fig["I/O time"]
+    want[4] = T - want[1] - want[2] - want[3]
+    split("computation MPI I/O other", name, " ")
+    for (c = 1; c <= 4; c++)
+        if (abs(tlsum[c] * 1e-9 - want[c]) > 1e-6 * T + 4e-9)
+            bad(sprintf("rank %d: the timeline's %s adds up to %.9e s, the figures say %.9e s", rank, name[c], tlsum[c] * 1e-9, want[c]))
+}
 
 END {
     if (lastline != "! ===== End =====") bad("the last line is not the End line")

@@ -29,7 +29,7 @@ awk -f "$CHECKER" sig/KM_output.000 > sig/check.log 2>&1 ||
     fail "signal: KM_output is not consistent: $(head -5 sig/check.log)"
 
 sources=""
-for f in core region clock signal trace mem format file gather msg io; do
+for f in core region clock signal trace mem format file gather msg io timeline; do
     sources="$sources $srcdir/runtime/km_$f.c"
 done
 echo 'int main(void) { return 0; }' > probe.c
