@@ -153,7 +153,8 @@ struct kv_io_bytes {
     enum kv_bytes_kind kind;
 };
 
-/* What a rank's measured I/O statements did to one file. */
+/* What a rank's measured I/O statements (the Files block), or its
+ * measured MPI-IO calls (the MPI-IO block, mpiio set), did to one file. */
 enum { KV_META_OPENS, KV_META_CLOSES, KV_META_INQUIRES, KV_META_SEEKS,
        KV_META_FLUSHES, KV_META_KINDS };
 struct kv_file {
@@ -164,6 +165,7 @@ struct kv_file {
     uint64_t reads, writes;
     struct kv_io_bytes read_b, write_b;
     int64_t size;            /* -1: not known */
+    bool mpiio;              /* a row of the MPI-IO block */
 };
 
 /* The Timeline block (version 5): the rank's run in time slots, each
