@@ -35,6 +35,17 @@ KM.num = function (v) {
   if (a >= 1e-4 && a < 1e6) return String(Number(v.toPrecision(4)));
   return v.toExponential(3).replace(/\.?0+e/, 'e');
 };
+/* An exact count, digits grouped: 1,234,567. */
+KM.intText = function (v) { return String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ','); };
+/* A size as a person reads it, as the terminal summary prints it. */
+KM.bytesText = function (v) {
+  var unit = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'], x = v, u = -1;
+  if (v < 1024) return KM.intText(v) + ' B';
+  while (x >= 1024 && u < 4) { x /= 1024; u++; }
+  return x.toFixed(1) + ' ' + unit[u];
+};
+/* Exact bytes, and their size when it is not plain. */
+KM.bytesExact = function (v) { return KM.intText(v) + ' B' + (v >= 1024 ? ' (' + KM.bytesText(v) + ')' : ''); };
 KM.sec = function (v) { return KM.num(v) + ' s'; };
 KM.pct = function (f) {
   if (f === null || f === undefined || !isFinite(f)) return '-';

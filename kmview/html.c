@@ -20,7 +20,8 @@
  * page says so ("binned"), names each column by its first and last rank,
  * leaves out the per-thread table, and lists the rank groups as text.
  * The summary figures, the prediction and the groups are those of every
- * rank.  The Messages view's data (htmlmsg.c) is bounded its own way.
+ * rank.  The Messages view's data (htmlmsg.c) and the Files view's
+ * (htmlfiles.c) are bounded their own ways.
  *
  * Must never reference anything outside the page: no URL, font, image or
  * script that a browser would fetch.
@@ -33,6 +34,7 @@
 #include <string.h>
 
 #include "kmview/assets.h"
+#include "kmview/htmlfiles.h"
 #include "kmview/htmlmsg.h"
 #include "kmview/out.h"
 #include "kmview/summary.h"
@@ -66,6 +68,7 @@ void kv_html_end(FILE *f, const char *script)
         fputs(kv_asset_diff_js, f);
     else {
         fputs(kv_asset_messages_js, f);
+        fputs(kv_asset_files_js, f);
         fputs(kv_asset_report_js, f);
     }
     fputs("</script>\n</body>\n</html>\n", f);
@@ -623,6 +626,7 @@ void kv_html_report(FILE *f, const struct kv_stats *st,
     data_warnings(f, st);
     data_threads(f, st, &c);
     kv_html_messages(f, st);
+    kv_html_files(f, st);
     data_groups(f, st, groups, &c);
     data_timeline(f, st, groups, &c);
     fputs("}</script>\n", f);

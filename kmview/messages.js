@@ -13,17 +13,7 @@ KM.msg = (function () {
 'use strict';
 var SITES_SHOWN = 100, ROWS_SHOWN = 50, MAP_PX = 512, EMPTY = [238, 240, 244];
 
-/* An exact count, digits grouped: 1,234,567. */
-function intText(v) { return String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
-/* A size as a person reads it, as the terminal summary prints it. */
-function bytesText(v) {
-  var unit = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'], x = v, u = -1;
-  if (v < 1024) return intText(v) + ' B';
-  while (x >= 1024 && u < 4) { x /= 1024; u++; }
-  return x.toFixed(1) + ' ' + unit[u];
-}
-/* Exact bytes, and their size when it is not plain. */
-function bytesExact(v) { return intText(v) + ' B' + (v >= 1024 ? ' (' + bytesText(v) + ')' : ''); }
+var intText = KM.intText, bytesText = KM.bytesText, bytesExact = KM.bytesExact;
 function pow2Text(v) {               /* a power of two of 1 KiB or more */
   var unit = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'], u = 0;
   v /= 1024;

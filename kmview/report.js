@@ -5,8 +5,9 @@
    original / ascending / descending order, elapsed / net / counts, the
    value and its percentage on hover, automatic or manual scale, and a
    history to go back and forth; plus a rank x routine heat map, what the
-   MPI calls moved (messages.js: shown only when they moved something) and
-   the figures of the run.  The state lives in the URL's #fragment, so the
+   MPI calls moved (messages.js: shown only when they moved something),
+   what the I/O statements did to each file (files.js: shown only when
+   some rank has a Files block) and the figures of the run.  The state lives in the URL's #fragment, so the
    browser's back and forward buttons (and << >>) walk the history and a
    view can be bookmarked.  Every figure that contains an estimate is
    marked '~' (and its hover says how much of it is estimated, where the
@@ -38,7 +39,8 @@ D.locations.forEach(function (l, j) { locsOf[l[0]].push(j); if (l[7]) startupOf[
 var DEFAULT = {view: 'profile', rank: 'mean', metric: 'net', order: 'orig', mode: 'cc',
                scale: 'auto', max: '', routine: '', subject: 'program', hscale: 'routine',
                horder: D.groups ? 'cluster' : 'rank', tmetric: 'net',
-               mpart: 'p2p', mshow: 'bytes', mscale: 'linear', msort: 'bytes', mrows: 'some'};
+               mpart: 'p2p', mshow: 'bytes', mscale: 'linear', msort: 'bytes', mrows: 'some',
+               fsort: 'time', fiface: 'all', ffile: '', frows: 'some'};
 var S = {};
 
 /* ---- figures ----------------------------------------------------------- */
@@ -175,6 +177,7 @@ function readHash() {
   });
   if (S.rank !== 'mean') S.rank = colOfRank[+S.rank] === undefined ? 'mean' : colOfRank[+S.rank];
   if (S.view === 'messages' && !D.messages) S.view = 'profile';
+  if (S.view === 'files' && !D.files) S.view = 'profile';
   if (S.routine === '' || !(+S.routine >= 0 && +S.routine < R)) S.routine = firstWithLocations();
   else S.routine = +S.routine;
 }
@@ -255,6 +258,7 @@ function nav() {
                ['Figures', 'figures']];
   /* a run without messages has no Messages view at all, not an empty one */
   if (D.messages) views.splice(views.length - 1, 0, ['Messages', 'messages']);
+  if (D.files) views.splice(views.length - 1, 0, ['Files', 'files']);
   var h = '<nav id="nav"><span class="group" data-group="view"><label>View</label>';
   views.forEach(function (v) {
     h += '<button class="view' + (S.view === v[1] ? ' on' : '') + '" data-k="view" data-v="' + v[1] + '"' +
@@ -321,6 +325,7 @@ function controls() {
     h += KM.toggles('Show', 'tmetric', [['Net Time', 'net'], ['Total', 'total'], ['Outside', 'outside'],
                                         ['MPI', 'mpi'], ['Routine Counts', 'counts']], S.tmetric);
   else if (S.view === 'messages' && D.messages) h += KM.msg.controls(D, S);
+  else if (S.view === 'files' && D.files) h += KM.files.controls(D, S);
   return h + '</div>';
 }
 function legend(items) {
@@ -814,6 +819,7 @@ function render() {
   else if (S.view === 'timeline' && D.timeline) timelineView(main);
   else if (S.view === 'threads' && D.threads) threadsView(main);
   else if (S.view === 'messages' && D.messages) KM.msg.view(main, D, S);
+  else if (S.view === 'files' && D.files) KM.files.view(main, D, S);
   else if (S.view === 'figures') figuresView(main);
   else profileView(main);
   document.title = 'kmview: ' + (D.program || '') + ' — ' + S.view;
