@@ -25,7 +25,7 @@ var ROWS_SHOWN = 100;
 /* a file row (htmlfiles.c's write_acc; the metadata counts are 3..7) */
 var NAME = 0, MPIIO = 1, RANKS = 2, META = 3, META_S = 8, READS = 9, READ_S = 10, READ_B = 11, READ_K = 12,
     WRITES = 13, WRITE_S = 14, WRITE_B = 15, WRITE_K = 16, EST = 17, SIZE_MAX = 18, SIZE_MIN = 19, TMIN = 20,
-    TMIN_R = 21, TMAX = 22, TMAX_R = 23, TOP = 24;
+    TMIN_R = 21, TMIN_EST = 22, TMAX = 23, TMAX_R = 24, TMAX_EST = 25, TOP = 26;
 /* a rank's row (write_rank_row; the metadata counts are 1..5) */
 var R_RANK = 0, R_META = 1, R_META_S = 6, R_READS = 7, R_READ_S = 8, R_READ_B = 9, R_READ_K = 10, R_WRITES = 11,
     R_WRITE_S = 12, R_WRITE_B = 13, R_WRITE_K = 14, R_SIZE = 15, R_EST = 16;
@@ -218,8 +218,8 @@ function detailHtml(D, r) {
   top.forEach(function (x) { max = Math.max(max, x[R_META_S] + x[R_READ_S] + x[R_WRITE_S]); });
   var h = '<h2 id="fdetail">' + KM.esc(r[NAME]) + ' (' + IFACE[r[MPIIO]] + ')</h2><p class="note" id="fdnote">' +
     'I/O time over its ' + KM.intText(n) + ' rank' + (n === 1 ? '' : 's') + ': least ' +
-    KM.mark(KM.sec(r[TMIN]), est) + ' (rank ' + r[TMIN_R] + '), mean ' + KM.mark(KM.sec(time(r) / n), est) +
-    ', most ' + KM.mark(KM.sec(r[TMAX]), est) + ' (rank ' + r[TMAX_R] + '). ' +
+    KM.mark(KM.sec(r[TMIN]), r[TMIN_EST]) + ' (rank ' + r[TMIN_R] + '), mean ' + KM.mark(KM.sec(time(r) / n), est) +
+    ', most ' + KM.mark(KM.sec(r[TMAX]), r[TMAX_EST]) + ' (rank ' + r[TMAX_R] + '). ' +
     (top.length < n ? 'The ' + top.length + ' ranks that spent the most I/O time on it:' : 'Its ranks, the most ' +
     'I/O time first:') + '</p><div class="wide"><table id="franks"><tr><th>Rank</th><th>I/O (s)</th>' +
     '<th class="l">Metadata | read | write</th>';

@@ -45,7 +45,8 @@ struct ref {
 
 /* Figures summed over file rows.  est: bit 0 metadata time, 1 read time,
  * 2 write time held an estimate; kinds: rows whose bytes were of each
- * enum kv_bytes_kind; t*: the least and most I/O time of a row. */
+ * enum kv_bytes_kind; t*: the least and most I/O time of a row, its rank
+ * and its est bits. */
 struct acc {
     int ranks, rows;
     uint64_t meta[KV_META_KINDS], reads, writes, read_b, write_b;
@@ -55,6 +56,7 @@ struct acc {
     int64_t size_min, size_max;          /* -1: no size known */
     double tmin, tmax;
     int tmin_rank, tmax_rank;
+    unsigned tmin_est, tmax_est;
 };
 
 /* One file of one interface over the ranks: refs[first .. first + n). */
@@ -105,10 +107,12 @@ static void acc_add(struct acc *a, const struct kv_file *x, int rank)
     if (a->rows == 0 || t < a->tmin) {
         a->tmin = t;
         a->tmin_rank = rank;
+        a->tmin_est = row_est(x);
     }
     if (a->rows == 0 || t > a->tmax) {
         a->tmax = t;
         a->tmax_rank = rank;
+        a->tmax_est = row_est(x);
     }
     a->rows++;
 }
@@ -245,8 +249,8 @@ static void write_kinds(FILE *f, const int k[4])
 
 /* [name, mpiio, ranks, opens, closes, inquires, seeks, flushes, meta_s,
  * reads, read_s, read_b, read kinds, writes, write_s, write_b, write
- * kinds, est, size_max, size_min, tmin, tmin_rank, tmax, tmax_rank, —
- * the caller closes it (after the top ranks). */
+ * kinds, est, size_max, size_min, tmin, tmin_rank, tmin_est, tmax,
+ * tmax_rank, tmax_est, — the caller closes it (after the top ranks). */
 static void write_acc(FILE *f, const char *name, int mpiio,
                       const struct acc *a)
 {
@@ -267,9 +271,9 @@ static void write_acc(FILE *f, const char *name, int mpiio,
     fprintf(f, ",%u,%lld,%lld", a->est, (long long)a->size_max,
             (long long)a->size_min);
     write_num(f, a->tmin);
-    fprintf(f, ",%d", a->tmin_rank);
+    fprintf(f, ",%d,%u", a->tmin_rank, a->tmin_est);
     write_num(f, a->tmax);
-    fprintf(f, ",%d", a->tmax_rank);
+    fprintf(f, ",%d,%u", a->tmax_rank, a->tmax_est);
 }
 
 /* One rank's row: [rank, opens ... flushes, meta_s, reads, read_s,

@@ -1,6 +1,6 @@
 # mkout.awk — a KM_output file from a short description, for tests whose
 # every figure is chosen by hand.  Every rank gets the same figures.
-#   version V                   1 (the default) or 2
+#   version V                   1 (the default), 2, or 5 (file lines)
 #   ranks N
 #   total T mpi M io I [startup S] [estimated E] [overhead O] [waited W]
 #                               header figures (seconds); S, E, O, W:
@@ -8,7 +8,15 @@
 #                               Prediction's time waited for a processor)
 #   routine NAME ELAPSED NET COUNT MPI IO [EST%]
 #   loc ROUTINE KIND LINE ELAPSED COUNT [EST%] STATEMENT...
-# EST% only in version 2 (required there).  A time may carry version 2's
+#   file RANKS OPENS CLOSES INQUIRE SEEKS FLUSHES META READS READ_S READ_B
+#        WRITES WRITE_S WRITE_B SIZE NAME...
+#                               a row of the Files block of the ranks
+#                               RANKS ("all", or numbers and ranges A-B
+#                               joined by commas),
+#                               in order; bytes as KM_output writes them
+#                               (N, ~N, >=N or -), SIZE N or -; NAME the
+#                               rest of the line, %d in it the rank
+# EST% only in version 2 and 5 (required there).  A time may carry version 2's
 # '~' (contains an estimate), a count version 1's '+'.  Version 1's MPI
 # time holds its start-up (give it so); version 2's figures add up:
 # time in uninstrumented routines = T - net - M - S - O.  The prediction
@@ -38,6 +46,35 @@ $1 == "loc" {
     skip = version >= 2 ? 7 : 6
     if (version >= 2) lest[r, k] = $7
     t = $0; for (i = 1; i <= skip; i++) sub(/^[^ ]+ +/, "", t); ltext[r, k] = t
+}
+$1 == "file" {
+    nf++; frank[nf] = $2
+    frow[nf] = sprintf("%7d %7d %7d %7d %7d %15s %9d %15s %14s %9d %15s %14s %14s", $3, $4, $5, $6, $7, tm($8), $9,
+                       tm($10), $11, $12, tm($13), $14, $15)
+    t = $0; for (i = 1; i <= 15; i++) sub(/^[^ ]+ +/, "", t); fname[nf] = t
+}
+# does the RANKS of a file line name rank p?
+function names(spec, p,    n, i, it, ab) {
+    if (spec == "all") return 1
+    n = split(spec, it, ",")
+    for (i = 1; i <= n; i++) {
+        if (split(it[i], ab, "-") == 2 ? p >= ab[1] + 0 && p <= ab[2] + 0 : p == it[i] + 0) return 1
+    }
+    return 0
+}
+# the Files block of rank p: the file lines that name it
+function files(p,    k, c) {
+    for (k = 1; k <= nf; k++) if (names(frank[k], p)) c++
+    if (!c) return
+    print "!\n! ===== Files ====="
+    printf "%-15d ! Files\n", c
+    print "! Opens  Closes Inquire   Seeks Flushes         Meta(s)     Reads         Read(s)        Read(B)    Writes" \
+          "        Write(s)       Write(B)        Size(B) File"
+    for (k = 1; k <= nf; k++)
+        if (names(frank[k], p)) {
+            t = fname[k]; gsub(/%d/, p, t)
+            print frow[k] " " t
+        }
 }
 END {
     v2 = version >= 2
@@ -98,6 +135,7 @@ END {
                 printf "%8d %-5s %6d %15s %10s%s %s\n", k, lkind[r, k], lline[r, k], tm(lel[r, k]), lcnt[r, k],
                        v2 ? sprintf(" %7.1f", lest[r, k]) : "", ltext[r, k]
         }
+        files(p)
     }
     print "! ===== End ====="
 }

@@ -10,7 +10,9 @@
    "title:LABEL" to its hover text, "absent:LABEL" to a label that must
    not be there; mode "messages" checks the Messages view against kmgen's
    rank_peers.csv and rank_messages.csv expectations, "nomessages" that a
-   run without messages has none. */
+   run without messages has none; mode "files" checks the Files view
+   against kmview's rank_files.csv, "nofiles" that a run without Files
+   blocks has none. */
 (function () {
 'use strict';
 var T = window.KMTEST, E = T.expect, out = [];
@@ -623,6 +625,251 @@ function noMessagesPage() {
   finish();
 }
 
+/* --- the Files view against kmview's own rank_files.csv -------------- */
+/* expect holds the CSV's lines ("csv:N"), which the test sums per file
+   itself: every row the page shows, its cells and bar, the kinds of its
+   bytes, the sort orders, the totals and the ranks of each file. */
+function csvFields(line) {
+  var out = [], f = '', q = false;
+  for (var i = 0; i < line.length; i++) {
+    var c = line.charAt(i);
+    if (q && c === '"' && line.charAt(i + 1) === '"') { f += '"'; i++; }
+    else if (c === '"') q = !q;
+    else if (c === ',' && !q) { out.push(f); f = ''; }
+    else f += c;
+  }
+  out.push(f);
+  return out;
+}
+function csvRows() {
+  var head = csvFields(E['csv:1']), rows = [];
+  for (var n = 2; E['csv:' + n] !== undefined; n++) {
+    var f = csvFields(E['csv:' + n]), o = {};
+    head.forEach(function (h, k) { o[h] = f[k]; });
+    rows.push(o);
+  }
+  return rows;
+}
+/* An MPI-IO block's row says so in a column "interface" or "mpiio" once
+   kmview writes one; every other row is Fortran's. */
+function ifaceOfCsv(o) {
+  if (o.interface !== undefined) return /mpi/i.test(o.interface) ? 'MPI-IO' : 'Fortran';
+  return o.mpiio === '1' || o.mpiio === 'true' ? 'MPI-IO' : 'Fortran';
+}
+var META_COLS = ['opens', 'closes', 'inquires', 'seeks', 'flushes'];
+var KIND_SAID = {exact: 'exact', estimate: '~ estimate', at_least: '>= at least', unknown: '- not known'};
+function fileSum(name, iface) {
+  return {name: name, iface: iface, seen: {}, ranks: 0, ops: [0, 0, 0, 0, 0], meta: 0, reads: 0, read: 0, rb: 0,
+          rk: [], writes: 0, write: 0, wb: 0, wk: [], est: [false, false, false], sizes: [], rows: []};
+}
+/* CSV rows are added in the CSV's order (rank order), as kmview adds them. */
+function addCsv(s, o) {
+  if (!s.seen[o.rank]) { s.seen[o.rank] = true; s.ranks++; }
+  META_COLS.forEach(function (c, k) { s.ops[k] += +o[c]; });
+  s.meta += parseFloat(o.meta_seconds);
+  s.reads += +o.reads; s.read += parseFloat(o.read_seconds); s.rb += +o.bytes_read; s.rk.push(o.bytes_read_kind);
+  s.writes += +o.writes; s.write += parseFloat(o.write_seconds); s.wb += +o.bytes_written;
+  s.wk.push(o.bytes_written_kind);
+  ['meta', 'read', 'write'].forEach(function (m, k) { s.est[k] = s.est[k] || o[m + '_estimated'] === '1'; });
+  if (o.size !== '') s.sizes.push(+o.size);
+  s.rows.push(o);
+}
+function sumTime(s) { return s.meta + s.read + s.write; }
+function csvTime(o) { return parseFloat(o.meta_seconds) + parseFloat(o.read_seconds) + parseFloat(o.write_seconds); }
+function allUnknown(kinds) { return kinds.every(function (k) { return k === 'unknown'; }); }
+function byIfaceName(a, b) {
+  return a.iface < b.iface ? -1 : a.iface > b.iface ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+function fileSums() {
+  var by = {}, all = [];
+  csvRows().forEach(function (o) {
+    var k = ifaceOfCsv(o) + '\n' + o.file;
+    if (!by[k]) all.push(by[k] = fileSum(o.file, ifaceOfCsv(o)));
+    addCsv(by[k], o);
+  });
+  return all;
+}
+/* The files the page holds: every one up to 500, else the 250 with the
+   most I/O time and the 250 with the most known bytes (ties: interface,
+   then name), as htmlfiles.c picks them. */
+function heldFiles(sums) {
+  if (sums.length <= 500) return sums.slice();
+  var bytes = function (s) { return allUnknown(s.rk.concat(s.wk)) ? -1 : s.rb + s.wb; }, held = [];
+  [sumTime, bytes].forEach(function (key) {
+    sums.slice().sort(function (a, b) { return key(b) - key(a) || byIfaceName(a, b); }).slice(0, 250)
+      .forEach(function (s) { if (held.indexOf(s) < 0) held.push(s); });
+  });
+  return held;
+}
+/* What a sum of bytes of these kinds must show: '-' when no figure is
+   known, else >= when some is at least or not known, ~ when some is an
+   estimate; marked mixed when the kinds differ. */
+function wantBytes(b, kinds) {
+  var has = {}, n = 0;
+  kinds.forEach(function (k) { if (!has[k]) n++; has[k] = (has[k] || 0) + 1; });
+  var mark = (has.at_least || has.unknown ? '>=' : '') + (has.estimate ? '~' : '');
+  var known = has.exact || has.estimate || has.at_least;
+  return {data: known ? mark + b : '-', text: known ? mark + KM.bytesText(b) : '-', mixed: n > 1, has: has};
+}
+function bytesOk(td, b, kinds) {
+  var w = wantBytes(b, kinds), good = td.dataset.b === w.data && td.textContent === w.text &&
+    td.classList.contains('mixed') === w.mixed;
+  if (w.mixed)
+    Object.keys(w.has).forEach(function (k) {
+      good = good && td.title.indexOf(KIND_SAID[k] + ' on ' + KM.intText(w.has[k])) >= 0;
+    });
+  return good ? '' : 'bytes "' + td.textContent + '" data ' + td.dataset.b + (td.className ? ' ' + td.className : '') +
+    ' title "' + td.title + '", expected ' + w.data + (w.mixed ? ' mixed' : '');
+}
+function sec(v, est) { return (est ? '~' : '') + KM.num(v); }
+/* The text each column of a file's row must show. */
+function wantCells(s) {
+  var w = {Interface: s.iface, Ranks: KM.intText(s.ranks), 'I/O (s)': sec(sumTime(s), s.est.some(Boolean)),
+           'Meta (s)': sec(s.meta, s.est[0]), Reads: KM.intText(s.reads), 'Read (s)': sec(s.read, s.est[1]),
+           Writes: KM.intText(s.writes), 'Write (s)': sec(s.write, s.est[2]),
+           Size: s.sizes.length ? KM.bytesText(Math.max.apply(null, s.sizes)) : '-'};
+  ['Opens', 'Closes', 'Inquire', 'Seeks', 'Flushes'].forEach(function (h, k) { w[h] = KM.intText(s.ops[k]); });
+  return w;
+}
+function columns(table) {
+  return $$(table + ' tr:first-child th').map(function (th) { return th.textContent; });
+}
+/* Every cell of a table row against the sum s; the bar against max. */
+function rowOk(tr, s, cols, max) {
+  var td = tr.children, w = wantCells(s), bad = [];
+  cols.forEach(function (c, k) {
+    if (w[c] !== undefined && td[k].textContent !== w[c]) bad.push(c + ' "' + td[k].textContent + '" not "' + w[c] + '"');
+  });
+  var rb = bytesOk(td[cols.indexOf('Read')], s.rb, s.rk), wb = bytesOk(td[cols.indexOf('Written')], s.wb, s.wk);
+  if (rb) bad.push('read ' + rb);
+  if (wb) bad.push('written ' + wb);
+  var segs = Array.prototype.map.call(td[cols.indexOf('Metadata | read | write')].querySelectorAll('i'),
+                                      function (i) { return i.className + ':' + parseFloat(i.style.width); });
+  var want = [['fmeta', s.meta], ['fread', s.read], ['fwrite', s.write]].filter(function (x) { return x[1] > 0; })
+    .map(function (x) { return x[0] + ':' + Number((100 * x[1] / max).toFixed(3)); });
+  if (segs.join(' ') !== want.join(' ')) bad.push('bar ' + segs.join(' ') + ' not ' + want.join(' '));
+  return bad.join('; ');
+}
+function tableNames() {
+  return $$('#ftable tr[data-f]').map(function (tr) { return tr.querySelector('td.fn').textContent; });
+}
+function sumOf(groups) {
+  var s = fileSum('', groups[0].iface);
+  groups.slice().sort(byIfaceName).forEach(function (g) { g.rows.forEach(function (o) { addCsv(s, o); }); });
+  return s;
+}
+var FSORTS = {time: sumTime, meta: function (s) { return s.meta; }, data: function (s) { return s.read + s.write; },
+  bytes: function (s) { return allUnknown(s.rk.concat(s.wk)) ? -1 : s.rb + s.wb; },
+  read: function (s) { return allUnknown(s.rk) ? -1 : s.rb; },
+  written: function (s) { return allUnknown(s.wk) ? -1 : s.wb; }, ranks: function (s) { return s.ranks; }};
+function filesSorts(held) {
+  Object.keys(FSORTS).concat(['name']).forEach(function (key) {
+    var b = $('#ftable th button[data-v="' + key + '"]') || $('button[data-k="fsort"][data-v="' + key + '"]');
+    b.click();
+    var k = FSORTS[key], want = held.slice().sort(function (a, c) {
+      return (k ? k(c) - k(a) || sumTime(c) - sumTime(a) : 0) || (a.name < c.name ? -1 : a.name > c.name ? 1 : 0);
+    }).map(function (s) { return s.name; }), got = tableNames();
+    ok(got.join('\n') === want.join('\n'), 'files: sorted by ' + key + ' (' + got.slice(0, 4).join(' | ') +
+       ' ..., expected ' + want.slice(0, 4).join(' | ') + ' ...)');
+  });
+  btn('fsort', 'time');
+}
+/* The file picked: the least, mean and most time over its ranks, and its
+   ranks with the most I/O time (10 at most; ties: the lower rank). */
+function fileDetail(s) {
+  var est = s.est.some(Boolean), lo = null, hi = null;
+  s.rows.forEach(function (o) {
+    if (!lo || csvTime(o) < csvTime(lo)) lo = o;
+    if (!hi || csvTime(o) > csvTime(hi)) hi = o;
+  });
+  var rowEst = function (o) {
+    return o.meta_estimated === '1' || o.read_estimated === '1' || o.write_estimated === '1' ? '~' : '';
+  };
+  var note = 'least ' + rowEst(lo) + KM.sec(csvTime(lo)) + ' (rank ' + lo.rank + '), mean ' + (est ? '~' : '') +
+    KM.sec(sumTime(s) / s.ranks) + ', most ' + rowEst(hi) + KM.sec(csvTime(hi)) + ' (rank ' + hi.rank + ')';
+  var want = s.rows.map(function (o, k) { return [o, k]; }).sort(function (a, b) {
+    return csvTime(b[0]) - csvTime(a[0]) || a[1] - b[1];
+  }).slice(0, 10).map(function (x) { return x[0]; });
+  var cols = columns('#franks'), trs = $$('#franks tr').slice(1), bad = [];
+  if (trs.length !== want.length) bad.push(trs.length + ' ranks, expected ' + want.length);
+  want.forEach(function (o, k) {
+    var tr = trs[k];
+    if (!tr) return;
+    var one = fileSum(s.name, s.iface);
+    addCsv(one, o);
+    var cells = tr.children, e = rowOk(tr, one, cols, csvTime(want[0]));
+    if (cells[0].textContent !== o.rank) e = 'rank ' + cells[0].textContent + ' not ' + o.rank + '; ' + e;
+    if (e && bad.length < 2) bad.push(e);
+  });
+  var head = $('#fdetail').textContent, dn = $('#fdnote').textContent;
+  ok(head === s.name + ' (' + s.iface + ')' && dn.indexOf(note) >= 0 && bad.length === 0,
+     'files: ' + s.name + ': ' + dn.slice(0, 120) + (head === s.name + ' (' + s.iface + ')' ? '' : ' heading ' + head) +
+     (dn.indexOf(note) >= 0 ? '' : ', expected ' + note) + (bad.length ? ' (' + bad.join('; ') + ')' : ''));
+}
+function filesPage() {
+  selfContained();
+  var b = $('button.view[data-v="files"]');
+  ok(b && !b.disabled, 'files: the Files view is offered');
+  btn('view', 'files');
+  var sums = fileSums(), held = heldFiles(sums), cols = columns('#ftable'), max = 0;
+  held.forEach(function (s) { max = Math.max(max, sumTime(s)); });
+  if ($('#frows')) $('#frows').click();
+  var names = tableNames(), bad = [];
+  ok(names.length === held.length, 'files: a row per file the page holds (' + names.length + ', expected ' +
+     held.length + ' of ' + sums.length + ')');
+  ok(held.length < sums.length === /holds the \d+ files/.test($('#fnote').textContent),
+     'files: the note says whether the page holds every file');
+  $$('#ftable tr[data-f]').forEach(function (tr, k) {
+    var s = held.filter(function (h) { return h.name === names[k]; })[0];
+    var e = s ? rowOk(tr, s, cols, max) : 'not a file of the CSV';
+    if (e && bad.length < 3) bad.push(names[k] + ': ' + e);
+  });
+  ok(bad.length === 0, 'files: every row\'s name, interface, ranks, operations, times (~ where estimated), ' +
+     'bytes with their kind and size as the CSV sums them, its bar metadata | read | write against the ' +
+     'longest' + (bad.length ? ' (' + bad.join('; ') + ')' : ''));
+  ok($('#ftable td.fn b') === null && $$('#ftable a[data-k="ffile"]').every(function (a, k) {
+    return a.title === names[k] + ': its ranks';
+  }), 'files: names are text, escaped in cells and titles');
+  var rest = sums.filter(function (s) { return held.indexOf(s) < 0; }), other = $('#ftable tr.other');
+  if (rest.length) {
+    var e = rowOk(other, sumOf(rest), cols, sumTime(sumOf(rest)));
+    ok(other.children[0].textContent === KM.intText(rest.length) + ' other Fortran files' && !e,
+       'files: the others summed in one row: ' + other.children[0].textContent + (e ? ' (' + e + ')' : ''));
+  } else ok(other === null, 'files: no row of other files');
+  var total = $('#ftable tr.total'), all = fileSum('', '');
+  csvRows().forEach(function (o) { addCsv(all, o); });
+  all.iface = '';
+  var te = rowOk(total, all, cols, sumTime(all));
+  ok(total.children[0].textContent === 'Total (' + KM.intText(sums.length) + ' files)' && !te,
+     'files: the totals row sums every rank\'s rows: ' + total.textContent.slice(0, 90) + (te ? ' (' + te + ')' : ''));
+  var specials = {'<stdin>': /^<stdin>$/, '<stdout>': /^<stdout>$/, '<internal>': /^<internal>$/,
+                  '<unit not known>': /^<unit not known>$/, 'fort.N': /^fort\.\d+$/};
+  var glossary = $('#fnames') ? $('#fnames').textContent : '', said = true;
+  Object.keys(specials).forEach(function (n) {
+    var there = held.some(function (s) { return specials[n].test(s.name); });
+    said = said && there === (glossary.indexOf(n + ' ') >= 0);
+  });
+  ok(said, 'files: the note explains the names that are not files, those the table holds (' +
+     glossary.slice(0, 60) + '...)');
+  filesSorts(held);
+  var picks = held.length <= 20 ? held : held.slice(0, 3);
+  picks.forEach(function (s) {
+    var a = $$('#ftable a[data-k="ffile"]').filter(function (x) { return x.textContent === s.name; })[0];
+    a.click();
+    fileDetail(s);
+  });
+  finish();
+}
+/* A run without Files blocks: no Files view, not even when asked for. */
+function noFilesPage() {
+  ok($('button.view[data-v="files"]') === null, 'no files: no Files view is offered');
+  window.history.replaceState(null, '', '#view=files');
+  window.dispatchEvent(new PopStateEvent('popstate'));
+  ok($('button.view.on').dataset.v === 'profile' && $('#ftable') === null,
+     'no files: asking for it by address shows the profile');
+  finish();
+}
+
 /* --- the timeline view: the grid, the phases, the departing ranks ----- */
 function timelinePage() {
   selfContained();
@@ -655,6 +902,8 @@ try {
   else if (T.mode === 'threads') threadsPage();
   else if (T.mode === 'messages') messagesPage();
   else if (T.mode === 'nomessages') noMessagesPage();
+  else if (T.mode === 'files') filesPage();
+  else if (T.mode === 'nofiles') noFilesPage();
   else if (T.mode === 'speed') speed();
   else {
     selfContained();
