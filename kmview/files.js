@@ -6,9 +6,9 @@
    operations (OPEN, CLOSE, INQUIRE, seeks, flushes) and their time, its
    reads and writes, their times and bytes, its size, and a bar of its
    metadata time against its read and write time; sortable by time, bytes
-   and name, a totals row last.  Below it the file picked (at first the one
-   with the most I/O time): the least, mean and most I/O time over its
-   ranks and the ranks that spent the most on it.
+   and name, a totals row last.  A click on a file opens, under its row,
+   the least, mean and most I/O time over its ranks and the ranks that
+   spent the most on it (a second click closes it).  
 
    Bytes keep their kind: exact (unformatted transfers), ~ an estimate
    (from the file's growth), >= at least (formatted transfers not
@@ -45,7 +45,6 @@ var SPECIAL = [
 
 /* ---- figures ------------------------------------------------------------ */
 function time(r) { return r[META_S] + r[READ_S] + r[WRITE_S]; }
-function metaOps(r, at) { var s = 0; for (var m = 0; m < 5; m++) s += r[at + m]; return s; }
 /* The mark of bytes summed over figures of kinds k (how many of each):
    null when none was known. */
 function bytesMark(k) {
@@ -149,19 +148,25 @@ function cells(r, max, of) {
     '</td>' + secCell(r[WRITE_S], r[EST] & 4) + bytesCell(r[WRITE_B], r[WRITE_K], of) +
     sizeCell(r[SIZE_MAX], r[SIZE_MIN]);
 }
-function fileRow(r, max, pick) {
-  var i = r[r.length - 1];
-  return '<tr data-f="' + i + '"' + (i === pick ? ' class="on"' : '') + '><td class="l fn"><a data-k="ffile" ' +
-    'data-v="' + i + '" title="' + KM.esc(r[NAME]) + ': its ranks">' + KM.esc(r[NAME]) + '</a></td>' +
-    cells(r, max, 'ranks') + '</tr>';
+/* A file's row; the file picked has its ranks in a row under it, and
+   its name closes them. */
+function fileRow(D, r, max, pick) {
+  var i = r[r.length - 1], on = i === pick;
+  return '<tr data-f="' + i + '"' + (on ? ' class="on"' : '') + '><td class="l fn"><a data-k="ffile" ' +
+    'data-v="' + (on ? '' : i) + '" title="' + KM.esc(r[NAME]) + ': its ranks">' + KM.esc(r[NAME]) + '</a></td>' +
+    cells(r, max, 'ranks') + '</tr>' + (on ? '<tr class="fdrow"><td colspan="18">' + detailHtml(D, D.files.rows[i]) +
+    '</td></tr>' : '');
 }
 function tableHtml(D, S, rows, pick) {
   var F = D.files, iface = ifaceOf(D, S), at = {all: 0, fortran: 1, mpiio: 2}[iface];
   var other = [], max = 0, all = S.frows === 'all' || rows.length <= ROWS_SHOWN;
   F.rows.forEach(function (r) { max = Math.max(max, time(r)); });
   F.other.forEach(function (o, k) { if (o && (iface === 'all' || at === k + 1)) other.push(o); });
-  var files = rows.length, h = '<div class="wide"><table id="ftable">' + head(sortOf(S));
-  rows.slice(0, all ? rows.length : ROWS_SHOWN).forEach(function (r) { h += fileRow(r, max, pick); });
+  var files = rows.length, h = '<div class="wide"><table id="ftable">' + head(sortOf(S)), shown = false;
+  rows.slice(0, all ? rows.length : ROWS_SHOWN).forEach(function (r) {
+    h += fileRow(D, r, max, pick);
+    shown = shown || r[r.length - 1] === pick;
+  });
   other.forEach(function (o) {
     files += o.files;
     h += '<tr class="other"><td class="l">' + KM.intText(o.files) + ' other ' + IFACE[o.row[MPIIO]] +
@@ -170,6 +175,8 @@ function tableHtml(D, S, rows, pick) {
   var t = F.total[at];
   h += '<tr class="total"><td class="l">Total (' + KM.intText(files) + ' file' + (files === 1 ? '' : 's') + ')</td>' +
     cells(t, time(t), 'figures of ranks') + '</tr></table></div>';
+  /* a file picked beyond the rows shown (an address) has its ranks below */
+  if (pick >= 0 && !shown) h += detailHtml(D, F.rows[pick]);
   return h + (all ? '' : '<p class="note"><button id="frows" data-k="frows" data-v="all">all ' +
     KM.intText(rows.length) + ' rows</button> (the first ' + ROWS_SHOWN + ' shown)</p>');
 }
@@ -183,7 +190,7 @@ function introHtml(D, S, rows) {
     'ranks is one file), ' + KM.mark(KM.sec(time(t)), t[EST]) + ' of I/O. ' + (held ? 'The page holds the ' +
     KM.intText(F.rows.length) + ' files with the most I/O time and the most bytes; the others are summed in a ' +
     'row per interface (kmview --csv: rank_files.csv has every one). ' : '') + 'Click a heading to sort by ' +
-    'it, a file for its ranks.</p>';
+    'it, a file for its ranks (again to close them).</p>';
 }
 function legendHtml(D, rows) {
   var seen = {}, h = '<div class="legend"><span><i class="fmeta"></i>metadata (OPEN, CLOSE, INQUIRE, REWIND, ' +
@@ -216,7 +223,8 @@ function rankRow(x, max) {
 function detailHtml(D, r) {
   var top = r[TOP], n = r[RANKS], est = r[EST] !== 0, max = 0;
   top.forEach(function (x) { max = Math.max(max, x[R_META_S] + x[R_READ_S] + x[R_WRITE_S]); });
-  var h = '<h2 id="fdetail">' + KM.esc(r[NAME]) + ' (' + IFACE[r[MPIIO]] + ')</h2><p class="note" id="fdnote">' +
+  var h = '<div class="fdetail"><h3 id="fdetail">' + KM.esc(r[NAME]) + ' (' + IFACE[r[MPIIO]] + ')</h3>' +
+    '<p class="note" id="fdnote">' +
     'I/O time over its ' + KM.intText(n) + ' rank' + (n === 1 ? '' : 's') + ': least ' +
     KM.mark(KM.sec(r[TMIN]), r[TMIN_EST]) + ' (rank ' + r[TMIN_R] + '), mean ' + KM.mark(KM.sec(time(r) / n), est) +
     ', most ' + KM.mark(KM.sec(r[TMAX]), r[TMAX_EST]) + ' (rank ' + r[TMAX_R] + '). ' +
@@ -227,17 +235,13 @@ function detailHtml(D, r) {
    'Write (s)', 'Written', 'Size'].forEach(function (c) { h += '<th>' + c + '</th>'; });
   h += '</tr>';
   top.forEach(function (x) { h += rankRow(x, max); });
-  return h + '</table></div>';
+  return h + '</table></div></div>';
 }
 
 function view(main, D, S) {
-  var rows = shownRows(D, S), pick = +S.ffile;
-  /* at first the file with the most I/O time (htmlfiles.c's order) */
-  if (S.ffile === '' || !(pick >= 0 && pick < D.files.rows.length))
-    pick = rows.reduce(function (m, r) { return Math.min(m, r[r.length - 1]); }, Infinity);
-  if (!isFinite(pick)) pick = -1;
-  main.innerHTML = introHtml(D, S, rows) + legendHtml(D, rows) + tableHtml(D, S, rows, pick) +
-    (pick >= 0 ? detailHtml(D, D.files.rows[pick]) : '');
+  var rows = shownRows(D, S), pick = S.ffile === '' ? -1 : +S.ffile;
+  if (!(pick >= 0 && pick < D.files.rows.length)) pick = -1;
+  main.innerHTML = introHtml(D, S, rows) + legendHtml(D, rows) + tableHtml(D, S, rows, pick);
 }
 
 return {controls: controls, view: view};

@@ -732,7 +732,7 @@ function wantCells(s) {
   return w;
 }
 function columns(table) {
-  return $$(table + ' tr:first-child th').map(function (th) { return th.textContent; });
+  return $$(table + ' > tbody > tr:first-child > th').map(function (th) { return th.textContent; });
 }
 /* Every cell of a table row against the sum s; the bar against max. */
 function rowOk(tr, s, cols, max) {
@@ -852,12 +852,18 @@ function filesPage() {
   ok(said, 'files: the note explains the names that are not files, those the table holds (' +
      glossary.slice(0, 60) + '...)');
   filesSorts(held);
-  var picks = held.length <= 20 ? held : held.slice(0, 3);
+  var picks = held.length <= 20 ? held : held.slice(0, 3), link = function (s) {
+    return $$('#ftable a[data-k="ffile"]').filter(function (x) { return x.textContent === s.name; })[0];
+  };
+  ok($('#fdetail') === null, 'files: no file is open at first');
   picks.forEach(function (s) {
-    var a = $$('#ftable a[data-k="ffile"]').filter(function (x) { return x.textContent === s.name; })[0];
-    a.click();
+    link(s).click();
     fileDetail(s);
   });
+  var last = picks[picks.length - 1], under = $('#ftable tr.on + tr.fdrow #fdetail');
+  ok(under && $('#ftable tr.on td.fn').textContent === last.name, 'files: its ranks open under the file\'s row');
+  link(last).click();
+  ok($('#fdetail') === null && $('#ftable tr.on') === null, 'files: a second click closes them');
   finish();
 }
 /* A run without Files blocks: no Files view, not even when asked for. */
