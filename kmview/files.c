@@ -2,7 +2,8 @@
  * files.c — the Files part of the summary and exports: per file, the
  * metadata operations (OPEN, CLOSE, INQUIRE, REWIND, BACKSPACE, ENDFILE,
  * FLUSH, WAIT) and the data operations (READ, WRITE, PRINT) with their
- * time and bytes.  Files are told apart by name: the same name on several
+ * time and bytes, and the same for MPI-IO calls (rows of their own).
+ * Files are told apart by name and interface: the same name on several
  * ranks is one file (a shared file), summed over them.
  *
  * Must never read files or change the run.
@@ -53,19 +54,21 @@ static double io_time(const struct kv_file *x)
     return x->meta_s + x->read_s + x->write_s;
 }
 
+static int by_name(const void *pa, const void *pb)
+{
+    const struct file_sum *a = pa, *b = pb;
+    if (a->sum.mpiio != b->sum.mpiio)
+        return a->sum.mpiio ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
 static int by_time(const void *pa, const void *pb)
 {
     const struct file_sum *a = pa, *b = pb;
     double x = io_time(&a->sum), y = io_time(&b->sum);
     if (x != y)
         return x > y ? -1 : 1;
-    return strcmp(a->name, b->name);
-}
-
-static int by_name(const void *pa, const void *pb)
-{
-    const struct file_sum *a = pa, *b = pb;
-    return strcmp(a->name, b->name);
+    return by_name(a, b);
 }
 
 /* Every file over the ranks, sorted by name; *n of them. */
@@ -86,7 +89,7 @@ static struct file_sum *sum_files(const struct kv_run *run, size_t *n)
     qsort(v, *n, sizeof *v, by_name);
     size_t m = 0;
     for (size_t k = 0; k < *n; k++) {
-        if (m > 0 && strcmp(v[m - 1].name, v[k].name) == 0) {
+        if (m > 0 && by_name(&v[m - 1], &v[k]) == 0) {
             add_file(&v[m - 1].sum, &v[k].sum);
             v[m - 1].ranks++;
         } else {
@@ -130,31 +133,34 @@ void kv_summary_files(FILE *f, const struct kv_stats *st, int top)
     }
     qsort(v, any, sizeof *v, by_time);
     size_t n = top > 0 && (size_t)top < any ? (size_t)top : any;
-    fprintf(f, "\nFiles (what the measured I/O statements did, summed over "
-            "the ranks; seconds)\n");
-    fprintf(f, "  %5s %6s %6s %9s %8s %9s %11s %8s %9s %11s  %s\n", "Ranks",
-            "Opens", "Meta", "Meta(s)", "Reads", "Read(s)", "Read", "Writes",
-            "Write(s)", "Written", "File");
+    fprintf(f, "\nFiles (what the measured I/O statements and MPI-IO calls "
+            "did, summed over the ranks; seconds)\n");
+    fprintf(f, "  %5s %6s %6s %9s %8s %9s %11s %8s %9s %11s  %-7s %s\n",
+            "Ranks", "Opens", "Meta", "Meta(s)", "Reads", "Read(s)", "Read",
+            "Writes", "Write(s)", "Written", "Via", "File");
     for (size_t k = 0; k < n; k++) {
         const struct kv_file *x = &v[k].sum;
         uint64_t meta = 0;
         for (int m = 0; m < KV_META_KINDS; m++)
             meta += x->meta[m];
         char a[32], b[32], c[32], d[40], e[40];
-        fprintf(f, "  %5d %6llu %6llu %9s %8llu %9s %11s %8llu %9s %11s  %s\n",
+        fprintf(f, "  %5d %6llu %6llu %9s %8llu %9s %11s %8llu %9s %11s  %-7s "
+                "%s\n",
                 v[k].ranks, (unsigned long long)x->meta[KV_META_OPENS],
                 (unsigned long long)meta, secs_text(a, x->meta_s, x->meta_est),
                 (unsigned long long)x->reads,
                 secs_text(b, x->read_s, x->read_est),
                 bytes_text(d, &x->read_b), (unsigned long long)x->writes,
                 secs_text(c, x->write_s, x->write_est),
-                bytes_text(e, &x->write_b), v[k].name);
+                bytes_text(e, &x->write_b), x->mpiio ? "MPI-IO" : "Fortran",
+                v[k].name);
     }
     if (n < any)
         fprintf(f, "  ... %zu more files (-n 0: all)\n", any - n);
     fprintf(f, "  (Meta: OPEN, CLOSE, INQUIRE, REWIND, BACKSPACE, ENDFILE, "
-            "FLUSH, WAIT; bytes exact for unformatted transfers, ~ estimated "
-            "from a file's growth, >= formatted ones left out)\n");
+            "FLUSH, WAIT, and MPI_FILE_ calls that move no data; bytes exact "
+            "for unformatted transfers and MPI-IO, ~ estimated from a file's "
+            "growth, >= formatted ones left out)\n");
     free(v);
 }
 
@@ -167,7 +173,7 @@ void kv_csv_rank_files(FILE *f, const void *ctx)
     fputs("rank,file,opens,closes,inquires,seeks,flushes,meta_seconds,"
           "meta_estimated,reads,read_seconds,read_estimated,bytes_read,"
           "bytes_read_kind,writes,write_seconds,write_estimated,"
-          "bytes_written,bytes_written_kind,size\n", f);
+          "bytes_written,bytes_written_kind,size,interface\n", f);
     for (size_t i = 0; i < st->run->nsections; i++) {
         const struct kv_rank *r = &st->run->ranks[i];
         for (size_t k = 0; k < r->nfiles; k++) {
@@ -186,7 +192,7 @@ void kv_csv_rank_files(FILE *f, const void *ctx)
                     kind_name[x->write_b.kind]);
             if (x->size >= 0)
                 fprintf(f, "%lld", (long long)x->size);
-            fputc('\n', f);
+            fprintf(f, ",%s\n", x->mpiio ? "mpi-io" : "fortran");
         }
     }
 }
@@ -217,9 +223,10 @@ void kv_json_rank_files(FILE *f, const struct kv_rank *r)
                 (unsigned long long)x->write_b.bytes,
                 kind_name[x->write_b.kind]);
         if (x->size >= 0)
-            fprintf(f, "%lld}", (long long)x->size);
+            fprintf(f, "%lld", (long long)x->size);
         else
-            fputs("null}", f);
+            fputs("null", f);
+        fprintf(f, ",\"interface\":\"%s\"}", x->mpiio ? "mpi-io" : "fortran");
     }
     fputc(']', f);
 }

@@ -96,6 +96,8 @@ struct reader {
      * figure; 2 its rows */
     int files_part;
     long files_expected;
+    bool files_mpiio;        /* it is the MPI-IO block */
+    size_t files_first;      /* the rank's first file row of the block */
     /* the Timeline block being read (version 5): 0 none; 1 Slots, 2 Slot
      * width, 3 Origin, 4 Routines; 5 its rows (tl_rows read) */
     int tl_part;
@@ -618,6 +620,7 @@ static int begin_rank(struct reader *rd, const char *name, size_t namelen)
     rd->messages_part = 0;
     rd->peers_part = 0;
     rd->files_part = 0;
+    rd->files_mpiio = false;
     rd->tl_part = 0;
     rd->sections++;
     rd->st = S_RANK;
@@ -651,6 +654,23 @@ static int end_block(struct reader *rd)
     return 0;
 }
 
+/* A Files or MPI-IO block that ends before its rows do (fail_at). */
+static int files_block_short(struct reader *rd)
+{
+    const struct kv_rank *r = cur(rd);
+    size_t rows = r->nfiles - rd->files_first;
+    if (!rd->files_part || (rd->files_part == 2 &&
+                            (long)rows == rd->files_expected))
+        return 0;
+    if (rd->files_part == 1)
+        return fail_at(rd, NULL, "the %s block of rank %d ends before its "
+                       "'Files' figure", rd->files_mpiio ? "MPI-IO" : "Files",
+                       r->rank);
+    return fail_at(rd, NULL, "the %s block of rank %d has %zu rows for %ld "
+                   "files", rd->files_mpiio ? "MPI-IO" : "Files", r->rank,
+                   rows, rd->files_expected);
+}
+
 /* Called when a rank section ends (next section, End, end of file). */
 static int end_rank(struct reader *rd)
 {
@@ -669,10 +689,8 @@ static int end_rank(struct reader *rd)
     if (rd->threads_part > 0 && rd->threads_part < 3)
         return fail_at(rd, NULL, "the Threads block of rank %d ends before "
                        "its region rows", r->rank);
-    if (rd->files_part && (long)r->nfiles != rd->files_expected)
-        return fail_at(rd, NULL, "the Files block of rank %d has %zu rows "
-                       "for %ld files", r->rank, r->nfiles,
-                       rd->files_expected);
+    if (files_block_short(rd))
+        return -1;
     if (rd->peers_part && (long)r->npeers != rd->peers_expected)
         return fail_at(rd, NULL, "the Peers block of rank %d has %zu rows "
                        "for %ld peers", r->rank, r->npeers,
@@ -1243,12 +1261,14 @@ static int files_figure(struct reader *rd)
     uint64_t n;
     if (!bang || strncmp(skip_blanks(bang + 1), "Files", 5) != 0 ||
         fs.n != 1)
-        return fail_at(rd, skip_blanks(rd->line), "the Files block starts "
-                       "with its 'Files' figure");
+        return fail_at(rd, skip_blanks(rd->line), "the %s block starts "
+                       "with its 'Files' figure",
+                       rd->files_mpiio ? "MPI-IO" : "Files");
     if (parse_count(rd, fs.s[0], fs.len[0], &n, NULL, "files"))
         return -1;
     if (n < 1)
-        return fail_at(rd, fs.s[0], "a Files block of no file");
+        return fail_at(rd, fs.s[0], "a %s block of no file",
+                       rd->files_mpiio ? "MPI-IO" : "Files");
     rd->files_expected = (long)n;
     rd->files_part = 2;
     return 0;
@@ -1287,10 +1307,10 @@ static int file_row(struct reader *rd)
                        "metadata counts and their time, reads, their time "
                        "and bytes, writes, their time and bytes, the size "
                        "and the name");
-    if ((long)r->nfiles >= rd->files_expected)
+    if ((long)(r->nfiles - rd->files_first) >= rd->files_expected)
         return fail_at(rd, fs.s[0], "more file rows than the %ld files",
                        rd->files_expected);
-    struct kv_file x = { 0 };
+    struct kv_file x = { .mpiio = rd->files_mpiio };
     for (int k = 0; k < KV_META_KINDS; k++)
         if (parse_count(rd, fs.s[k], fs.len[k], &x.meta[k], NULL,
                         "operations"))
@@ -1565,18 +1585,24 @@ static int marker(struct reader *rd, const char *at, size_t len)
         rd->peers_part = 1;                       /* still the rank's */
         return rc;
     }
-    if (rd->st == S_RANK && rd->version >= 5 &&
-        strcasecmp(name, "Files") == 0 && !rd->files_part && !rd->tl_part) {
+    bool mpiio = strcasecmp(name, "MPI-IO") == 0;
+    if (rd->st == S_RANK && rd->version >= 5 && !rd->tl_part &&
+        (mpiio ? !rd->files_mpiio
+               : strcasecmp(name, "Files") == 0 && !rd->files_part)) {
         if (cur(rd)->lost)
             return fail_at(rd, NULL, "a rank whose results were lost has "
                            "files");
         if (rd->threads_part > 0 && rd->threads_part < 3)
             return fail_at(rd, NULL, "the Threads block of rank %d ends "
                            "before its region rows", cur(rd)->rank);
-        int rc = rd->threads_part || rd->messages_part || rd->peers_part
-                     ? 0 : end_block(rd);
+        if (files_block_short(rd))
+            return -1;
+        int rc = rd->threads_part || rd->messages_part || rd->peers_part ||
+                 rd->files_part ? 0 : end_block(rd);
         rd->threads_part = 0;
         rd->files_part = 1;                       /* still the rank's */
+        rd->files_mpiio = mpiio;
+        rd->files_first = cur(rd)->nfiles;
         return rc;
     }
     if (rd->st == S_RANK && rd->version >= 5 &&

@@ -104,9 +104,7 @@ static const struct shape {
      .counts = "RECVCOUNTS DATATYPE COMM"},
 };
 
-/* The actual argument of dummy `name` (the routine's dummies in order):
- * by position, or by keyword; NULL if the call has none. */
-static const char *actual(const struct km_actuals *a, const char *dummies,
+const char *km_mpi_actual(const struct km_actuals *a, const char *dummies,
                           const char *name)
 {
     int pos = 0;
@@ -154,9 +152,22 @@ static bool role(const struct km_actuals *a, const char *dummies,
 {
     char w[32];
     for (int k = 0; k < n; k++)
-        if (!word(roles, k, w, sizeof w) || !(v[k] = actual(a, dummies, w)))
+        if (!word(roles, k, w, sizeof w) ||
+            !(v[k] = km_mpi_actual(a, dummies, w)))
             return false;
     return true;
+}
+
+bool km_word_in(const char *words, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = words; p;) {
+        size_t len = strcspn(p, " ");
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p = p[len] ? p + len + 1 : NULL;
+    }
+    return false;
 }
 
 static const struct shape *shape_of(const char *name)
@@ -165,20 +176,13 @@ static const struct shape *shape_of(const char *name)
         name++;
     if (strncmp(name, "MPI_", 4) != 0)
         return NULL;
-    name += 4;
-    size_t n = strlen(name);
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
-        for (const char *p = shapes[k].names; p;) {
-            size_t len = strcspn(p, " ");
-            if (len == n && strncmp(p, name, n) == 0)
-                return &shapes[k];
-            p = p[len] ? p + len + 1 : NULL;
-        }
+        if (km_word_in(shapes[k].names, name + 4))
+            return &shapes[k];
     return NULL;
 }
 
-/* Does unit u, or a unit it is inside, use MPI_F08? */
-static bool uses_f08(const struct plan *P, int unit)
+bool km_uses_f08(const struct plan *P, int unit)
 {
     const struct km_program *prog = P->prog;
     for (int x = unit; x >= 0; x = prog->units[x].host) {
@@ -198,7 +202,7 @@ static bool uses_f08(const struct plan *P, int unit)
     return false;
 }
 
-static char *type_of(const char *t)
+char *km_mpi_handle(const char *t)
 {
     return km_fmt("TRANSFER(%s, 0)", t);
 }
@@ -215,20 +219,21 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
                          NULL))
         return;
     const char *v[4];
-    const char *comm = actual(&a, s->dummies, "COMM");
-    char *cm = comm ? type_of(comm) : NULL;
+    const char *comm = km_mpi_actual(&a, s->dummies, "COMM");
+    char *cm = comm ? km_mpi_handle(comm) : NULL;
     if (cm && s->send && role(&a, s->dummies, s->send, 3, v)) {
-        char *t = type_of(v[1]);
+        char *t = km_mpi_handle(v[1]);
         km_code_add(out, 0, 0, km_fmt("CALL KM_MPIS(%s(%d), %s, %s, %s, %s)",
                                       c->h, h, v[0], t, v[2], cm));
         free(t);
     }
     if (cm && s->recv && role(&a, s->dummies, s->recv, 3, v)) {
-        char *t = type_of(v[1]);
+        char *t = km_mpi_handle(v[1]);
         const char *status = strstr(s->recv, "STATUS")
-                                 ? actual(&a, s->dummies, "STATUS") : NULL;
+                                 ? km_mpi_actual(&a, s->dummies, "STATUS")
+                                 : NULL;
         if (status && strncmp(status, "MPI_STATUS", 10) != 0 &&
-            !uses_f08(P, c->index))
+            !km_uses_f08(P, c->index))
             km_code_add(out, 0, 0, km_fmt("CALL KM_MPIR(%s(%d), %s, %s, %s)",
                                           c->h, h, t, status, cm));
         else
@@ -237,11 +242,11 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
         free(t);
     }
     free(cm);
-    const char *buf = actual(&a, s->dummies, "SENDBUF");
+    const char *buf = km_mpi_actual(&a, s->dummies, "SENDBUF");
     bool in_place = buf && strcmp(buf, "MPI_IN_PLACE") == 0;
     const char *coll = in_place ? s->in_place : s->coll;
     if (coll && role(&a, s->dummies, coll, 2, v)) {
-        char *t = type_of(v[1]);
+        char *t = km_mpi_handle(v[1]);
         km_code_add(out, 0, 0, km_fmt("CALL KM_MPIC(%s(%d), %s, %s)", c->h,
                                       h, v[0], t));
         free(t);
@@ -259,7 +264,7 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
                                                    per_rank[k].off);
         if (!roles || in_place || !role(&a, s->dummies, roles, 3, v))
             continue;
-        char *t = type_of(v[1]), *comm = type_of(v[2]);
+        char *t = km_mpi_handle(v[1]), *comm = km_mpi_handle(v[2]);
         km_code_add(out, 0, 0, km_fmt("CALL %s(%s(%d), %s, %s, %s)",
                                       per_rank[k].routine, c->h, h, v[0], t,
                                       comm));
@@ -280,9 +285,9 @@ static void comm_free(struct plan *P, int i, struct code *before)
         !km_read_actuals(P->src->tok.data + P->prog->info[i].name_tok, &a,
                          NULL))
         return;
-    const char *comm = actual(&a, "COMM", "COMM");
+    const char *comm = km_mpi_actual(&a, "COMM", "COMM");
     if (comm) {
-        char *t = type_of(comm);
+        char *t = km_mpi_handle(comm);
         km_code_add(before, 0, 0, km_fmt("CALL KM_MPIX(%s)", t));
         free(t);
     }

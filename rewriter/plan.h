@@ -352,6 +352,25 @@ void km_actuals_free(struct km_actuals *a);
 /* After measured MPI location r: the calls that record the bytes it
  * moves, when kmrun knows the routine. */
 void km_place_messages(struct plan *P, struct unit_ctx *c, struct region *r);
+/* The actual argument of dummy `name` (`dummies`: the MPI routine's
+ * dummy arguments in order, blank-separated): by position, or by keyword;
+ * NULL if the call has none. */
+const char *km_mpi_actual(const struct km_actuals *a, const char *dummies,
+                          const char *name);
+/* Is `name` one of the blank-separated `words`? */
+bool km_word_in(const char *words, const char *name);
+/* Does unit `unit`, or a unit it is inside, use MPI_F08? */
+bool km_uses_f08(const struct plan *P, int unit);
+/* An MPI handle as a default INTEGER: TRANSFER(handle, 0), which keeps an
+ * INTEGER handle (mpif.h, USE MPI) and gives a TYPE(MPI_...) of MPI_F08
+ * its one INTEGER component.  Free it. */
+char *km_mpi_handle(const char *handle);
+
+/* --- mpiio.c --------------------------------------------------------------- */
+
+/* Around measured MPI location r, when it is an MPI-IO call kmrun knows:
+ * the calls that tell libkm the file it works on and the bytes it moved. */
+void km_place_mpiio(struct plan *P, struct unit_ctx *c, struct region *r);
 
 /* --- files.c --------------------------------------------------------------- */
 

@@ -738,6 +738,7 @@ void km_place_regions(struct plan *P, struct unit_ctx *c)
     for (int k = 0; k < c->nrg; k++)
         if (c->rg[k].measured) {
             km_place_messages(P, c, &c->rg[k]);
+            km_place_mpiio(P, c, &c->rg[k]);
             km_place_files(P, c, &c->rg[k]);
         }
     for (int k = 0; k < c->nrg; k++) {

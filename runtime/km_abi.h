@@ -95,7 +95,12 @@ enum km_io_source {
 /* plus these bits. */
 enum km_io_bit {
     KM_IO_FORMATTED = 128,      /* a formatted or list-directed transfer */
-    KM_IO_SCRATCH = 256         /* OPEN(STATUS='SCRATCH') */
+    KM_IO_SCRATCH = 256,        /* OPEN(STATUS='SCRATCH') */
+    KM_IO_MPIIO = 512,          /* an MPI-IO call (KM_MPIO, KM_MPIN): its
+                                   "unit" is the file handle */
+    KM_IO_END_PART = 1024       /* the end of a split collective
+                                   (MPI_FILE_READ_ALL_END ...): its time
+                                   joins the operation its BEGIN counted */
 };
 
 #define KM_KIND_IS_ROUTINE(k) ((k) >= KM_K_PROGRAM && (k) <= KM_K_ENTRY)

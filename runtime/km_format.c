@@ -683,7 +683,7 @@ static double file_scale(const struct km_report *rep, int *all)
 {
     km_time measured = 0, estimated = 0;
     for (int32_t k = 0; k < rep->nfiles; k++)
-        for (int op = 0; op < KM_IO_NOPS; op++) {
+        for (int op = 0; op < KM_IO_NOPS && !rep->files[k].mpiio; op++) {
             measured += rep->files[k].t[op] - rep->files[k].te[op];
             estimated += rep->files[k].te[op];
         }
@@ -696,21 +696,28 @@ static double file_scale(const struct km_report *rep, int *all)
     return (double)rep->io / (double)(measured + estimated);
 }
 
-/* What the rank's measured I/O statements did, file by file. */
-static void format_files(struct km_text *t, const struct km_report *rep)
+/* What the rank's measured I/O statements (the Files block), or its
+ * measured MPI-IO calls (the MPI-IO block: times as measured, MPI time),
+ * did, file by file. */
+static void format_files(struct km_text *t, const struct km_report *rep,
+                         int mpiio)
 {
-    if (!rep->files || rep->nfiles == 0)
+    int32_t rows = 0;
+    for (int32_t k = 0; rep->files && k < rep->nfiles; k++)
+        rows += rep->files[k].mpiio == mpiio;
+    if (rows == 0)
         return;
-    km_text_printf(t, "!\n! ===== Files =====\n");
-    figure_u(t, (unsigned long long)rep->nfiles, "Files");
+    km_text_printf(t, "!\n! ===== %s =====\n", mpiio ? "MPI-IO" : "Files");
+    figure_u(t, (unsigned long long)rows, "Files");
     km_text_printf(t, "!%6s %7s %7s %7s %7s %15s %9s %15s %14s %9s %15s "
                    "%14s %14s %s\n", "Opens", "Closes", "Inquire", "Seeks",
                    "Flushes", "Meta(s)", "Reads", "Read(s)", "Read(B)",
                    "Writes", "Write(s)", "Write(B)", "Size(B)", "File");
-    int all;
-    double scale = file_scale(rep, &all);
+    int all = 0;
+    double scale = mpiio ? 1.0 : file_scale(rep, &all);
     for (int32_t k = 0; k < rep->nfiles; k++)
-        file_row(t, rep, &rep->files[k], scale, all);
+        if (rep->files[k].mpiio == mpiio)
+            file_row(t, rep, &rep->files[k], scale, all);
 }
 
 /* The number of routine `id` in the routine table, or 0. */
@@ -804,7 +811,8 @@ void km_format_section(struct km_text *t, const struct km_report *rep)
     format_threads(t, rep, ix, n, &l);
     format_messages(t, rep, ix, n, &l);
     format_peers(t, rep);
-    format_files(t, rep);
+    format_files(t, rep, 0);
+    format_files(t, rep, 1);
     format_timeline(t, rep, ix, n);
     km_mem_free((void *)ix);
     km_mem_free(l.first);

@@ -121,7 +121,8 @@ enum km_hook {
     KM_HOOK_REDUNDANT = 2,   /* its time is redundant work (KM_F_REDUNDANT) */
     KM_HOOK_MPI = 4,         /* an MPI call: may lie inside redundant work */
     KM_HOOK_STARTUP = 8,     /* MPI_INIT or MPI_INIT_THREAD */
-    KM_HOOK_IO = 16          /* an I/O statement: its time goes to a file */
+    KM_HOOK_IO = 16          /* an I/O statement or MPI-IO call: its time
+                                goes to a file */
 };
 
 
@@ -456,8 +457,9 @@ struct km_msg *km_msg_copy(int32_t nreg);
 
 /* ---- files (km_io.c) ---------------------------------------------------- */
 
-/* What a rank's measured I/O statements did to one file, over its
- * threads.  Names starting with '<' are no file: <stdin>, <stdout>,
+/* What a rank's measured I/O statements, or its measured MPI-IO calls,
+ * did to one file, over its threads (a file both touched has a row of
+ * each).  Names starting with '<' are no file: <stdin>, <stdout>,
  * <stderr>, <internal>, <scratch>, <unit N>, <unit not known>, <other
  * files>. */
 struct km_iofile {
@@ -472,6 +474,8 @@ struct km_iofile {
                                 grew the file by (an estimate of what they
                                 wrote) */
     int64_t size;            /* its size when last seen, -1: never */
+    int mpiio;               /* what MPI-IO calls did to it (bytes exact:
+                                count x the datatype's size) */
 };
 
 /* The statement whose region just closed took `e` (estimated or not). */

@@ -16,12 +16,25 @@
  * the "before" call chose, so that a rank's file times add up to its I/O
  * time whatever path the statement left by (END=, ERR=).
  *
+ * Measured MPI-IO calls (rewriter/mpiio.c) go the same way into rows of
+ * their own (a file both touched has a Fortran row and an MPI-IO row):
+ *   before it  CALL KM_MPIO(handle, op)     the file handle it acts on
+ *              CALL KM_MPIN(op, name)       MPI_FILE_OPEN, _DELETE: by name
+ *   after it   CALL KM_MPIH(handle)         MPI_FILE_OPEN: the handle now
+ *                                           stands for the file KM_MPIN
+ *                                           named
+ *              CALL KM_IOL(bytes)           through KM_libkm_mpi.f's glue:
+ *                                           count x the datatype's size
+ * and the call's region (kind MPI, its name MPI_FILE_...) carries
+ * KM_HOOK_IO too (km_region.c).  Its time stays MPI time.
+ *
  * Units are the process's, so the unit map and the file table are shared
  * by the threads, changed under one lock (I/O statements are slow; a
  * lock costs nothing beside them).  Files live in chunks that never move
  * and their figures are updated with relaxed atomics, so that a snapshot
  * (even from a signal handler) reads them without the lock.  At most
- * MAX_FILES files are told apart; the others share one row.
+ * MAX_NAMED files are told apart; the others share one row (one per
+ * interface).
  *
  * Must never: call the Fortran run-time library (C cannot), allocate in
  * a snapshot but through km_mem, or block a snapshot.
@@ -38,14 +51,21 @@
 #define km_ion_f F77_FUNC_(km_ion, KM_ION)
 #define km_iom_f F77_FUNC_(km_iom, KM_IOM)
 #define km_iol_f F77_FUNC_(km_iol, KM_IOL)
+#define km_mpio_f F77_FUNC_(km_mpio, KM_MPIO)
+#define km_mpin_f F77_FUNC_(km_mpin, KM_MPIN)
+#define km_mpih_f F77_FUNC_(km_mpih, KM_MPIH)
 void km_iou_f(const int32_t *unit, const int32_t *op);
 void km_ion_f(const int32_t *unit, const int32_t *op, const char *name);
 void km_iom_f(const int32_t *unit);
 void km_iol_f(const int64_t *length);
+void km_mpio_f(const int32_t *handle, const int32_t *op);
+void km_mpin_f(const int32_t *op, const char *name);
+void km_mpih_f(const int32_t *handle);
 
 #define FILE_CHUNK 64
-#define FILE_CHUNKS 64
-#define MAX_FILES (FILE_CHUNK * FILE_CHUNKS)
+#define MAX_NAMED 4095
+/* the named rows and the two <other files> rows */
+#define FILE_CHUNKS ((MAX_NAMED + 2 + FILE_CHUNK - 1) / FILE_CHUNK)
 #define NBUCKETS 1024
 #define NAME_MAX_LEN 4096
 
@@ -60,6 +80,7 @@ struct iofile {
     uint64_t grown;          /* bytes the file grew by in connections
                                 with formatted writes, once closed */
     int64_t size;            /* last size seen (stat), -1: never */
+    int mpiio;               /* the row of MPI-IO calls */
     /* under the lock */
     int32_t next;            /* hash chain, index + 1 */
     int32_t units;           /* units connected to it now */
@@ -69,24 +90,31 @@ struct iofile {
     int conn_formatted;      /* that connection wrote formatted records */
 };
 
-struct unit_map {
+/* What a unit (or an MPI-IO file handle) is connected to now. */
+struct connection {
     int32_t unit, file;      /* file: index */
+};
+struct connections {
+    struct connection *v;
+    int32_t n, cap;
 };
 
 static struct iofile *chunks[FILE_CHUNKS];
 static int32_t nfiles;                   /* published with release order */
 static int32_t buckets[NBUCKETS];        /* index + 1 */
-static struct unit_map *units;
-static int32_t nunits, unitcap;
+static int32_t nnamed;                   /* rows but <other files> */
+static struct connections units, handles;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* What the calls around the statement this thread is in said. */
 static __thread struct {
     int32_t file;            /* index + 1: its file; 0: none */
     int32_t op;              /* enum km_io_op */
-    int32_t unit;
+    int32_t unit;            /* or an MPI-IO handle; -1: none */
     int formatted;
-    int32_t last_file, last_op;   /* for KM_IOL and KM_IOM */
+    int mpiio;               /* KM_IO_MPIIO */
+    int end_part;            /* KM_IO_END_PART */
+    int32_t last_file, last_op;   /* for KM_IOL, KM_IOM and KM_MPIH */
 } pend __attribute__((tls_model("initial-exec")));
 
 static struct iofile *file_at(int32_t i)
@@ -94,27 +122,27 @@ static struct iofile *file_at(int32_t i)
     return &chunks[i / FILE_CHUNK][i % FILE_CHUNK];
 }
 
-static uint32_t name_hash(const char *s)
+static uint32_t name_hash(const char *s, int mpiio)
 {
-    uint32_t h = 2166136261u;
+    uint32_t h = 2166136261u ^ (uint32_t)mpiio;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 16777619u;
     return h % NBUCKETS;
 }
 
-/* Under the lock: the index of the file called `name`, added if new; the
- * row of the files beyond MAX_FILES once the table is full; -1 when
- * memory runs out. */
-static int32_t file_named(const char *name)
+/* Under the lock: the index of the file called `name` (its Fortran row,
+ * or its MPI-IO row), added if new; the row of the files beyond
+ * MAX_NAMED once the table is full; -1 when memory runs out. */
+static int32_t file_named(const char *name, int mpiio)
 {
-    uint32_t b = name_hash(name);
+    uint32_t b = name_hash(name, mpiio);
     for (int32_t i = buckets[b]; i; i = file_at(i - 1)->next)
-        if (strcmp(file_at(i - 1)->name, name) == 0)
+        if (file_at(i - 1)->mpiio == mpiio &&
+            strcmp(file_at(i - 1)->name, name) == 0)
             return i - 1;
-    if (nfiles >= MAX_FILES - 1 && strcmp(name, "<other files>") != 0)
-        return file_named("<other files>");
-    if (nfiles >= MAX_FILES)
-        return -1;
+    int other = strcmp(name, "<other files>") == 0;
+    if (nnamed >= MAX_NAMED && !other)
+        return file_named("<other files>", mpiio);
     if (!chunks[nfiles / FILE_CHUNK] &&
         !(chunks[nfiles / FILE_CHUNK] = calloc(FILE_CHUNK,
                                                sizeof(struct iofile))))
@@ -124,20 +152,23 @@ static int32_t file_named(const char *name)
         return -1;
     struct iofile *f = file_at(nfiles);
     f->name = copy;
+    f->mpiio = mpiio;
     f->size = -1;
     f->conn_size = -1;
     f->before_close = -1;
     f->next = buckets[b];
     buckets[b] = nfiles + 1;
+    nnamed += !other;
     __atomic_store_n(&nfiles, nfiles + 1, __ATOMIC_RELEASE);
     return nfiles - 1;
 }
 
-static struct unit_map *unit_entry(int32_t unit)
+static struct connection *connection_of(struct connections *c,
+                                        int32_t unit)
 {
-    for (int32_t k = 0; k < nunits; k++)
-        if (units[k].unit == unit)
-            return &units[k];
+    for (int32_t k = 0; k < c->n; k++)
+        if (c->v[k].unit == unit)
+            return &c->v[k];
     return NULL;
 }
 
@@ -162,19 +193,19 @@ static int32_t file_of(int32_t unit, int32_t op)
     switch (op & KM_IO_SOURCE) {
     case KM_IO_DEFAULT_UNIT:
         return file_named((op & KM_IO_OP) == KM_IO_READ ? "<stdin>"
-                                                         : "<stdout>");
+                                                         : "<stdout>", 0);
     case KM_IO_INTERNAL:
-        return file_named("<internal>");
+        return file_named("<internal>", 0);
     case KM_IO_UNIT_UNKNOWN:
-        return file_named("<unit not known>");
+        return file_named("<unit not known>", 0);
     default:
         break;
     }
-    const struct unit_map *m = unit_entry(unit);
+    const struct connection *m = connection_of(&units, unit);
     if (m)
         return m->file;
     unit_name(unit, name, sizeof name);
-    return file_named(name);
+    return file_named(name, 0);
 }
 
 static int64_t size_of(const char *name)
@@ -203,34 +234,35 @@ static void disconnect(struct iofile *f)
         f->units--;
 }
 
-static void unmap(int32_t unit)
+static void unmap(struct connections *c, int32_t unit)
 {
-    struct unit_map *m = unit_entry(unit);
+    struct connection *m = connection_of(c, unit);
     if (!m)
         return;
     disconnect(file_at(m->file));
-    *m = units[--nunits];
+    *m = c->v[--c->n];
 }
 
-/* Under the lock: connect `unit` to file i (an OPEN that completed). */
-static void map(int32_t unit, int32_t i)
+/* Under the lock: connect `unit` (or handle) to file i (an OPEN that
+ * completed). */
+static void map(struct connections *c, int32_t unit, int32_t i)
 {
-    struct unit_map *m = unit_entry(unit);
+    struct connection *m = connection_of(c, unit);
     if (m && m->file == i)
         return;                  /* OPEN on a connected unit, same file */
     if (m) {
         disconnect(file_at(m->file));
         m->file = i;
     } else {
-        if (nunits == unitcap) {
-            int32_t cap = unitcap ? 2 * unitcap : 32;
-            struct unit_map *v = realloc(units, (size_t)cap * sizeof *v);
+        if (c->n == c->cap) {
+            int32_t cap = c->cap ? 2 * c->cap : 32;
+            struct connection *v = realloc(c->v, (size_t)cap * sizeof *v);
             if (!v)
                 return;
-            units = v;
-            unitcap = cap;
+            c->v = v;
+            c->cap = cap;
         }
-        units[nunits++] = (struct unit_map){ unit, i };
+        c->v[c->n++] = (struct connection){ unit, i };
     }
     struct iofile *f = file_at(i);
     f->units++;
@@ -246,6 +278,17 @@ static void expect(int32_t file, int32_t unit, int32_t op)
     pend.op = op & KM_IO_OP;
     pend.unit = unit;
     pend.formatted = (op & KM_IO_FORMATTED) != 0;
+    pend.mpiio = (op & KM_IO_MPIIO) != 0;
+    pend.end_part = (op & KM_IO_END_PART) != 0;
+}
+
+/* Before a CLOSE of file i: its size, should the CLOSE delete it. */
+static void before_close(int32_t i, int32_t op)
+{
+    if ((op & KM_IO_OP) == KM_IO_CLOSE) {
+        struct iofile *f = file_at(i);
+        f->before_close = size_of(f->name);
+    }
 }
 
 void km_iou_f(const int32_t *unit, const int32_t *op)
@@ -255,22 +298,25 @@ void km_iou_f(const int32_t *unit, const int32_t *op)
     pthread_mutex_unlock(&lock);
     if (i < 0)
         return;
-    if ((*op & KM_IO_OP) == KM_IO_CLOSE) {
-        struct iofile *f = file_at(i);
-        f->before_close = size_of(f->name);
-    }
+    before_close(i, *op);
     expect(i, *unit, *op);
+}
+
+/* `name` as the program gave it, without trailing blanks, into buf. */
+static size_t trimmed(const char *name, char *buf, size_t size)
+{
+    size_t n = strnlen(name, size - 1);
+    while (n > 0 && name[n - 1] == ' ')
+        n--;
+    memcpy(buf, name, n);
+    buf[n] = 0;
+    return n;
 }
 
 void km_ion_f(const int32_t *unit, const int32_t *op, const char *name)
 {
     char buf[NAME_MAX_LEN];
-    size_t n = strnlen(name, sizeof buf - 1);
-    while (n > 0 && name[n - 1] == ' ')
-        n--;
-    memcpy(buf, name, n);
-    buf[n] = 0;
-    if (n == 0) {                /* OPEN without FILE= */
+    if (trimmed(name, buf, sizeof buf) == 0) {   /* OPEN without FILE= */
         if (*op & KM_IO_SCRATCH)
             snprintf(buf, sizeof buf, "<scratch>");
         else if ((*op & KM_IO_SOURCE) == KM_IO_UNIT)
@@ -279,20 +325,63 @@ void km_ion_f(const int32_t *unit, const int32_t *op, const char *name)
             snprintf(buf, sizeof buf, "<unit not known>");
     }
     pthread_mutex_lock(&lock);
-    int32_t i = file_named(buf);
+    int32_t i = file_named(buf, 0);
     pthread_mutex_unlock(&lock);
     if (i >= 0)
         expect(i, *unit, *op);
 }
 
-void km_iom_f(const int32_t *unit)
+/* After an OPEN: `unit` (or an MPI-IO handle) now stands for the file
+ * the call before it named. */
+static void connect(struct connections *c, int32_t unit)
 {
     if (pend.last_op != KM_IO_OPEN || pend.last_file <= 0)
         return;
     pthread_mutex_lock(&lock);
-    map(*unit, pend.last_file - 1);
+    map(c, unit, pend.last_file - 1);
     pthread_mutex_unlock(&lock);
     pend.last_op = 0;
+}
+
+void km_iom_f(const int32_t *unit)
+{
+    connect(&units, *unit);
+}
+
+void km_mpio_f(const int32_t *handle, const int32_t *op)
+{
+    char name[64];
+    pthread_mutex_lock(&lock);
+    const struct connection *m = connection_of(&handles, *handle);
+    int32_t i;
+    if (m) {
+        i = m->file;
+    } else {                     /* opened where kmrun measured no call */
+        snprintf(name, sizeof name, "<file handle %d>", (int)*handle);
+        i = file_named(name, 1);
+    }
+    pthread_mutex_unlock(&lock);
+    if (i < 0)
+        return;
+    before_close(i, *op);
+    expect(i, *handle, *op | KM_IO_MPIIO);
+}
+
+void km_mpin_f(const int32_t *op, const char *name)
+{
+    char buf[NAME_MAX_LEN];
+    if (trimmed(name, buf, sizeof buf) == 0)
+        snprintf(buf, sizeof buf, "<no name>");
+    pthread_mutex_lock(&lock);
+    int32_t i = file_named(buf, 1);
+    pthread_mutex_unlock(&lock);
+    if (i >= 0)
+        expect(i, -1, *op | KM_IO_MPIIO);
+}
+
+void km_mpih_f(const int32_t *handle)
+{
+    connect(&handles, *handle);
 }
 
 void km_iol_f(const int64_t *length)
@@ -313,7 +402,8 @@ void km_io_leave(km_time e, int estimated)
         return;                  /* an object instrumented without files */
     int32_t op = pend.op;
     struct iofile *f = file_at(pend.file - 1);
-    __atomic_fetch_add(&f->n[op], 1, __ATOMIC_RELAXED);
+    if (!pend.end_part)
+        __atomic_fetch_add(&f->n[op], 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&f->t[op], e, __ATOMIC_RELAXED);
     if (estimated)
         __atomic_fetch_add(&f->te[op], e, __ATOMIC_RELAXED);
@@ -326,7 +416,7 @@ void km_io_leave(km_time e, int estimated)
     }
     if (op == KM_IO_CLOSE) {
         pthread_mutex_lock(&lock);
-        unmap(pend.unit);
+        unmap(pend.mpiio ? &handles : &units, pend.unit);
         pthread_mutex_unlock(&lock);
     }
     pend.last_file = pend.file;
@@ -345,6 +435,7 @@ struct km_iofile *km_io_copy(int32_t *n)
         struct iofile *f = file_at(i);
         struct km_iofile *d = &v[i];
         d->name = f->name;
+        d->mpiio = f->mpiio;
         for (int op = 0; op < KM_IO_NOPS; op++) {
             d->n[op] = __atomic_load_n(&f->n[op], __ATOMIC_RELAXED);
             d->t[op] = __atomic_load_n(&f->t[op], __ATOMIC_RELAXED);

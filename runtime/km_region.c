@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define KM_REG_TEXT_MAX 8192          /* longest registration text read */
 
@@ -138,6 +139,18 @@ static int is_startup(const struct km_region *r)
            (calls(r->text, "MPI_INIT") || calls(r->text, "MPI_INIT_THREAD"));
 }
 
+/* An MPI-IO call (MPI_FILE_... or PMPI_FILE_...), whose time also goes
+ * to its file (km_io.c). */
+static int is_mpi_io(const struct km_region *r)
+{
+    if (r->kind != KM_K_MPI || !r->text)
+        return 0;
+    for (const char *p = r->text; *p; p++)
+        if (strncasecmp(p, "MPI_FILE_", 9) == 0)
+            return 1;
+    return 0;
+}
+
 static uint8_t hooks_of(const struct km_region *r,
                         const struct km_region_options *opt)
 {
@@ -150,7 +163,7 @@ static uint8_t hooks_of(const struct km_region *r,
         h |= KM_HOOK_REDUNDANT;
     if (r->kind == KM_K_MPI)
         h |= KM_HOOK_MPI;
-    if (r->kind == KM_K_IO)
+    if (r->kind == KM_K_IO || is_mpi_io(r))
         h |= KM_HOOK_IO;
     if (is_startup(r))
         h |= KM_HOOK_STARTUP;

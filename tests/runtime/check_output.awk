@@ -62,8 +62,10 @@ function end_section() {
         bad("rank " rank ": " peerrows " peer rows for " npeers " peers")
     if (files && filerows != nfiles)
         bad("rank " rank ": " filerows " file rows for " nfiles " files")
-    if (files && !nthr && !near(fig["I/O time"], sumfile, fig["Total time"]))
+    if (fortran_files && !nthr && !near(fig["I/O time"], sumfile, fig["Total time"]))
         bad("rank " rank ": I/O time " fig["I/O time"] " != the files' time " sumfile)
+    if (mpiio_files && !le(summpiio, fig["MPI time"]))
+        bad("rank " rank ": MPI-IO time " summpiio " > MPI time " fig["MPI time"])
     if (tl) end_timeline()
     if (nfig != 14)
         bad("rank " rank ": " nfig " header figures, expected 14")
@@ -164,7 +166,8 @@ pred {
     blk = 0; delete fig; delete rowname; delete rowel; delete rowno
     delete rowcnt; delete loccnt; thr = 0; nthr = 0; thrrows = 0; thrreg = 0
     msg = 0; nmsg = 0; msgrows = 0; peers = 0; npeers = 0; peerrows = 0
-    files = 0; nfiles = 0; filerows = 0; sumfile = 0
+    files = 0; nfiles = 0; filerows = 0; sumfile = 0; summpiio = 0
+    fortran_files = 0; mpiio_files = 0
     tl = 0
     next
 }
@@ -333,11 +336,15 @@ insec && peers == 2 && !/^!/ {
     if (($2 == 0 && $3 != 0) || ($4 == 0 && $5 != 0) || ($6 == 0 && $7 != 0)) bad("bytes without messages")
     next
 }
-insec && /^! ===== Files =====$/ {
+# the Files block, then the MPI-IO block (the same columns)
+insec && /^! ===== (Files|MPI-IO) =====$/ {
     if (msg && msgrows != nmsg) bad(msgrows " message rows for " nmsg " call sites")
     if (peers && peerrows != npeers) bad(peerrows " peer rows for " npeers " peers")
     if (blk && nloc != blk_n) bad("block of " blk_name " has " nloc " rows, heading says " blk_n)
-    if (thr && thr != 3) bad("Files block inside the Threads block")
+    if (thr && thr != 3) bad($3 " block inside the Threads block")
+    if (files && filerows != nfiles) bad(filerows " file rows for " nfiles " files")
+    if (mpiio_files || ($3 == "Files" && fortran_files)) bad("a second " $3 " block")
+    if ($3 == "Files") fortran_files = 1; else mpiio_files = 1
     blk = 0; thr = 0; msg = 0; peers = 0; files = 1; filerows = 0; next
 }
 insec && files == 1 {
@@ -357,7 +364,9 @@ insec && files == 2 && !/^!/ {
     if ($13 !~ /^[0-9]+$|^-$/) bad("file row size")
     if ($1 + $2 + $3 + $4 + $5 + $7 + $10 < 1) bad("a file without an operation")
     if (($7 == 0 && num($8) != 0) || ($10 == 0 && num($11) != 0)) bad("time without operations")
-    sumfile += num($6) + num($8) + num($11)
+    if (mpiio_files && ($9 !~ /^[0-9]+$/ || $12 !~ /^[0-9]+$/)) bad("MPI-IO bytes not exact")
+    if (mpiio_files) summpiio += num($6) + num($8) + num($11)
+    else sumfile += num($6) + num($8) + num($11)
     next
 }
 insec && /^! ===== Timeline =====$/ {
