@@ -41,7 +41,8 @@ var SPECIAL = [
    'CHARACTER variable (declared in a module, or typed by IMPLICIT)'],
   [/^<scratch>$/, '<scratch>', 'files opened with STATUS=\'SCRATCH\''],
   [/^<other files>$/, '<other files>', 'every file beyond the 4095th a rank told apart'],
-  [/^fort\.\d+$/, 'fort.N', 'an OPEN of unit N without FILE= (the name gfortran, flang and ifort give it)']];
+  [/^fort\.\d+$/, 'fort.N', 'an OPEN of unit N without FILE= (the name gfortran, flang and ifort give it)'],
+  [/^<file handle \d+>$/, '<file handle N>', 'an MPI-IO file handle opened where kmrun measured no MPI_FILE_OPEN']];
 
 /* ---- figures ------------------------------------------------------------ */
 function time(r) { return r[META_S] + r[READ_S] + r[WRITE_S]; }
@@ -182,20 +183,27 @@ function tableHtml(D, S, rows, pick) {
 }
 
 /* ---- the notes ------------------------------------------------------------ */
+/* MPI-IO calls' time is MPI time (doc/KM_output.md, "MPI-IO block"), the
+   I/O statements' I/O time: the note says so rather than add them up. */
 function introHtml(D, S, rows) {
-  var F = D.files, t = F.total[0], held = F.rows.length < F.nfiles;
-  return '<p class="note" id="fnote">What the measured I/O statements' + (F.total[2] ? ' and MPI-IO calls' : '') +
+  var F = D.files, t = F.total[0], held = F.rows.length < F.nfiles, mpiio = F.total[2], fortran = F.total[1];
+  return '<p class="note" id="fnote">What the measured I/O statements' + (mpiio ? ' and MPI-IO calls' : '') +
     ' did to each file, summed over the ' + KM.intText(t[RANKS]) + ' rank' + (t[RANKS] === 1 ? '' : 's') +
     ' that used one: ' + KM.intText(F.nfiles) + ' file' + (F.nfiles === 1 ? '' : 's') + ' (a name on several ' +
-    'ranks is one file), ' + KM.mark(KM.sec(time(t)), t[EST]) + ' of I/O. ' + (held ? 'The page holds the ' +
+    'ranks is one file' + (mpiio && fortran ? ', an interface apart' : '') + '), ' +
+    (fortran ? KM.mark(KM.sec(time(fortran)), fortran[EST]) + ' of I/O statements' : '') +
+    (mpiio && fortran ? ' and ' : '') + (mpiio ? KM.mark(KM.sec(time(mpiio)), mpiio[EST]) + ' of MPI-IO calls ' +
+    '(part of the MPI time)' : '') + '. ' + (held ? 'The page holds the ' +
     KM.intText(F.rows.length) + ' files with the most I/O time and the most bytes; the others are summed in a ' +
     'row per interface (kmview --csv: rank_files.csv has every one). ' : '') + 'Click a heading to sort by ' +
     'it, a file for its ranks (again to close them).</p>';
 }
 function legendHtml(D, rows) {
-  var seen = {}, h = '<div class="legend"><span><i class="fmeta"></i>metadata (OPEN, CLOSE, INQUIRE, REWIND, ' +
-    'BACKSPACE, ENDFILE, FLUSH, WAIT)</span><span><i class="fread"></i>read</span><span><i class="fwrite"></i>' +
-    'write</span></div><p class="note" id="fkinds">Bytes: exact for unformatted transfers; ~ an estimate ' +
+  var mpiio = D.files.total[2] !== null, seen = {};
+  var h = '<div class="legend"><span><i class="fmeta"></i>metadata (OPEN, CLOSE, INQUIRE, REWIND, BACKSPACE, ' +
+    'ENDFILE, FLUSH, WAIT' + (mpiio ? '; MPI_FILE_ calls that move no data' : '') + ')</span><span>' +
+    '<i class="fread"></i>read</span><span><i class="fwrite"></i>write</span></div><p class="note" id="fkinds">' +
+    'Bytes: exact for unformatted transfers' + (mpiio ? ' and MPI-IO' : '') + '; ~ an estimate ' +
     '(the file\'s growth on disk); &gt;= at least (formatted transfers not counted); - not known. Summed over ' +
     'ranks, a figure is exact only when every rank\'s is, ~ when some were estimates, &gt;= when some were at ' +
     'least or not known (the known ones summed); <span class="mixed">underlined</span>: the ranks\' figures ' +

@@ -12,10 +12,11 @@
 #        WRITES WRITE_S WRITE_B SIZE NAME...
 #                               a row of the Files block of the ranks
 #                               RANKS ("all", or numbers and ranges A-B
-#                               joined by commas),
-#                               in order; bytes as KM_output writes them
-#                               (N, ~N, >=N or -), SIZE N or -; NAME the
-#                               rest of the line, %d in it the rank
+#                               joined by commas), in order; bytes as
+#                               KM_output writes them (N, ~N, >=N or -),
+#                               SIZE N or -; NAME the rest of the line,
+#                               %d in it the rank
+#   mpiio RANKS ...             the same, a row of the MPI-IO block
 # EST% only in version 2 and 5 (required there).  A time may carry version 2's
 # '~' (contains an estimate), a count version 1's '+'.  Version 1's MPI
 # time holds its start-up (give it so); version 2's figures add up:
@@ -47,8 +48,8 @@ $1 == "loc" {
     if (version >= 2) lest[r, k] = $7
     t = $0; for (i = 1; i <= skip; i++) sub(/^[^ ]+ +/, "", t); ltext[r, k] = t
 }
-$1 == "file" {
-    nf++; frank[nf] = $2
+$1 == "file" || $1 == "mpiio" {
+    nf++; frank[nf] = $2; fblock[nf] = $1 == "file" ? "Files" : "MPI-IO"
     frow[nf] = sprintf("%7d %7d %7d %7d %7d %15s %9d %15s %14s %9d %15s %14s %14s", $3, $4, $5, $6, $7, tm($8), $9,
                        tm($10), $11, $12, tm($13), $14, $15)
     t = $0; for (i = 1; i <= 15; i++) sub(/^[^ ]+ +/, "", t); fname[nf] = t
@@ -62,16 +63,16 @@ function names(spec, p,    n, i, it, ab) {
     }
     return 0
 }
-# the Files block of rank p: the file lines that name it
-function files(p,    k, c) {
-    for (k = 1; k <= nf; k++) if (names(frank[k], p)) c++
+# the Files or MPI-IO block of rank p: the lines of the block that name it
+function files(p, block,    k, c) {
+    for (k = 1; k <= nf; k++) if (fblock[k] == block && names(frank[k], p)) c++
     if (!c) return
-    print "!\n! ===== Files ====="
+    print "!\n! ===== " block " ====="
     printf "%-15d ! Files\n", c
     print "! Opens  Closes Inquire   Seeks Flushes         Meta(s)     Reads         Read(s)        Read(B)    Writes" \
           "        Write(s)       Write(B)        Size(B) File"
     for (k = 1; k <= nf; k++)
-        if (names(frank[k], p)) {
+        if (fblock[k] == block && names(frank[k], p)) {
             t = fname[k]; gsub(/%d/, p, t)
             print frow[k] " " t
         }
@@ -135,7 +136,8 @@ END {
                 printf "%8d %-5s %6d %15s %10s%s %s\n", k, lkind[r, k], lline[r, k], tm(lel[r, k]), lcnt[r, k],
                        v2 ? sprintf(" %7.1f", lest[r, k]) : "", ltext[r, k]
         }
-        files(p)
+        files(p, "Files")
+        files(p, "MPI-IO")
     }
     print "! ===== End ====="
 }

@@ -750,8 +750,12 @@ function rowOk(tr, s, cols, max) {
   if (segs.join(' ') !== want.join(' ')) bad.push('bar ' + segs.join(' ') + ' not ' + want.join(' '));
   return bad.join('; ');
 }
-function tableNames() {
-  return $$('#ftable tr[data-f]').map(function (tr) { return tr.querySelector('td.fn').textContent; });
+function label(s) { return s.name + ' (' + s.iface + ')'; }
+/* The file rows of the table: "name (interface)". */
+function tableLabels() {
+  return $$('#ftable tr[data-f]').map(function (tr) {
+    return tr.querySelector('td.fn').textContent + ' (' + tr.children[1].textContent + ')';
+  });
 }
 function sumOf(groups) {
   var s = fileSum('', groups[0].iface);
@@ -767,8 +771,9 @@ function filesSorts(held) {
     var b = $('#ftable th button[data-v="' + key + '"]') || $('button[data-k="fsort"][data-v="' + key + '"]');
     b.click();
     var k = FSORTS[key], want = held.slice().sort(function (a, c) {
-      return (k ? k(c) - k(a) || sumTime(c) - sumTime(a) : 0) || (a.name < c.name ? -1 : a.name > c.name ? 1 : 0);
-    }).map(function (s) { return s.name; }), got = tableNames();
+      return (k ? k(c) - k(a) || sumTime(c) - sumTime(a) : 0) || (a.name < c.name ? -1 : a.name > c.name ? 1 : 0) ||
+        (a.iface < c.iface ? -1 : a.iface > c.iface ? 1 : 0);
+    }).map(label), got = tableLabels();
     ok(got.join('\n') === want.join('\n'), 'files: sorted by ' + key + ' (' + got.slice(0, 4).join(' | ') +
        ' ..., expected ' + want.slice(0, 4).join(' | ') + ' ...)');
   });
@@ -806,44 +811,64 @@ function fileDetail(s) {
      'files: ' + s.name + ': ' + dn.slice(0, 120) + (head === s.name + ' (' + s.iface + ')' ? '' : ' heading ' + head) +
      (dn.indexOf(note) >= 0 ? '' : ', expected ' + note) + (bad.length ? ' (' + bad.join('; ') + ')' : ''));
 }
+/* The table with the files of interface `iface` ('' all): a row per file
+   the page holds, the others summed per interface, the totals. */
+function filesTable(sums, held, iface, cols) {
+  var of = function (v) { return v.filter(function (s) { return !iface || s.iface === iface; }); };
+  var mine = of(held), rest = of(sums).filter(function (s) { return held.indexOf(s) < 0; }), max = 0, bad = [];
+  var what = 'files' + (iface ? ' (' + iface + ')' : '') + ': ';
+  held.forEach(function (s) { max = Math.max(max, sumTime(s)); });
+  var labels = tableLabels();
+  ok(labels.length === mine.length, what + 'a row per file the page holds (' + labels.length + ', expected ' +
+     mine.length + ' of ' + of(sums).length + ')');
+  $$('#ftable tr[data-f]').forEach(function (tr, k) {
+    var s = mine.filter(function (h) { return label(h) === labels[k]; })[0];
+    var e = s ? rowOk(tr, s, cols, max) : 'not a file of the CSV';
+    if (e && bad.length < 3) bad.push(labels[k] + ': ' + e);
+  });
+  ok(bad.length === 0, what + 'every row\'s name, interface, ranks, operations, times (~ where estimated), ' +
+     'bytes with their kind and size as the CSV sums them, its bar metadata | read | write against the ' +
+     'longest' + (bad.length ? ' (' + bad.join('; ') + ')' : ''));
+  ['Fortran', 'MPI-IO'].forEach(function (i) {
+    var r = rest.filter(function (s) { return s.iface === i; }), tr = $$('#ftable tr.other').filter(function (t) {
+      return / files$/.test(t.children[0].textContent) && t.children[0].textContent.indexOf(' ' + i + ' ') > 0;
+    })[0];
+    if (!r.length) return ok(!tr, what + 'no row of other ' + i + ' files');
+    var e = tr ? rowOk(tr, sumOf(r), cols, sumTime(sumOf(r))) : 'none';
+    ok(!e && tr.children[0].textContent === KM.intText(r.length) + ' other ' + i + ' files',
+       what + 'the others summed in one row: ' + (tr ? tr.children[0].textContent : '') + (e ? ' (' + e + ')' : ''));
+  });
+  var total = $('#ftable tr.total'), all = fileSum('', iface || '');
+  csvRows().forEach(function (o) { if (!iface || ifaceOfCsv(o) === iface) addCsv(all, o); });
+  var te = rowOk(total, all, cols, sumTime(all)), n = of(sums).length;
+  ok(total.children[0].textContent === 'Total (' + KM.intText(n) + ' file' + (n === 1 ? '' : 's') + ')' && !te,
+     what + 'the totals row sums every rank\'s rows: ' + total.textContent.slice(0, 90) + (te ? ' (' + te + ')' : ''));
+}
 function filesPage() {
   selfContained();
   var b = $('button.view[data-v="files"]');
   ok(b && !b.disabled, 'files: the Files view is offered');
   btn('view', 'files');
-  var sums = fileSums(), held = heldFiles(sums), cols = columns('#ftable'), max = 0;
-  held.forEach(function (s) { max = Math.max(max, sumTime(s)); });
+  var sums = fileSums(), held = heldFiles(sums), cols = columns('#ftable');
   if ($('#frows')) $('#frows').click();
-  var names = tableNames(), bad = [];
-  ok(names.length === held.length, 'files: a row per file the page holds (' + names.length + ', expected ' +
-     held.length + ' of ' + sums.length + ')');
   ok(held.length < sums.length === /holds the \d+ files/.test($('#fnote').textContent),
      'files: the note says whether the page holds every file');
-  $$('#ftable tr[data-f]').forEach(function (tr, k) {
-    var s = held.filter(function (h) { return h.name === names[k]; })[0];
-    var e = s ? rowOk(tr, s, cols, max) : 'not a file of the CSV';
-    if (e && bad.length < 3) bad.push(names[k] + ': ' + e);
-  });
-  ok(bad.length === 0, 'files: every row\'s name, interface, ranks, operations, times (~ where estimated), ' +
-     'bytes with their kind and size as the CSV sums them, its bar metadata | read | write against the ' +
-     'longest' + (bad.length ? ' (' + bad.join('; ') + ')' : ''));
-  ok($('#ftable td.fn b') === null && $$('#ftable a[data-k="ffile"]').every(function (a, k) {
-    return a.title === names[k] + ': its ranks';
+  filesTable(sums, held, '', cols);
+  var both = ['Fortran', 'MPI-IO'].every(function (i) { return sums.some(function (s) { return s.iface === i; }); });
+  ok(both === ($('button[data-k="fiface"]') !== null), 'files: a choice of interface when there are two');
+  if (both) {
+    btn('fiface', 'mpiio');
+    filesTable(sums, held, 'MPI-IO', cols);
+    btn('fiface', 'fortran');
+    filesTable(sums, held, 'Fortran', cols);
+    btn('fiface', 'all');
+  }
+  ok($('#ftable td.fn b') === null && $$('#ftable tr[data-f]').every(function (tr) {
+    return tr.querySelector('a').title === tr.querySelector('td.fn').textContent + ': its ranks';
   }), 'files: names are text, escaped in cells and titles');
-  var rest = sums.filter(function (s) { return held.indexOf(s) < 0; }), other = $('#ftable tr.other');
-  if (rest.length) {
-    var e = rowOk(other, sumOf(rest), cols, sumTime(sumOf(rest)));
-    ok(other.children[0].textContent === KM.intText(rest.length) + ' other Fortran files' && !e,
-       'files: the others summed in one row: ' + other.children[0].textContent + (e ? ' (' + e + ')' : ''));
-  } else ok(other === null, 'files: no row of other files');
-  var total = $('#ftable tr.total'), all = fileSum('', '');
-  csvRows().forEach(function (o) { addCsv(all, o); });
-  all.iface = '';
-  var te = rowOk(total, all, cols, sumTime(all));
-  ok(total.children[0].textContent === 'Total (' + KM.intText(sums.length) + ' files)' && !te,
-     'files: the totals row sums every rank\'s rows: ' + total.textContent.slice(0, 90) + (te ? ' (' + te + ')' : ''));
   var specials = {'<stdin>': /^<stdin>$/, '<stdout>': /^<stdout>$/, '<internal>': /^<internal>$/,
-                  '<unit not known>': /^<unit not known>$/, 'fort.N': /^fort\.\d+$/};
+                  '<unit not known>': /^<unit not known>$/, 'fort.N': /^fort\.\d+$/,
+                  '<file handle N>': /^<file handle \d+>$/};
   var glossary = $('#fnames') ? $('#fnames').textContent : '', said = true;
   Object.keys(specials).forEach(function (n) {
     var there = held.some(function (s) { return specials[n].test(s.name); });
@@ -852,8 +877,9 @@ function filesPage() {
   ok(said, 'files: the note explains the names that are not files, those the table holds (' +
      glossary.slice(0, 60) + '...)');
   filesSorts(held);
-  var picks = held.length <= 20 ? held : held.slice(0, 3), link = function (s) {
-    return $$('#ftable a[data-k="ffile"]').filter(function (x) { return x.textContent === s.name; })[0];
+  var picks = held.length <= 24 ? held : held.slice(0, 3), link = function (s) {
+    var k = tableLabels().indexOf(label(s));
+    return $$('#ftable tr[data-f]')[k].querySelector('a');
   };
   ok($('#fdetail') === null, 'files: no file is open at first');
   picks.forEach(function (s) {
