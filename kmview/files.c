@@ -21,15 +21,10 @@
 struct file_sum {
     const char *name;
     int ranks;
-    struct kv_file sum;      /* name unused */
+    struct kv_file sum;      /* name unused; bytes' kind unused */
+    unsigned kinds[2];       /* bit k: some rank's bytes read ([0]) or
+                                written were of enum kv_bytes_kind k */
 };
-
-static void add_bytes(struct kv_io_bytes *to, const struct kv_io_bytes *b)
-{
-    to->bytes += b->bytes;
-    if (b->kind > to->kind)
-        to->kind = b->kind;  /* exact < estimate < at least < unknown */
-}
 
 static void add_file(struct kv_file *to, const struct kv_file *x)
 {
@@ -43,8 +38,8 @@ static void add_file(struct kv_file *to, const struct kv_file *x)
     to->write_est |= x->write_est;
     to->reads += x->reads;
     to->writes += x->writes;
-    add_bytes(&to->read_b, &x->read_b);
-    add_bytes(&to->write_b, &x->write_b);
+    to->read_b.bytes += x->read_b.bytes;
+    to->write_b.bytes += x->write_b.bytes;
     if (x->size > to->size)
         to->size = x->size;
 }
@@ -84,6 +79,8 @@ static struct file_sum *sum_files(const struct kv_run *run, size_t *n)
             v[*n].name = run->ranks[i].files[k].name;
             v[*n].ranks = 1;
             v[*n].sum = run->ranks[i].files[k];
+            v[*n].kinds[0] = 1u << v[*n].sum.read_b.kind;
+            v[*n].kinds[1] = 1u << v[*n].sum.write_b.kind;
             (*n)++;
         }
     qsort(v, *n, sizeof *v, by_name);
@@ -91,6 +88,8 @@ static struct file_sum *sum_files(const struct kv_run *run, size_t *n)
     for (size_t k = 0; k < *n; k++) {
         if (m > 0 && by_name(&v[m - 1], &v[k]) == 0) {
             add_file(&v[m - 1].sum, &v[k].sum);
+            v[m - 1].kinds[0] |= v[k].kinds[0];
+            v[m - 1].kinds[1] |= v[k].kinds[1];
             v[m - 1].ranks++;
         } else {
             v[m++] = v[k];
@@ -100,21 +99,20 @@ static struct file_sum *sum_files(const struct kv_run *run, size_t *n)
     return v;
 }
 
-static const char *bytes_text(char buf[40], const struct kv_io_bytes *b)
+/* Bytes summed over figures of the kinds in `kinds` (bits of enum
+ * kv_bytes_kind): exact only when all were; ">=" when some were a lower
+ * bound or not known (the known ones summed), "~" when some were
+ * estimates; "-" when none was known (as the HTML report's Files view). */
+static const char *bytes_text(char buf[40], uint64_t bytes, unsigned kinds)
 {
     char t[32];
-    switch (b->kind) {
-    case KV_BYTES_UNKNOWN:
+    if (kinds == 1u << KV_BYTES_UNKNOWN)
         return "-";
-    case KV_BYTES_ESTIMATE:
-        snprintf(buf, 40, "~%s", kv_bytes_text(t, b->bytes));
-        return buf;
-    case KV_BYTES_AT_LEAST:
-        snprintf(buf, 40, ">=%s", kv_bytes_text(t, b->bytes));
-        return buf;
-    default:
-        return strcpy(buf, kv_bytes_text(t, b->bytes));
-    }
+    bool low = kinds & (1u << KV_BYTES_AT_LEAST | 1u << KV_BYTES_UNKNOWN);
+    snprintf(buf, 40, "%s%s%s", low ? ">=" : "",
+             kinds & 1u << KV_BYTES_ESTIMATE ? "~" : "",
+             kv_bytes_text(t, bytes));
+    return buf;
 }
 
 static const char *secs_text(char buf[32], double s, bool est)
@@ -150,9 +148,11 @@ void kv_summary_files(FILE *f, const struct kv_stats *st, int top)
                 (unsigned long long)meta, secs_text(a, x->meta_s, x->meta_est),
                 (unsigned long long)x->reads,
                 secs_text(b, x->read_s, x->read_est),
-                bytes_text(d, &x->read_b), (unsigned long long)x->writes,
+                bytes_text(d, x->read_b.bytes, v[k].kinds[0]),
+                (unsigned long long)x->writes,
                 secs_text(c, x->write_s, x->write_est),
-                bytes_text(e, &x->write_b), x->mpiio ? "MPI-IO" : "Fortran",
+                bytes_text(e, x->write_b.bytes, v[k].kinds[1]),
+                x->mpiio ? "MPI-IO" : "Fortran",
                 v[k].name);
     }
     if (n < any)
@@ -160,7 +160,7 @@ void kv_summary_files(FILE *f, const struct kv_stats *st, int top)
     fprintf(f, "  (Meta: OPEN, CLOSE, INQUIRE, REWIND, BACKSPACE, ENDFILE, "
             "FLUSH, WAIT, and MPI_FILE_ calls that move no data; bytes exact "
             "for unformatted transfers and MPI-IO, ~ estimated from a file's "
-            "growth, >= formatted ones left out)\n");
+            "growth, >= some not known and left out)\n");
     free(v);
 }
 
