@@ -6,9 +6,10 @@
 #   bench/kmview.sh BUILDDIR [RANKS...]  (default 1000 10000 100000)
 #
 # For each size, bench/kmoutgen writes a synthetic run into a temporary
-# directory (removed at the end; 10^5 ranks with every block take about
-# 800 MB), then every kmview command is timed with /usr/bin/time, one at
-# a time (elapsed seconds, maximum resident set size): `kmview ranks`
+# directory (removed at the end; 10^5 ranks with every block take 1.7
+# GB), then every kmview command is timed with /usr/bin/time, one at a
+# time (elapsed seconds, CPU seconds in parentheses, maximum resident set
+# size): `kmview ranks`
 # (the default, and --exact, the O(n^2) method, where its matrix fits in
 # EXACT_MAX_MB, default 4096), `kmview ranks --threads`, the summary, the
 # CSV and the JSON exports (every figure: their size grows with ranks x
@@ -37,10 +38,12 @@ commands=${COMMANDS:-ranks ranks-exact threads summary csv json html}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kmview-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# "seconds s / peak MB" of one command, its output thrown away.
+# "elapsed s (CPU s) peak MB" of one command, its output thrown away:
+# the CPU time (user + system) says what the elapsed time would be on an
+# idle machine, give or take the writing of the outputs.
 measure() {
-    if /usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err"
-    then awk '{ printf "%.2f s %5.0f MB", $1, $2 / 1024 }' "$tmp/time"
+    if /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err"
+    then awk '{ printf "%.2f s (%.2f) %5.0f MB", $1, $2 + $3, $4 / 1024 }' "$tmp/time"
     else echo "failed: $(head -c 60 "$tmp/err")"
     fi
 }
@@ -92,14 +95,14 @@ for n in $sizes; do
     rm -rf "$f" "$tmp/csv.$n" "$tmp/json.$n" "$tmp/html.$n"
 done
 
-echo "kmoutgen --ranks N ${KMOUTGEN_ARGS:-}; $(nproc 2>/dev/null || echo ?) processors"
+echo "kmoutgen --ranks N${KMOUTGEN_ARGS:+ $KMOUTGEN_ARGS} (every block unless told otherwise); $(nproc 2>/dev/null || echo ?) processors"
 printf "%-28s" "ranks:"
-for n in $sizes; do printf " %-26s" "$n"; done
+for n in $sizes; do printf " %-31s" "$n"; done
 echo
 for c in $commands sizes load; do
     printf "%-28s" "$(label "$c")"
     for n in $sizes; do
-        printf " %-26s" "$(awk -F '\t' -v c="$c" -v n="$n" \
+        printf " %-31s" "$(awk -F '\t' -v c="$c" -v n="$n" \
             '$1 == c && $2 == n { print $3 }' "$tmp/results")"
     done
     echo
