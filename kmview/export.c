@@ -451,15 +451,12 @@ static void csv_rank_thread_locations(FILE *f, const void *ctx)
 }
 
 /* A call site's size bins as "bin:messages" pairs, blank-separated. */
-static void csv_sizes(FILE *f, const struct kv_msg *m)
+static void csv_sizes(FILE *f, const struct kv_rank *r, const struct kv_msg *m)
 {
-    bool first = true;
-    for (int b = 0; b < KV_MSG_BINS; b++)
-        if (m->bins[b]) {
-            fprintf(f, "%s%d:%llu", first ? "" : " ", b,
-                    (unsigned long long)m->bins[b]);
-            first = false;
-        }
+    const struct kv_msg_bin *bin = kv_msg_bins(r, m);
+    for (uint32_t b = 0; b < m->nbins; b++)
+        fprintf(f, "%s%d:%llu", b ? " " : "", bin[b].bin,
+                (unsigned long long)bin[b].messages);
 }
 
 /* What every MPI call site moved, per rank. */
@@ -477,7 +474,7 @@ static void csv_rank_messages(FILE *f, const void *ctx)
             fprintf(f, ",%llu,%llu,%llu,", (unsigned long long)m->messages,
                     (unsigned long long)m->sent,
                     (unsigned long long)m->received);
-            csv_sizes(f, m);
+            csv_sizes(f, r, m);
             fputc('\n', f);
         }
     }
@@ -876,13 +873,10 @@ static void json_rank_messages(FILE *f, const struct kv_rank *r)
                 "\"received\":%llu,\"sizes\":{", i ? "," : "",
                 m->location + 1, (unsigned long long)m->messages,
                 (unsigned long long)m->sent, (unsigned long long)m->received);
-        bool first = true;
-        for (int b = 0; b < KV_MSG_BINS; b++)
-            if (m->bins[b]) {
-                fprintf(f, "%s\"%d\":%llu", first ? "" : ",", b,
-                        (unsigned long long)m->bins[b]);
-                first = false;
-            }
+        const struct kv_msg_bin *bin = kv_msg_bins(r, m);
+        for (uint32_t b = 0; b < m->nbins; b++)
+            fprintf(f, "%s\"%d\":%llu", b ? "," : "", bin[b].bin,
+                    (unsigned long long)bin[b].messages);
         fputs("}}", f);
     }
     fputc(']', f);

@@ -104,6 +104,7 @@ static void free_rank(struct kv_rank *r)
     free(r->threads);
     free(r->tregions);
     free(r->msgs);
+    free(r->msg_bins);
     free(r->peers);
     for (size_t k = 0; k < r->nfiles; k++)
         free(r->files[k].name);
@@ -365,6 +366,53 @@ struct kv_msg *kv_rank_add_msg(struct kv_rank *r)
     struct kv_msg *m = &r->msgs[r->nmsgs++];
     memset(m, 0, sizeof *m);
     return m;
+}
+
+void kv_rank_set_msg_bins(struct kv_rank *r, struct kv_msg *m,
+                          const uint64_t bins[KV_MSG_BINS])
+{
+    m->first_bin = (uint32_t)r->nmsg_bins;
+    m->nbins = 0;
+    for (int b = 0; b < KV_MSG_BINS; b++)
+        if (bins[b]) {
+            KM_GROW(r->msg_bins, r->capmsg_bins, r->nmsg_bins + 1);
+            r->msg_bins[r->nmsg_bins++] = (struct kv_msg_bin){ b, bins[b] };
+            m->nbins++;
+        }
+}
+
+const struct kv_msg_bin *kv_msg_bins(const struct kv_rank *r,
+                                     const struct kv_msg *m)
+{
+    return r->msg_bins + m->first_bin;
+}
+
+/* Shrink *ptr, an array of `size` byte rows with room for *cap, to n. */
+static void *fit(void *ptr, size_t *cap, size_t n, size_t size)
+{
+    if (*cap == n)
+        return ptr;
+    *cap = n;
+    if (n == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return km_xrealloc(ptr, n * size);
+}
+
+#define KV_FIT(ptr, cap, n) ((ptr) = fit((ptr), &(cap), (n), sizeof *(ptr)))
+
+void kv_rank_trim(struct kv_rank *r)
+{
+    KV_FIT(r->rc, r->caprc, r->nrc);
+    KV_FIT(r->lc, r->caplc, r->nlc);
+    KV_FIT(r->warnings, r->capwarn, r->nwarn);
+    KV_FIT(r->threads, r->capthreads, r->nthreads);
+    KV_FIT(r->tregions, r->captregions, r->ntregions);
+    KV_FIT(r->msgs, r->capmsgs, r->nmsgs);
+    KV_FIT(r->msg_bins, r->capmsg_bins, r->nmsg_bins);
+    KV_FIT(r->peers, r->cappeers, r->npeers);
+    KV_FIT(r->files, r->capfiles, r->nfiles);
 }
 
 struct kv_peer *kv_rank_add_peer(struct kv_rank *r)

@@ -125,14 +125,21 @@ struct kv_tregion {
 };
 
 /* The Total row of a rank's routine table (version 2 only). */
-/* What one MPI call site of a rank moved (the Messages block, version 4):
- * histogram bin 0 holds empty messages, bin k those of 2^(k-1) <= bytes
- * < 2^k. */
+/* What one MPI call site of a rank moved (the Messages block, version 4)
+ * and its message-size histogram: bin 0 holds empty messages, bin k those
+ * of 2^(k-1) <= bytes < 2^k.  A site fills one bin or two of the 48, so
+ * only the non-empty bins are kept, in increasing order, in the rank's
+ * msg_bins (48 counters a site made the Messages blocks of 100,000 ranks
+ * a tenth of kmview's memory). */
 #define KV_MSG_BINS 48
+struct kv_msg_bin {
+    int bin;
+    uint64_t messages;
+};
 struct kv_msg {
     int location;            /* index into run->locations */
+    uint32_t first_bin, nbins;   /* its bins: rank->msg_bins[first_bin..] */
     uint64_t messages, sent, received;
-    uint64_t bins[KV_MSG_BINS];
 };
 
 /* What a rank sent to and received from one peer (the Peers block,
@@ -216,6 +223,8 @@ struct kv_rank {
     /* the Messages block (empty when no call site moved bytes) */
     struct kv_msg *msgs;
     size_t nmsgs, capmsgs;
+    struct kv_msg_bin *msg_bins;     /* every site's non-empty bins */
+    size_t nmsg_bins, capmsg_bins;
     /* the Peers block (empty when it sent and received no message) */
     struct kv_peer *peers;
     size_t npeers, cappeers;
@@ -321,6 +330,16 @@ void kv_rank_add_warning(struct kv_rank *r, const char *text);
 struct kv_thread *kv_rank_add_thread(struct kv_rank *r);
 struct kv_tregion *kv_rank_add_tregion(struct kv_rank *r);
 struct kv_msg *kv_rank_add_msg(struct kv_rank *r);
+/* Keep the non-empty bins of a full histogram as m's (m: r's last site). */
+void kv_rank_set_msg_bins(struct kv_rank *r, struct kv_msg *m,
+                          const uint64_t bins[KV_MSG_BINS]);
+/* m's non-empty bins, m->nbins of them. */
+const struct kv_msg_bin *kv_msg_bins(const struct kv_rank *r,
+                                     const struct kv_msg *m);
+/* Give back what the rank's arrays hold beyond their rows (called when
+ * its section has been read: arrays grow by doubling from 16 rows, and a
+ * rank has a handful of messages and files). */
+void kv_rank_trim(struct kv_rank *r);
 struct kv_peer *kv_rank_add_peer(struct kv_rank *r);
 struct kv_file *kv_rank_add_file(struct kv_rank *r);
 /* Put the sections in rank order and number routines and locations in

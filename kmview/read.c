@@ -672,7 +672,17 @@ static int files_block_short(struct reader *rd)
 }
 
 /* Called when a rank section ends (next section, End, end of file). */
+static int check_rank(struct reader *rd);
+
 static int end_rank(struct reader *rd)
+{
+    int rc = check_rank(rd);
+    kv_rank_trim(cur(rd));
+    return rc;
+}
+
+/* Does the section hold every row its figures announced? */
+static int check_rank(struct reader *rd)
 {
     struct kv_rank *r = cur(rd);
     if (r->lost)
@@ -1172,6 +1182,7 @@ static int message_row(struct reader *rd)
         return fail_at(rd, fs.s[0], "more message rows than the %ld call "
                        "sites", rd->messages_expected);
     struct kv_msg m = { .location = location };
+    uint64_t bins[KV_MSG_BINS] = { 0 };
     if (parse_count(rd, fs.s[4], fs.len[4], &m.messages, NULL, "messages") ||
         parse_count(rd, fs.s[5], fs.len[5], &m.sent, NULL, "sent") ||
         parse_count(rd, fs.s[6], fs.len[6], &m.received, NULL, "received"))
@@ -1189,14 +1200,16 @@ static int message_row(struct reader *rd)
             return -1;
         if (bin >= KV_MSG_BINS)
             return fail_at(rd, fs.s[k], "size bin %d of %d", bin, KV_MSG_BINS);
-        m.bins[bin] += n;
+        bins[bin] += n;
         in_bins += n;
     }
     if (in_bins != m.messages)
         return fail_at(rd, fs.s[4], "%llu messages, %llu in the size bins",
                        (unsigned long long)m.messages,
                        (unsigned long long)in_bins);
-    *kv_rank_add_msg(r) = m;
+    struct kv_msg *at = kv_rank_add_msg(r);
+    *at = m;
+    kv_rank_set_msg_bins(r, at, bins);
     return 0;
 }
 
