@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "kmview/export.h"
+#include "kmview/files.h"
 #include "kmview/html.h"
 #include "kmview/messages.h"
 #include "kmview/summary.h"
@@ -197,6 +198,57 @@ static void breakdown(struct kv_diff *d)
     d->slow_total = d->total[0] > d->total[1] ? d->total[0] : d->total[1];
 }
 
+/* Run `side`'s file x into row r, means per rank. */
+static void set_file(struct kv_diff_file *r, int side,
+                     const struct kv_file_sum *x, double nranks)
+{
+    const struct kv_file *f = &x->sum;
+    r->name = x->name;
+    r->mpiio = f->mpiio;
+    r->in[side] = true;
+    r->t[side] = (f->meta_s + f->read_s + f->write_s) / nranks;
+    r->t_est[side] = f->meta_est || f->read_est || f->write_est;
+    r->read[side] = (double)f->read_b.bytes / nranks;
+    r->written[side] = (double)f->write_b.bytes / nranks;
+    r->read_kinds[side] = x->kinds[0];
+    r->written_kinds[side] = x->kinds[1];
+}
+
+static int by_time_change(const void *pa, const void *pb)
+{
+    const struct kv_diff_file *a = pa, *b = pb;
+    double x = fabs(a->t[1] - a->t[0]), y = fabs(b->t[1] - b->t[0]);
+    if (x != y)
+        return x > y ? -1 : 1;
+    if (a->mpiio != b->mpiio)
+        return a->mpiio ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+/* The files of both runs, matched by name and interface (both lists in
+ * kv_file_sum_order). */
+static void match_files(struct kv_diff *d)
+{
+    size_t n[2];
+    struct kv_file_sum *v[2];
+    for (int s = 0; s < 2; s++)
+        v[s] = kv_files_over_ranks(d->run[s]->run, &n[s]);
+    d->files = km_xcalloc(n[0] + n[1] + 1, sizeof *d->files);
+    size_t i = 0, j = 0;
+    while (i < n[0] || j < n[1]) {
+        int c = i == n[0] ? 1 : j == n[1] ? -1
+                              : kv_file_sum_order(&v[0][i], &v[1][j]);
+        struct kv_diff_file *r = &d->files[d->nfiles++];
+        if (c <= 0)
+            set_file(r, 0, &v[0][i++], (double)d->run[0]->n);
+        if (c >= 0)
+            set_file(r, 1, &v[1][j++], (double)d->run[1]->n);
+    }
+    qsort(d->files, d->nfiles, sizeof *d->files, by_time_change);
+    free(v[0]);
+    free(v[1]);
+}
+
 void kv_diff_build(struct kv_diff *d, const struct kv_stats *a,
                    const struct kv_stats *b, const char *name_a,
                    const char *name_b)
@@ -218,6 +270,7 @@ void kv_diff_build(struct kv_diff *d, const struct kv_stats *a,
     for (size_t i = 0; i < d->nrows; i++)
         derive(d, &d->rows[i]);
     kv_diff_sort(d, KV_BY_SCORE);
+    match_files(d);
 }
 
 void kv_diff_free(struct kv_diff *d)
@@ -225,6 +278,7 @@ void kv_diff_free(struct kv_diff *d)
     free(d->rows);
     free(d->bytes[0]);
     free(d->bytes[1]);
+    free(d->files);
     memset(d, 0, sizeof *d);
 }
 
@@ -462,6 +516,47 @@ static void print_bytes(FILE *f, const struct kv_diff *d, int top, int w)
     free(v);
 }
 
+/* A file's bytes in run s as text ("" when the run had no such file). */
+static const char *file_bytes(char buf[40], const struct kv_diff_file *r,
+                              int s, bool written)
+{
+    if (!r->in[s])
+        return "";
+    return kv_file_bytes_text(buf, (uint64_t)llround(written ? r->written[s]
+                                                             : r->read[s]),
+                              written ? r->written_kinds[s]
+                                      : r->read_kinds[s]);
+}
+
+/* The files of either run, by the size of the change of their time:
+ * I/O time and bytes per rank in A and B. */
+static void print_files(FILE *f, const struct kv_diff *d, int top)
+{
+    if (d->nfiles == 0)
+        return;
+    size_t shown = top > 0 && (size_t)top < d->nfiles ? (size_t)top
+                                                       : d->nfiles;
+    fprintf(f, "\nFiles (I/O statements' and MPI-IO calls' time and bytes, "
+            "means per rank)\n  %10s %10s %11s %11s %11s %11s  %-7s %s\n",
+            "tA(s)", "tB(s)", "read A", "read B", "written A", "written B",
+            "Via", "File");
+    char t[2][32], b[4][40];
+    for (size_t k = 0; k < shown; k++) {
+        const struct kv_diff_file *r = &d->files[k];
+        for (int s = 0; s < 2; s++)
+            if (r->in[s])
+                kv_human_mark(t[s], r->t[s], r->t_est[s]);
+            else
+                strcpy(t[s], "-");
+        fprintf(f, "  %10s %10s %11s %11s %11s %11s  %-7s %s\n", t[0], t[1],
+                file_bytes(b[0], r, 0, false), file_bytes(b[1], r, 1, false),
+                file_bytes(b[2], r, 0, true), file_bytes(b[3], r, 1, true),
+                r->mpiio ? "MPI-IO" : "Fortran", r->name);
+    }
+    if (shown < d->nfiles)
+        fprintf(f, "  ... %zu more\n", d->nfiles - shown);
+}
+
 void kv_diff_print(FILE *f, const struct kv_diff *d, int top)
 {
     char ra[128], rb[128];
@@ -492,6 +587,7 @@ void kv_diff_print(FILE *f, const struct kv_diff *d, int top)
     print_one_sided(f, d, KV_ONLY_A, w);
     print_one_sided(f, d, KV_ONLY_B, w);
     print_bytes(f, d, top, w);
+    print_files(f, d, top);
     if (d->run[0]->any_est || d->run[1]->any_est)
         fprintf(f, "\n~ contains an estimate: libkm measured only a sample of "
                 "the executions past\n  the region's threshold and estimated "
@@ -569,10 +665,72 @@ static void csv_breakdown(FILE *f, const void *ctx)
     }
 }
 
+/* The kinds of bytes summed (bits of enum kv_bytes_kind) as
+ * "exact+estimate"...; "" when none. */
+static const char *kinds_text(char buf[48], unsigned kinds)
+{
+    static const char *const name[] = { "exact", "estimate", "at_least",
+                                        "unknown" };
+    buf[0] = 0;
+    for (int k = 0; k < 4; k++)
+        if (kinds & 1u << k) {
+            if (buf[0])
+                strcat(buf, "+");
+            strcat(buf, name[k]);
+        }
+    return buf;
+}
+
+/* A file's figures in the order of files.csv's columns (its status,
+ * times, estimated flags, bytes and their kinds); NaN where a run had no
+ * such file. */
+static void file_figures(const struct kv_diff_file *r, double v[6],
+                         const char *k[4], char kb[4][48])
+{
+    for (int s = 0; s < 2; s++) {
+        v[s] = r->in[s] ? r->t[s] : NAN;
+        v[2 + s] = r->in[s] ? r->read[s] : NAN;
+        v[4 + s] = r->in[s] ? r->written[s] : NAN;
+        k[s] = kinds_text(kb[s], r->in[s] ? r->read_kinds[s] : 0);
+        k[2 + s] = kinds_text(kb[2 + s], r->in[s] ? r->written_kinds[s] : 0);
+    }
+}
+
+static const char *file_status(const struct kv_diff_file *r)
+{
+    return status_names[r->in[0] && r->in[1] ? KV_BOTH
+                        : r->in[0]           ? KV_ONLY_A
+                                             : KV_ONLY_B];
+}
+
+static void csv_files(FILE *f, const void *ctx)
+{
+    const struct kv_diff *d = ctx;
+    fputs("file,interface,status,t_a,t_b,read_a,read_b,written_a,written_b,"
+          "t_a_estimated,t_b_estimated,read_a_kinds,read_b_kinds,"
+          "written_a_kinds,written_b_kinds\n", f);
+    for (size_t i = 0; i < d->nfiles; i++) {
+        const struct kv_diff_file *r = &d->files[i];
+        double v[6];
+        const char *k[4];
+        char kb[4][48];
+        file_figures(r, v, k, kb);
+        kv_csv_str(f, r->name);
+        fprintf(f, ",%s,%s", r->mpiio ? "mpi-io" : "fortran", file_status(r));
+        for (int j = 0; j < 6; j++) {
+            fputc(',', f);
+            kv_csv_num(f, v[j]);
+        }
+        fprintf(f, ",%d,%d,%s,%s,%s,%s\n", r->t_est[0], r->t_est[1], k[0],
+                k[1], k[2], k[3]);
+    }
+}
+
 int kv_diff_csv(struct kv_out *o, const char *dir, const struct kv_diff *d)
 {
     static const struct kv_csv_file files[] = {
         { "regions.csv", csv_regions }, { "breakdown.csv", csv_breakdown },
+        { "files.csv", csv_files },
     };
     return kv_csv_files(o, dir, files, sizeof files / sizeof *files, d);
 }
@@ -620,6 +778,31 @@ static void json_row(FILE *f, size_t order, const struct kv_diff_row *r)
     fputc('}', f);
 }
 
+/* files.csv's row as an object with the same names (null for NaN). */
+static void json_file(FILE *f, const struct kv_diff_file *r)
+{
+    static const char *const num[] = { "t_a", "t_b", "read_a", "read_b",
+                                       "written_a", "written_b" };
+    static const char *const kind[] = { "read_a_kinds", "read_b_kinds",
+                                        "written_a_kinds",
+                                        "written_b_kinds" };
+    double v[6];
+    const char *k[4];
+    char kb[4][48];
+    file_figures(r, v, k, kb);
+    fputs("{\"file\":", f);
+    kv_json_str(f, r->name);
+    fprintf(f, ",\"interface\":\"%s\",\"status\":\"%s\",",
+            r->mpiio ? "mpi-io" : "fortran", file_status(r));
+    for (int j = 0; j < 6; j++)
+        json_num(f, num[j], v[j]);
+    fprintf(f, "\"t_a_estimated\":%s,\"t_b_estimated\":%s",
+            r->t_est[0] ? "true" : "false", r->t_est[1] ? "true" : "false");
+    for (int j = 0; j < 4; j++)
+        fprintf(f, ",\"%s\":\"%s\"", kind[j], k[j]);
+    fputc('}', f);
+}
+
 int kv_diff_json(struct kv_out *o, const char *path, const struct kv_diff *d)
 {
     FILE *f = kv_out_open(o, path);
@@ -646,6 +829,11 @@ int kv_diff_json(struct kv_out *o, const char *path, const struct kv_diff *d)
     for (size_t i = 0; i < d->nrows; i++) {
         fputs(i ? ",\n" : "\n", f);
         json_row(f, i + 1, &d->rows[i]);
+    }
+    fputs("],\n\"files\":[", f);
+    for (size_t i = 0; i < d->nfiles; i++) {
+        fputs(i ? ",\n" : "\n", f);
+        json_file(f, &d->files[i]);
     }
     fputs("]}\n", f);
     return 0;

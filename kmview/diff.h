@@ -34,6 +34,18 @@ struct kv_diff_row {
     double sort_key, sort_tie; /* set by kv_diff_sort */
 };
 
+/* A file (and interface) of either run: its I/O time and bytes, means
+ * per rank (over all the run's ranks). */
+struct kv_diff_file {
+    const char *name;
+    bool mpiio;
+    bool in[2];              /* some rank of run A ([0]) or B had it */
+    double t[2];
+    bool t_est[2];
+    double read[2], written[2];
+    unsigned read_kinds[2], written_kinds[2];   /* as kv_file_sum's */
+};
+
 struct kv_diff {
     const struct kv_stats *run[2];
     const char *name[2];
@@ -47,6 +59,8 @@ struct kv_diff {
     double *bytes[2];        /* per location of each run: sent, received
                                 (means per rank), NaN before format 4 */
     bool scaling;            /* the rank counts differ */
+    struct kv_diff_file *files;   /* by the size of the time's change */
+    size_t nfiles;
 };
 
 void kv_diff_build(struct kv_diff *d, const struct kv_stats *a,
@@ -60,7 +74,7 @@ int kv_diff_order_parse(const char *s);
 
 /* Text: `top` rows of the regions in both runs (0: all). */
 void kv_diff_print(FILE *f, const struct kv_diff *d, int top);
-/* regions.csv and breakdown.csv in `dir`. */
+/* regions.csv, breakdown.csv and files.csv in `dir`. */
 int kv_diff_csv(struct kv_out *o, const char *dir, const struct kv_diff *d);
 /* The same figures as one JSON document at `path` ("-": standard output). */
 int kv_diff_json(struct kv_out *o, const char *path, const struct kv_diff *d);

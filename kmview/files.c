@@ -17,14 +17,6 @@
 #include "kmview/messages.h"
 #include "support/buf.h"
 
-/* One file over the ranks. */
-struct file_sum {
-    const char *name;
-    int ranks;
-    struct kv_file sum;      /* name unused; bytes' kind unused */
-    unsigned kinds[2];       /* bit k: some rank's bytes read ([0]) or
-                                written were of enum kv_bytes_kind k */
-};
 
 static void add_file(struct kv_file *to, const struct kv_file *x)
 {
@@ -49,9 +41,9 @@ static double io_time(const struct kv_file *x)
     return x->meta_s + x->read_s + x->write_s;
 }
 
-static int by_name(const void *pa, const void *pb)
+int kv_file_sum_order(const void *pa, const void *pb)
 {
-    const struct file_sum *a = pa, *b = pb;
+    const struct kv_file_sum *a = pa, *b = pb;
     if (a->sum.mpiio != b->sum.mpiio)
         return a->sum.mpiio ? 1 : -1;
     return strcmp(a->name, b->name);
@@ -59,20 +51,19 @@ static int by_name(const void *pa, const void *pb)
 
 static int by_time(const void *pa, const void *pb)
 {
-    const struct file_sum *a = pa, *b = pb;
+    const struct kv_file_sum *a = pa, *b = pb;
     double x = io_time(&a->sum), y = io_time(&b->sum);
     if (x != y)
         return x > y ? -1 : 1;
-    return by_name(a, b);
+    return kv_file_sum_order(a, b);
 }
 
-/* Every file over the ranks, sorted by name; *n of them. */
-static struct file_sum *sum_files(const struct kv_run *run, size_t *n)
+struct kv_file_sum *kv_files_over_ranks(const struct kv_run *run, size_t *n)
 {
     size_t cap = 0;
     for (size_t i = 0; i < run->nsections; i++)
         cap += run->ranks[i].nfiles;
-    struct file_sum *v = km_xcalloc(cap + 1, sizeof *v);
+    struct kv_file_sum *v = km_xcalloc(cap + 1, sizeof *v);
     *n = 0;
     for (size_t i = 0; i < run->nsections; i++)
         for (size_t k = 0; k < run->ranks[i].nfiles; k++) {
@@ -83,10 +74,10 @@ static struct file_sum *sum_files(const struct kv_run *run, size_t *n)
             v[*n].kinds[1] = 1u << v[*n].sum.write_b.kind;
             (*n)++;
         }
-    qsort(v, *n, sizeof *v, by_name);
+    qsort(v, *n, sizeof *v, kv_file_sum_order);
     size_t m = 0;
     for (size_t k = 0; k < *n; k++) {
-        if (m > 0 && by_name(&v[m - 1], &v[k]) == 0) {
+        if (m > 0 && kv_file_sum_order(&v[m - 1], &v[k]) == 0) {
             add_file(&v[m - 1].sum, &v[k].sum);
             v[m - 1].kinds[0] |= v[k].kinds[0];
             v[m - 1].kinds[1] |= v[k].kinds[1];
@@ -99,11 +90,7 @@ static struct file_sum *sum_files(const struct kv_run *run, size_t *n)
     return v;
 }
 
-/* Bytes summed over figures of the kinds in `kinds` (bits of enum
- * kv_bytes_kind): exact only when all were; ">=" when some were a lower
- * bound or not known (the known ones summed), "~" when some were
- * estimates; "-" when none was known (as the HTML report's Files view). */
-static const char *bytes_text(char buf[40], uint64_t bytes, unsigned kinds)
+const char *kv_file_bytes_text(char buf[40], uint64_t bytes, unsigned kinds)
 {
     char t[32];
     if (kinds == 1u << KV_BYTES_UNKNOWN)
@@ -124,7 +111,7 @@ static const char *secs_text(char buf[32], double s, bool est)
 void kv_summary_files(FILE *f, const struct kv_stats *st, int top)
 {
     size_t any;
-    struct file_sum *v = sum_files(st->run, &any);
+    struct kv_file_sum *v = kv_files_over_ranks(st->run, &any);
     if (!any) {
         free(v);
         return;
@@ -148,10 +135,10 @@ void kv_summary_files(FILE *f, const struct kv_stats *st, int top)
                 (unsigned long long)meta, secs_text(a, x->meta_s, x->meta_est),
                 (unsigned long long)x->reads,
                 secs_text(b, x->read_s, x->read_est),
-                bytes_text(d, x->read_b.bytes, v[k].kinds[0]),
+                kv_file_bytes_text(d, x->read_b.bytes, v[k].kinds[0]),
                 (unsigned long long)x->writes,
                 secs_text(c, x->write_s, x->write_est),
-                bytes_text(e, x->write_b.bytes, v[k].kinds[1]),
+                kv_file_bytes_text(e, x->write_b.bytes, v[k].kinds[1]),
                 x->mpiio ? "MPI-IO" : "Fortran",
                 v[k].name);
     }
