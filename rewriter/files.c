@@ -322,10 +322,8 @@ void km_place_files(struct plan *P, struct unit_ctx *c, struct region *r)
         io_free(&io);
         return;
     }
-    struct sedit *e = km_sedit(P, i);
-    bool logical_if = P->prog->info[i].kind == KS_IF_LOGICAL;
-    struct code *before = logical_if ? &e->act_pre : &e->main;
-    struct code *after = logical_if ? &e->act_post : &e->post[0];
+    struct code *before = km_code_before(P, i);
+    struct code *after = km_code_after(P, i);
     const char *file = item(&io.ctl, "FILE", -1);
     if (io.op == KM_IO_OPEN || (io.op == KM_IO_INQUIRE && file)) {
         km_code_prepend(before, 0, 0, name_call(&io, file));

@@ -170,14 +170,20 @@ bool km_word_in(const char *words, const char *name)
     return false;
 }
 
-static const struct shape *shape_of(const char *name)
+const char *km_mpi_routine(const char *name)
 {
     if (strncmp(name, "PMPI_", 5) == 0)
         name++;
-    if (strncmp(name, "MPI_", 4) != 0)
+    return strncmp(name, "MPI_", 4) == 0 ? name + 4 : NULL;
+}
+
+static const struct shape *shape_of(const char *name)
+{
+    const char *r = km_mpi_routine(name);
+    if (!r)
         return NULL;
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
-        if (km_word_in(shapes[k].names, name + 4))
+        if (km_word_in(shapes[k].names, r))
             return &shapes[k];
     return NULL;
 }
@@ -298,9 +304,6 @@ void km_place_messages(struct plan *P, struct unit_ctx *c, struct region *r)
 {
     if (r->rk != RG_LOC || r->kind != KM_K_MPI)
         return;
-    int i = r->stmt;
-    struct sedit *e = km_sedit(P, i);
-    bool logical_if = P->prog->info[i].kind == KS_IF_LOGICAL;
-    comm_free(P, i, logical_if ? &e->act_pre : &e->main);
-    message_calls(P, c, i, r->handle, logical_if ? &e->act_post : &e->post[0]);
+    comm_free(P, r->stmt, km_code_before(P, r->stmt));
+    message_calls(P, c, r->stmt, r->handle, km_code_after(P, r->stmt));
 }

@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lexer/classify.h"
 #include "runtime/km_abi.h"
 
 #define KIND "SELECTED_INT_KIND(9)"
@@ -70,12 +69,11 @@ static const struct mpiio_shape {
 
 static const struct mpiio_shape *shape_of(const char *name)
 {
-    if (strncmp(name, "PMPI_", 5) == 0)
-        name++;
-    if (strncmp(name, "MPI_FILE_", 9) != 0)
+    const char *r = km_mpi_routine(name);
+    if (!r || strncmp(r, "FILE_", 5) != 0)
         return NULL;
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
-        if (km_word_in(shapes[k].names, name + 9))
+        if (km_word_in(shapes[k].names, r + 5))
             return &shapes[k];
     return NULL;
 }
@@ -139,10 +137,8 @@ void km_place_mpiio(struct plan *P, struct unit_ctx *c, struct region *r)
         return;
     char *before = file_call(s, &a);
     if (before) {
-        struct sedit *e = km_sedit(P, i);
-        bool logical_if = P->prog->info[i].kind == KS_IF_LOGICAL;
-        struct code *after = logical_if ? &e->act_post : &e->post[0];
-        km_code_prepend(logical_if ? &e->act_pre : &e->main, 0, 0, before);
+        struct code *after = km_code_after(P, i);
+        km_code_prepend(km_code_before(P, i), 0, 0, before);
         const char *fh = km_mpi_actual(&a, s->dummies, "FH");
         int op = s->op & KM_IO_OP;
         if (op == KM_IO_OPEN && fh) {

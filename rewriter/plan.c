@@ -62,6 +62,23 @@ struct sedit *km_sedit(struct plan *P, int stmt)
     return P->ed[stmt];
 }
 
+bool km_is_logical_if(const struct plan *P, int i)
+{
+    return P->prog->info[i].kind == KS_IF_LOGICAL;
+}
+
+struct code *km_code_before(struct plan *P, int i)
+{
+    struct sedit *e = km_sedit(P, i);
+    return km_is_logical_if(P, i) ? &e->act_pre : &e->main;
+}
+
+struct code *km_code_after(struct plan *P, int i)
+{
+    struct sedit *e = km_sedit(P, i);
+    return km_is_logical_if(P, i) ? &e->act_post : &e->post[0];
+}
+
 /* Make room for post[0 .. nslots-1]. */
 void km_sedit_slots(struct plan *P, int stmt, int nslots)
 {

@@ -257,6 +257,14 @@ void km_code_prepend(struct code *c, int label, int indent, char *text);
 void km_code_free(struct code *c);
 struct sedit *km_sedit(struct plan *P, int stmt);
 void km_sedit_slots(struct plan *P, int stmt, int nslots);
+/* Is statement i a logical IF (whose action is the statement measured)? */
+bool km_is_logical_if(const struct plan *P, int i);
+/* Where code goes just before (after) the work of location statement i:
+ * around its action when a logical IF guards it, else around the
+ * statement (after: the slot right after it).  Use at once: adding slots
+ * moves them. */
+struct code *km_code_before(struct plan *P, int i);
+struct code *km_code_after(struct plan *P, int i);
 void km_add_relabel(struct plan *P, int stmt, int tok, int label);
 int km_fresh_label(struct plan *P);
 void km_collect_labels(struct plan *P, int unit);
@@ -357,6 +365,9 @@ void km_place_messages(struct plan *P, struct unit_ctx *c, struct region *r);
  * NULL if the call has none. */
 const char *km_mpi_actual(const struct km_actuals *a, const char *dummies,
                           const char *name);
+/* What follows MPI_ (or PMPI_) in `name`: "SEND" of MPI_SEND; NULL when
+ * it names no MPI routine. */
+const char *km_mpi_routine(const char *name);
 /* Is `name` one of the blank-separated `words`? */
 bool km_word_in(const char *words, const char *name);
 /* Does unit `unit`, or a unit it is inside, use MPI_F08? */

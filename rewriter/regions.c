@@ -673,11 +673,6 @@ static struct region **in_order(struct unit_ctx *c, int *n)
     return v;
 }
 
-static bool is_logical_if(const struct plan *P, int i)
-{
-    return P->prog->info[i].kind == KS_IF_LOGICAL;
-}
-
 /* The slot of terminal T that follows the completion of loop `d`. */
 static int loop_slot(const struct unit_ctx *c, int T, int d)
 {
@@ -706,11 +701,9 @@ void km_place_regions(struct plan *P, struct unit_ctx *c)
             km_code_add(&km_sedit(P, r->first)->open, 0, 0, km_call_in(P, c, h));
         } else if (r->rk == RG_LOOP) {
             km_code_add(&km_sedit(P, r->stmt)->main, 0, 0, km_call_in(P, c, h));
-        } else if (is_logical_if(P, r->stmt)) {
-            km_code_add(&km_sedit(P, r->stmt)->act_pre, 0, 0,
-                        km_call_in(P, c, h));
         } else {
-            km_code_add(&km_sedit(P, r->stmt)->main, 0, 0, km_call_in(P, c, h));
+            km_code_add(km_code_before(P, r->stmt), 0, 0,
+                        km_call_in(P, c, h));
         }
     }
     /* KM_OUT: loops and locations first in their slot (they are the
@@ -726,10 +719,8 @@ void km_place_regions(struct plan *P, struct unit_ctx *c)
             km_code_prepend(&km_sedit(P, r->last)->post[m], 0, 0,
                             km_call_out(P, c, h));
         } else if (r->rk == RG_LOC) {
-            struct sedit *e = km_sedit(P, r->stmt);
-            km_code_prepend(is_logical_if(P, r->stmt) ? &e->act_post
-                                                       : &e->post[0],
-                            0, 0, km_call_out(P, c, h));
+            km_code_prepend(km_code_after(P, r->stmt), 0, 0,
+                            km_call_out(P, c, h));
         }
     }
     for (int k = 0; k < c->nrg; k++)

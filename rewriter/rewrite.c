@@ -247,18 +247,13 @@ static bool in_include(struct plan *P, int i, const char *what)
     return true;
 }
 
-static bool is_logical_if(const struct plan *P, int i)
-{
-    return P->prog->info[i].kind == KS_IF_LOGICAL;
-}
-
 static void hook_return(struct plan *P, struct unit_ctx *c, int i)
 {
     if (c->u->kind != KM_U_PROGRAM && !has_return_code(c))
         return;
     if (in_include(P, i, "RETURN"))
         return;
-    if (!is_logical_if(P, i)) {
+    if (!km_is_logical_if(P, i)) {
         add_return_code(P, c, &km_sedit(P, i)->main);
         return;
     }
@@ -278,7 +273,7 @@ static void hook_stop(struct plan *P, struct unit_ctx *c, int i,
 {
     if (in_include(P, i, "STOP or CALL EXIT"))
         return;
-    if (!is_logical_if(P, i)) {
+    if (!km_is_logical_if(P, i)) {
         km_code_add(&km_sedit(P, i)->main, 0, 0, km_xstrdup(hook));
         return;
     }
@@ -295,7 +290,7 @@ static void hook_mpi(struct plan *P, int i, bool init)
     if (P->opts->mpi_hooks)
         *P->opts->mpi_hooks = true;
     struct sedit *e = km_sedit(P, i);
-    if (is_logical_if(P, i))
+    if (km_is_logical_if(P, i))
         km_code_add(init ? &e->act_post : &e->act_pre, 0, 0, hook);
     else
         km_code_add(init ? &e->post[0] : &e->main, 0, 0, hook);
