@@ -1138,22 +1138,34 @@ static int thread_region_row(struct reader *rd)
     return 0;
 }
 
-/* "N ! Call sites" */
-static int messages_figure(struct reader *rd)
+/* "N ! LABEL", the line a block of rows starts with: N >= 1 rows (of
+ * `what`, one `one`) into *expected. */
+static int block_count(struct reader *rd, const char *block,
+                       const char *label, const char *what, const char *one,
+                       long *expected)
 {
     struct fields fs;
     const char *bang = strchr(rd->line, '!');
     split(rd->line, bang, &fs);
     uint64_t n;
-    if (!bang || strncmp(skip_blanks(bang + 1), "Call sites", 10) != 0 ||
+    if (!bang || strncmp(skip_blanks(bang + 1), label, strlen(label)) != 0 ||
         fs.n != 1)
-        return fail_at(rd, skip_blanks(rd->line), "the Messages block starts "
-                       "with its 'Call sites' figure");
-    if (parse_count(rd, fs.s[0], fs.len[0], &n, NULL, "call sites"))
+        return fail_at(rd, skip_blanks(rd->line), "the %s block starts "
+                       "with its '%s' figure", block, label);
+    if (parse_count(rd, fs.s[0], fs.len[0], &n, NULL, what))
         return -1;
     if (n < 1)
-        return fail_at(rd, fs.s[0], "a Messages block of no call site");
-    rd->messages_expected = (long)n;
+        return fail_at(rd, fs.s[0], "a %s block of no %s", block, one);
+    *expected = (long)n;
+    return 0;
+}
+
+/* "N ! Call sites" */
+static int messages_figure(struct reader *rd)
+{
+    if (block_count(rd, "Messages", "Call sites", "call sites", "call site",
+                    &rd->messages_expected))
+        return -1;
     rd->messages_part = 2;
     return 0;
 }
@@ -1216,19 +1228,9 @@ static int message_row(struct reader *rd)
 /* "N ! Peers" */
 static int peers_figure(struct reader *rd)
 {
-    struct fields fs;
-    const char *bang = strchr(rd->line, '!');
-    split(rd->line, bang, &fs);
-    uint64_t n;
-    if (!bang || strncmp(skip_blanks(bang + 1), "Peers", 5) != 0 ||
-        fs.n != 1)
-        return fail_at(rd, skip_blanks(rd->line), "the Peers block starts "
-                       "with its 'Peers' figure");
-    if (parse_count(rd, fs.s[0], fs.len[0], &n, NULL, "peers"))
+    if (block_count(rd, "Peers", "Peers", "peers", "peer",
+                    &rd->peers_expected))
         return -1;
-    if (n < 1)
-        return fail_at(rd, fs.s[0], "a Peers block of no peer");
-    rd->peers_expected = (long)n;
     rd->peers_part = 2;
     return 0;
 }
@@ -1268,21 +1270,9 @@ static int peer_row(struct reader *rd)
 /* "N ! Files" */
 static int files_figure(struct reader *rd)
 {
-    struct fields fs;
-    const char *bang = strchr(rd->line, '!');
-    split(rd->line, bang, &fs);
-    uint64_t n;
-    if (!bang || strncmp(skip_blanks(bang + 1), "Files", 5) != 0 ||
-        fs.n != 1)
-        return fail_at(rd, skip_blanks(rd->line), "the %s block starts "
-                       "with its 'Files' figure",
-                       rd->files_mpiio ? "MPI-IO" : "Files");
-    if (parse_count(rd, fs.s[0], fs.len[0], &n, NULL, "files"))
+    if (block_count(rd, rd->files_mpiio ? "MPI-IO" : "Files", "Files",
+                    "files", "file", &rd->files_expected))
         return -1;
-    if (n < 1)
-        return fail_at(rd, fs.s[0], "a %s block of no file",
-                       rd->files_mpiio ? "MPI-IO" : "Files");
-    rd->files_expected = (long)n;
     rd->files_part = 2;
     return 0;
 }
