@@ -4,13 +4,18 @@
  */
 #include "kmrun/interfaces.h"
 
+#include "parser/modules.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAGIC "kmtool-interfaces 1"
+#include "support/path.h"
+
+#define MAGIC "kmtool-interfaces "
+#define VERSION 2                 /* 2: a module's "spec" lines */
 
 static void add_lower(struct km_buf *b, const char *s)
 {
@@ -22,19 +27,26 @@ bool km_interface_index(const struct km_program *p, int unit, char **name,
                         struct km_buf *text)
 {
     const struct km_unit *u = &p->units[unit];
+    const struct km_module *m = NULL;
+    for (int k = 0; u->kind == KM_U_MODULE && k < p->nmodules; k++)
+        if (strcmp(p->modules[k].name, u->name) == 0)
+            m = &p->modules[k];
     int n = 0;
+    for (int k = 0; k < p->nseparates; k++)
+        n += p->separates[k].unit == unit;
+    if (n == 0 && !m)
+        return false;
+    km_buf_printf(text, MAGIC "%d\n", VERSION);
+    for (int k = 0; m && k < m->nlines; k++)
+        km_buf_printf(text, "spec %s\n", m->lines[k]);
     for (int k = 0; k < p->nseparates; k++) {
         const struct km_separate *sep = &p->separates[k];
-        if (sep->unit != unit)
-            continue;
-        if (n++ == 0)
-            km_buf_adds(text, MAGIC "\n");
-        km_buf_printf(text, "%s %s%s\n", sep->qualified,
-                      sep->kind == KM_U_FUNCTION ? "function" : "subroutine",
-                      sep->pure ? " pure" : "");
+        if (sep->unit == unit)
+            km_buf_printf(text, "%s %s%s\n", sep->qualified,
+                          sep->kind == KM_U_FUNCTION ? "function"
+                                                     : "subroutine",
+                          sep->pure ? " pure" : "");
     }
-    if (n == 0)
-        return false;
     struct km_buf b = {0};
     add_lower(&b, u->qualified);
     if (u->kind == KM_U_SUBMODULE) {
@@ -46,20 +58,51 @@ bool km_interface_index(const struct km_program *p, int unit, char **name,
     return true;
 }
 
+/* The lines of index file `path` after its first, without their
+ * newlines, into *lines (*n of them); its version, or 0 if there is no
+ * such index file. */
+static int read_lines(const char *path, char ***lines, int *n)
+{
+    *lines = NULL;
+    *n = 0;
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return 0;
+    char *line = NULL;
+    size_t size = 0;
+    int version = 0, cap = 0;
+    if (getline(&line, &size, fp) > 0 &&
+        strncmp(line, MAGIC, strlen(MAGIC)) == 0)
+        version = atoi(line + strlen(MAGIC));
+    ssize_t len;
+    while (version > 0 && (len = getline(&line, &size, fp)) > 0) {
+        if (line[len - 1] == '\n')
+            line[len - 1] = '\0';
+        KM_GROW(*lines, cap, *n + 1);
+        (*lines)[(*n)++] = km_xstrdup(line);
+    }
+    free(line);
+    fclose(fp);
+    return version;
+}
+
+static void free_lines(char **lines, int n)
+{
+    for (int k = 0; k < n; k++)
+        free(lines[k]);
+    free(lines);
+}
+
 /* The interfaces an index file holds, into from->separates. */
 static void read_index(const char *path, struct km_program *from)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return;
-    char line[4096];
-    if (!fgets(line, sizeof line, fp) || strncmp(line, MAGIC, strlen(MAGIC))) {
-        fclose(fp);
-        return;
-    }
-    while (fgets(line, sizeof line, fp)) {
+    char **lines;
+    int n;
+    read_lines(path, &lines, &n);
+    for (int k = 0; k < n; k++) {
         char qualified[2048], kind[32], pure[32] = "";
-        if (sscanf(line, "%2047s %31s %31s", qualified, kind, pure) < 2)
+        if (strncmp(lines[k], "spec ", 5) == 0 ||
+            sscanf(lines[k], "%2047s %31s %31s", qualified, kind, pure) < 2)
             continue;
         KM_GROW(from->separates, from->separatecap, from->nseparates + 1);
         from->separates[from->nseparates++] = (struct km_separate){
@@ -68,7 +111,7 @@ static void read_index(const char *path, struct km_program *from)
                                                   : KM_U_SUBROUTINE,
             .pure = strcmp(pure, "pure") == 0, .unit = -1};
     }
-    fclose(fp);
+    free_lines(lines, n);
 }
 
 /* MODULE.kmi and every MODULE@*.kmi in dir (module: lower case). */
@@ -113,5 +156,47 @@ void km_find_interfaces(struct km_program *p, const char *const *dirs,
             free(from.separates[k].qualified);
         free(from.separates);
         km_buf_free(&module);
+    }
+}
+
+/* Module `name`'s specification from its index file in one of the
+ * directories, added to p; false if none has one (of version 2 on). */
+static bool find_module(struct km_program *p, const char *name,
+                        const char *const *dirs, int ndirs)
+{
+    struct km_buf file = {0};
+    add_lower(&file, name);
+    km_buf_adds(&file, ".kmi");
+    bool found = false;
+    for (int k = 0; k < ndirs && !found; k++) {
+        char *path = km_path_join(dirs[k], file.data);
+        char **lines;
+        int n;
+        if (read_lines(path, &lines, &n) >= 2) {
+            char **specs = km_xcalloc((size_t)n + 1, sizeof *specs);
+            int nspecs = 0;
+            for (int i = 0; i < n; i++)
+                if (strncmp(lines[i], "spec ", 5) == 0)
+                    specs[nspecs++] = km_xstrdup(lines[i] + 5);
+            km_add_module(p, km_xstrdup(name), specs, nspecs);
+            found = true;
+        }
+        free_lines(lines, n);
+        free(path);
+    }
+    km_buf_free(&file);
+    return found;
+}
+
+void km_find_modules(struct km_program *p, const char *const *dirs,
+                     int ndirs)
+{
+    for (bool more = true; more;) {
+        char **names;
+        int n = km_missing_modules(p, &names);
+        more = false;
+        for (int k = 0; k < n; k++)
+            more |= find_module(p, names[k], dirs, ndirs);
+        free_lines(names, n);
     }
 }

@@ -10,8 +10,13 @@
  * files (MODULE.kmi, or MODULE@SUBMODULE.kmi for a submodule's own), and
  * this one looks them up where the compiler looks for modules.
  *
- * An index file: the line "kmtool-interfaces 1", then one line per
- * interface: "MODULE::NAME subroutine|function [pure]".
+ * The same files tell a later compile what a module declares, for the
+ * type of a unit in a READ or WRITE (parser/modules.h): a module's index
+ * file is written even if it declares no interface.
+ *
+ * An index file: the line "kmtool-interfaces 2", then a module's "spec
+ * LINE" lines (version 2 on), then one line per interface: "MODULE::NAME
+ * subroutine|function [pure]".
  */
 #ifndef KM_INTERFACES_H
 #define KM_INTERFACES_H
@@ -19,9 +24,9 @@
 #include "parser/program.h"
 #include "support/buf.h"
 
-/* The index file of the interfaces (sub)module `unit` of p declares: its
- * name (not a path) in *name and its text in *text.  Returns false if the
- * unit declares none. */
+/* The index file of (sub)module `unit` of p: its name (not a path) in
+ * *name and its text in *text.  Returns false if the unit needs none (a
+ * submodule that declares no interface, or not a module). */
 bool km_interface_index(const struct km_program *p, int unit, char **name,
                         struct km_buf *text);
 
@@ -29,5 +34,11 @@ bool km_interface_index(const struct km_program *p, int unit, char **name,
  * an index file in one of the directories says. */
 void km_find_interfaces(struct km_program *p, const char *const *dirs,
                         int ndirs);
+
+/* Add to p the specification of every module its units USE that p holds
+ * none of, from the index file in one of the directories that has one;
+ * then of those they USE, and so on. */
+void km_find_modules(struct km_program *p, const char *const *dirs,
+                     int ndirs);
 
 #endif

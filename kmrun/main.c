@@ -22,6 +22,7 @@
 #include "lexer/reader.h"
 #include "kmrun/interfaces.h"
 #include "kmrun/preprocess.h"
+#include "parser/modules.h"
 #include "parser/parse.h"
 #include "rewriter/rewrite.h"
 #include "support/buf.h"
@@ -84,8 +85,8 @@ static void usage(FILE *to)
           "  --line-markers        write line markers (# N \"file\") so that the\n"
           "                        compiler and debugger name the original lines\n"
           "  --module-dir=DIR      the compiler's module directory (-J): index\n"
-          "                        files of separate module procedures'\n"
-          "                        interfaces are written and looked up there\n"
+          "                        files of what modules declare (interfaces,\n"
+          "                        variables) are written and looked up there\n"
           "  -I DIR                search DIR for INCLUDE files (and index files)\n"
           "  --mpi-glue=FILE       write libkm's MPI calls (Fortran, for your MPI\n"
           "                        compiler) to FILE and stop\n"
@@ -523,14 +524,17 @@ static void defined_names(const struct input *in, int nin, char ***names,
 }
 
 /* A MODULE PROCEDURE body takes its kind and purity from an interface
- * that is often in another file: the module's. */
+ * that is often in another file: the module's; and the type of a unit in
+ * a READ or WRITE may be a module's declaration. */
 static void inherit_interfaces(const struct options *o, struct input *in,
                                int nin)
 {
     for (int f = 0; f < nin; f++)
         for (int g = 0; g < nin; g++)
-            if (in[f].ok && in[g].ok && f != g)
+            if (in[f].ok && in[g].ok && f != g) {
                 km_inherit_interfaces(&in[f].prog, &in[g].prog);
+                km_adopt_modules(&in[f].prog, &in[g].prog);
+            }
     /* then the index files of earlier compiles, where the compiler
      * looks for module files */
     const char **dirs = km_xcalloc((size_t)o->ninclude_dirs + 2,
@@ -542,8 +546,10 @@ static void inherit_interfaces(const struct options *o, struct input *in,
         dirs[n++] = o->include_dirs[k];
     dirs[n++] = ".";
     for (int f = 0; f < nin; f++)
-        if (in[f].ok)
+        if (in[f].ok) {
             km_find_interfaces(&in[f].prog, dirs, n);
+            km_find_modules(&in[f].prog, dirs, n);
+        }
     free(dirs);
 }
 

@@ -9,6 +9,7 @@
 #include "lexer/classify.h"
 #include "lexer/tokens.h"
 #include "parser/grammar.h"
+#include "parser/modules.h"
 
 int km_yylex(KM_YYSTYPE *lval, KM_YYLTYPE *lloc, struct km_builder *B)
 {
@@ -101,6 +102,7 @@ bool km_parse(struct km_source *src, struct km_program *prog,
                  u->name);
     }
     km_inherit_interfaces(prog, prog);
+    km_collect_modules(prog);
     km_scanner_free(B.scanner);
     free(B.dos);
     free(B.open_labels);
@@ -142,5 +144,6 @@ void km_program_free(struct km_program *p)
     for (int i = 0; i < p->nseparates; i++)
         free(p->separates[i].qualified);
     free(p->separates);
+    km_modules_free(p);
     memset(p, 0, sizeof *p);
 }

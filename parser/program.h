@@ -123,6 +123,8 @@ struct km_separate {
     int unit;             /* the (sub)module that declares it */
 };
 
+struct km_module;
+
 struct km_program {
     struct km_source *src;
     struct km_sinfo *info;        /* one per statement */
@@ -132,6 +134,8 @@ struct km_program {
     int nrefs, refcap;
     struct km_separate *separates;
     int nseparates, separatecap;
+    struct km_module *modules;    /* module specifications (modules.h) */
+    int nmodules, modulecap;
 };
 
 /* Give every MODULE PROCEDURE body of p whose interface lies in `from`

@@ -17,9 +17,10 @@
  *
  * A READ or WRITE with a format may name an internal file: its unit is
  * then a CHARACTER variable, which INT() would not compile.  The unit's
- * type is read from the declarations of its unit and hosts; when they do
- * not tell (a module variable, an IMPLICIT statement), the statement goes
- * to a row of its own ("unit not known") rather than risk the compile.
+ * type is read from the declarations of its unit, its hosts and the
+ * modules they USE (parser/modules.h); when they do not tell (a module
+ * nobody read, an IMPLICIT statement), the statement goes to a row of its
+ * own ("unit not known") rather than risk the compile.
  *
  * Must never: evaluate anything but what the statement itself does (its
  * unit, its FILE= and its list again), or write text (copy.c does).
@@ -32,6 +33,7 @@
 #include <strings.h>
 
 #include "lexer/classify.h"
+#include "parser/modules.h"
 #include "runtime/km_abi.h"
 
 #define KIND "SELECTED_INT_KIND(9)"
@@ -147,106 +149,29 @@ static void io_free(struct io_stmt *io)
     free(io->list);
 }
 
-/* Does token text t (len characters) name `name`: as a word of its own
- * (a run of upper-case letters, digits and _), less the digits that
- * may lead it where the blanks between them are gone (CHARACTER*80LINE). */
-static bool names(const char *t, int len, const char *name)
-{
-    size_t n = strlen(name);
-    for (int k = 0; k < len;) {
-        int a = k;
-        while (k < len && (isupper((unsigned char)t[k]) ||
-                           isdigit((unsigned char)t[k]) || t[k] == '_'))
-            k++;
-        int b = a;
-        while (b < k && isdigit((unsigned char)t[b]))
-            b++;
-        if (k - b == (int)n && strncmp(t + b, name, n) == 0)
-            return true;
-        if (k == a)
-            k++;
-    }
-    return false;
-}
-
-enum unit_type { UT_UNKNOWN, UT_INTEGER, UT_CHARACTER };
-
-/* The type a type declaration or FUNCTION statement begins with. */
-static enum unit_type type_named(const char *t, int len)
-{
-    const char *end = t + len;
-    const char *f = t;
-    while (f < end && (islower((unsigned char)*f) || *f == ' '))
-        f++;                          /* PURE RECURSIVE ... and the type */
-    for (const char *p = t; p < f; p++) {
-        if (strncmp(p, "integer", 7) == 0)
-            return UT_INTEGER;
-        if (strncmp(p, "character", 9) == 0)
-            return UT_CHARACTER;
-    }
-    return UT_UNKNOWN;
-}
-
-/* Is `name` function unit u's result (its name, or its RESULT())? */
-static bool result_named(const char *t, int len, const struct km_unit *u,
-                         const char *name)
-{
-    if (u->name && strcmp(u->name, name) == 0)
-        return true;
-    for (int k = 0; k + 7 <= len; k++)
-        if (strncmp(t + k, "result(", 7) == 0)
-            return strncmp(t + k + 7, name, strlen(name)) == 0 &&
-                   t[k + 7 + strlen(name)] == ')';
-    return false;
-}
-
-/* The type the declarations of unit x and its hosts give `name`. */
-static enum unit_type declared(const struct plan *P, int x, const char *name)
-{
-    const struct km_program *prog = P->prog;
-    bool implicit = false, uses = false;
-    for (; x >= 0; x = prog->units[x].host) {
-        const struct km_unit *u = &prog->units[x];
-        uses |= u->uses;
-        for (int i = u->first; i <= u->end; i++) {
-            if (prog->info[i].unit != x)
-                continue;
-            const struct km_stmt *s = &P->src->stmts[i];
-            const char *t = P->src->tok.data + s->tok;
-            int kind = prog->info[i].kind;
-            if (kind == KS_IMPLICIT)
-                implicit = true;
-            if (kind == KS_FUNCTION && !result_named(t, s->tok_len, u, name))
-                continue;
-            if ((kind != KS_TYPE && kind != KS_FUNCTION) ||
-                !names(t, s->tok_len, name))
-                continue;
-            return type_named(t, s->tok_len);
-        }
-    }
-    if (implicit || uses)
-        return UT_UNKNOWN;        /* IMPLICIT rules, or a module's name */
-    return name[0] >= 'I' && name[0] <= 'N' ? UT_INTEGER : UT_UNKNOWN;
-}
-
 /* A unit's text: an integer (external unit), character (internal file)
  * or not known.  An expression with arithmetic is an integer. */
-static enum unit_type unit_type(const struct plan *P, int x, const char *u)
+static enum km_name_type unit_type(const struct plan *P, int x, const char *u)
 {
     if (isdigit((unsigned char)u[0]))
-        return UT_INTEGER;
+        return KM_NT_INTEGER;
     if (u[0] == '\'' || u[0] == '"' || strstr(u, "//"))
-        return UT_CHARACTER;
+        return KM_NT_CHARACTER;
     if (strchr(u, '%'))
-        return UT_UNKNOWN;
+        return KM_NT_UNKNOWN;
     size_t n = strspn(u, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
     if (n == 0)
-        return UT_UNKNOWN;
+        return KM_NT_UNKNOWN;
     if (u[n] && u[n] != '(')
-        return strpbrk(u + n, "+-*/") ? UT_INTEGER : UT_UNKNOWN;
+        return strpbrk(u + n, "+-*/") ? KM_NT_INTEGER : KM_NT_UNKNOWN;
     char *name = km_fmt("%.*s", (int)n, u);
-    enum unit_type t = declared(P, x, name);
+    bool array;
+    enum km_name_type t = km_declared_type(P->prog, x, name, &array);
     free(name);
+    /* F(I) of an integer F that is no array: a function, which INT()
+     * would call a second time */
+    if (t == KM_NT_INTEGER && u[n] == '(' && !array)
+        return KM_NT_UNKNOWN;
     return t;
 }
 
@@ -273,10 +198,10 @@ static char *unit_call(const struct plan *P, int x, const struct io_stmt *io)
     } else if (!unit) {
         op |= KM_IO_DEFAULT_UNIT;
     } else if (io->formatted) {
-        enum unit_type t = unit_type(P, x, unit);
-        if (t == UT_CHARACTER)
+        enum km_name_type t = unit_type(P, x, unit);
+        if (t == KM_NT_CHARACTER)
             op |= KM_IO_INTERNAL;
-        else if (t == UT_UNKNOWN)
+        else if (t == KM_NT_UNKNOWN)
             op |= KM_IO_UNIT_UNKNOWN;
     }
     if (op & KM_IO_SOURCE)
