@@ -175,6 +175,8 @@ struct km_thread {
     km_tick t0;              /* its first call (thread 0: the run's start) */
     int started;             /* t0 and the root are set */
     struct km_trace_cursor trace;  /* where its trace events go */
+    uint64_t trace_reads;    /* clock reads for the trace alone (its own
+                                count: no atomic add on a shared line) */
     struct km_thread *free_next;   /* ended, waiting for a new thread */
     struct km_thread *next;  /* every thread, newest first (st.threads) */
     _Alignas(64) struct km_frame stack[KM_STACK_DEPTH];   /* a frame
@@ -638,12 +640,19 @@ static struct km_trace_run trace_run(void)
                                   st.t0 };
 }
 
+/* The clock for an event of thread t's trace. */
+static km_tick trace_now(struct km_thread *t)
+{
+    __atomic_store_n(&t->trace_reads, t->trace_reads + 1, __ATOMIC_RELAXED);
+    return km_clock_read(&st.clock);
+}
+
 static void trace(struct km_thread *t, struct km_region *r, int in,
                   km_tick now)
 {
     struct km_trace_run run = trace_run();
     if (now == KM_UNREAD)
-        now = cold_now();
+        now = trace_now(t);
     t->trace.thread = t->index;
     km_trace_event(&t->trace, &run, r, t->tab[r->routine - 1], in, now);
 }
@@ -659,7 +668,7 @@ void km_core_trace_message(int32_t id, int sent, int64_t bytes, int32_t peer,
         return;
     struct km_trace_run run = trace_run();
     km_trace_message(&t->trace, &run, id, sent, bytes, peer, tag,
-                     cold_now());
+                     trace_now(t));
 }
 
 static void enter_hooks(struct km_thread *t, struct km_region *r,
@@ -1647,6 +1656,7 @@ static uint64_t clock_reads(const struct km_thread *t)
 {
     uint64_t n = t->saved_reads;   /* subtracted below */
     n = __atomic_load_n(&st.cold_reads, __ATOMIC_RELAXED) - n;
+    n += __atomic_load_n(&t->trace_reads, __ATOMIC_RELAXED);
     for (int32_t i = 0; i < t->nreg; i++)
         n += 2 * t->tab[i]->measured;
     for (int32_t i = 1; i <= t->sp; i++)
