@@ -177,6 +177,8 @@ struct km_thread {
     struct km_trace_cursor trace;  /* where its trace events go */
     uint64_t trace_reads;    /* clock reads for the trace alone (its own
                                 count: no atomic add on a shared line) */
+    int trace_closed;        /* its open regions' LEAVEs were traced at
+                                the program's end */
     struct km_thread *free_next;   /* ended, waiting for a new thread */
     struct km_thread *next;  /* every thread, newest first (st.threads) */
     _Alignas(64) struct km_frame stack[KM_STACK_DEPTH];   /* a frame
@@ -2107,8 +2109,26 @@ static int begin_write(int wait)
     }
 }
 
+/* The program ends (END, STOP, EXIT, exit) with regions of thread t
+ * open: their LEAVEs at this moment, innermost first, so that the trace
+ * closes what it opened; once (the exit handler may come after END). */
+static void trace_leave_open(struct km_thread *t)
+{
+    if (!t || t->trace_closed || !km_trace_active())
+        return;
+    t->trace_closed = 1;
+    km_tick now = trace_now(t);
+    for (int32_t i = t->sp; i >= 1; i--) {
+        struct km_region *r = t->stack[i].r;
+        if (r && (r->hooks & KM_HOOK_TRACE))
+            trace(t, r, 0, now);
+    }
+}
+
 static void write_results(const char *event, int final)
 {
+    if (final && st.initialized && getpid() == st.pid)
+        trace_leave_open(self);
     if (!st.initialized || st.mpi_state == MPI_DONE || st.final_done ||
         getpid() != st.pid)
         return;

@@ -2035,6 +2035,8 @@ static void test_trace(void)
         nrec = trace_records(f, n, v, 64);
         CHECK_EQ(v[nrec - 1].type, 7);              /* END */
         CHECK_EQ(v[nrec - 2].type, 6);              /* its clock */
+        CHECK_EQ(v[nrec - 3].type, 2);              /* TRACED closed */
+        CHECK_EQ(v[nrec - 3].id, t);
         /* the file ends with its last block claimed */
         uint64_t blocks;
         memcpy(&blocks, f + 72, sizeof blocks);
