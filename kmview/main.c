@@ -6,7 +6,8 @@
  *   kmview ranks [options] FILE  groups of ranks and the odd ones out
  *   kmview filter [options] FILE a control file without what costs more
  *                                to measure than it tells
- *   kmview trace [options] TRACE where a traced run was; Trace Event JSON
+ *   kmview trace [options] TRACE where a traced run was; Trace Event JSON,
+ *                                OTF2
  *
  * Owns the command line and the order of work: read every input first (a
  * bad file stops everything before any output exists), then write every
@@ -30,6 +31,7 @@
 #include "kmview/ranks.h"
 #include "kmview/timeline.h"
 #include "kmview/trace.h"
+#include "kmview/traceotf2.h"
 #include "kmview/read.h"
 #include "kmview/stats.h"
 #include "kmview/summary.h"
@@ -55,6 +57,7 @@ struct options {
     const char *output;      /* filter: -o */
     bool runs;               /* filter: --runs, every file a run */
     const char **traces;     /* --trace: KM_trace files for the report */
+    const char *otf2;        /* trace --otf2: the archive's directory */
     int ntraces;
 };
 
@@ -94,6 +97,8 @@ static void usage(FILE *to)
           "                  of a traced run (TRACE_FILE_NUMBER > 0): the regions\n"
           "                  open, the last events; one file per rank\n"
           "  --json=FILE     write Trace Event JSON (Perfetto, chrome://tracing)\n"
+          "  --otf2=DIR      write an OTF2 archive, DIR/traces.otf2 (Vampir,\n"
+          "                  otf2-print)\n"
           "  -n, --top=N     last events shown per thread (default 5, at most 8)\n"
           "  -q              no text\n"
           "kmview FILE... --html=FILE --trace KM_trace.N ...  the report with a\n"
@@ -198,6 +203,8 @@ static void parse_options(int argc, char **argv, int first,
             o->csv = value(argc, argv, &i, "--csv");
         else if (is_option(a, "--json"))
             o->json = value(argc, argv, &i, "--json");
+        else if (is_option(a, "--otf2"))
+            o->otf2 = value(argc, argv, &i, "--otf2");
         else if (is_option(a, "--html"))
             o->html = value(argc, argv, &i, "--html");
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
@@ -321,6 +328,11 @@ static int cmd_trace(struct options *o)
 {
     if (o->nfiles == 0)
         die_usage("%s", "no KM_trace file given");
+    if (o->otf2 && !kv_trace_otf2_available()) {
+        fprintf(stderr, "kmview: --otf2: this kmview was built without OTF2 "
+                "(configure found no OTF2 library; Debian: libotf2-trace-dev)\n");
+        return 1;
+    }
     struct kv_trace_set s;
     struct kv_out out = { 0 };
     open_traces(&s, o->files, o->nfiles);
@@ -329,6 +341,8 @@ static int cmd_trace(struct options *o)
         FILE *f = kv_out_open(&out, o->json);
         rc = f ? kv_trace_json(f, &s) : -1;
     }
+    if (!rc && o->otf2)
+        rc = kv_trace_otf2(o->otf2, &s);
     if (!rc && !o->quiet)
         kv_trace_summary(stdout, &s, o->top_given ? o->top : 5);
     rc = finish(&out, rc);
