@@ -750,6 +750,15 @@ static void group_name(const struct ow *w, int proc, char *buf, size_t size)
         snprintf(buf, size, "process %d", proc);
 }
 
+/* "rank R thread T" ("process P thread T" for a serial run's file). */
+static void location_name(const struct ow *w, const struct location *l,
+                          char *buf, size_t size)
+{
+    const struct kv_trace *t = file_of(w, l->proc);
+    snprintf(buf, size, "%s %d thread %d", t && t->rank < 0 ? "process" : "rank",
+             l->proc, l->thread);
+}
+
 /* Strings must be defined before the definitions use them, and are only
  * all known once those are made: every other string is interned first. */
 static void name_everything(struct ow *w)
@@ -767,8 +776,7 @@ static void name_everything(struct ow *w)
     for (size_t k = 0; k < w->nlocs; k++) {
         group_name(w, w->locs[k].proc, buf, sizeof buf);
         str(w, buf);
-        size_t n = strlen(buf);
-        snprintf(buf + n, sizeof buf - n, " thread %d", w->locs[k].thread);
+        location_name(w, &w->locs[k], buf, sizeof buf);
         str(w, buf);
     }
 }
@@ -824,9 +832,7 @@ static int write_system(struct ow *w, OTF2_GlobalDefWriter *g)
     }
     for (size_t k = 0; k < w->nlocs; k++) {
         const struct location *l = &w->locs[k];
-        group_name(w, l->proc, buf, sizeof buf);
-        size_t n = strlen(buf);
-        snprintf(buf + n, sizeof buf - n, " thread %d", l->thread);
+        location_name(w, l, buf, sizeof buf);
         OK(w, OTF2_GlobalDefWriter_WriteLocation(g, l->ref, str(w, buf),
                                                  OTF2_LOCATION_TYPE_CPU_THREAD,
                                                  l->events,
