@@ -40,6 +40,7 @@
 #include "kmview/summary.h"
 #include "kmview/threads.h"
 #include "kmview/timeline.h"
+#include "kmview/trace.h"
 #include "support/buf.h"
 
 /* Columns of per-rank tables at most; more ranks are binned. */
@@ -603,8 +604,9 @@ static void data_timeline(FILE *f, const struct kv_stats *st,
     kv_tl_analysis_free(&a);
 }
 
-void kv_html_report(FILE *f, const struct kv_stats *st,
-                    const struct kv_rank_groups *groups)
+int kv_html_report(FILE *f, const struct kv_stats *st,
+                   const struct kv_rank_groups *groups,
+                   struct kv_trace_set *traces)
 {
     struct km_buf title = { 0 };
     km_buf_printf(&title, "kmview: %s", st->run->program ? st->run->program
@@ -629,6 +631,8 @@ void kv_html_report(FILE *f, const struct kv_stats *st,
     kv_html_files(f, st);
     data_groups(f, st, groups, &c);
     data_timeline(f, st, groups, &c);
+    int rc = traces ? kv_trace_html(f, traces) : 0;
     fputs("}</script>\n", f);
     kv_html_end(f, "report");
+    return rc;
 }

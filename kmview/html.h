@@ -11,10 +11,13 @@
 #include "kmview/ranks.h"
 #include "kmview/stats.h"
 
+struct kv_trace_set;
 /* Write the report of one run; `groups` (may be NULL) orders the heat
- * map's ranks by their clustering. */
-void kv_html_report(FILE *f, const struct kv_stats *st,
-                     const struct kv_rank_groups *groups);
+ * map's ranks by their clustering; `traces` (may be NULL) adds the
+ * Trace view.  0, or -1 when a trace could not be read (printed). */
+int kv_html_report(FILE *f, const struct kv_stats *st,
+                   const struct kv_rank_groups *groups,
+                   struct kv_trace_set *traces);
 
 /* The page around a view: head with the inline style, then the caller
  * writes the data element, then kv_html_end adds the script. */

@@ -6,6 +6,8 @@
  *   kmview ranks [options] FILE  groups of ranks and the odd ones out
  *   kmview filter [options] FILE a control file without what costs more
  *                                to measure than it tells
+ *   kmview trace [options] TRACE where a traced run was; Trace Event JSON,
+ *                                OTF2
  *
  * Owns the command line and the order of work: read every input first (a
  * bad file stops everything before any output exists), then write every
@@ -28,6 +30,8 @@
 #include "kmview/out.h"
 #include "kmview/ranks.h"
 #include "kmview/timeline.h"
+#include "kmview/trace.h"
+#include "kmview/traceotf2.h"
 #include "kmview/read.h"
 #include "kmview/stats.h"
 #include "kmview/summary.h"
@@ -52,6 +56,9 @@ struct options {
     const char *control;     /* filter: --control */
     const char *output;      /* filter: -o */
     bool runs;               /* filter: --runs, every file a run */
+    const char **traces;     /* --trace: KM_trace files for the report */
+    const char *otf2;        /* trace --otf2: the archive's directory */
+    int ntraces;
 };
 
 static void usage(FILE *to)
@@ -86,6 +93,17 @@ static void usage(FILE *to)
           "  --control=FILE  the control file to start from (default: kmtool's)\n"
           "  -o FILE         write it to FILE (default: standard output)\n"
           "  --runs          every file is a run of its own (a test suite)\n"
+          "kmview trace KM_trace.N ...  where each rank and thread was at the end\n"
+          "                  of a traced run (TRACE_FILE_NUMBER > 0): the regions\n"
+          "                  open, the last events; one file per rank\n"
+          "  --json=FILE     write Trace Event JSON (Perfetto, chrome://tracing)\n"
+          "  --otf2=DIR      write an OTF2 archive, DIR/traces.otf2 (Vampir,\n"
+          "                  otf2-print)\n"
+          "  -n, --top=N     last events shown per thread (default 5, at most 8)\n"
+          "  -q              no text\n"
+          "kmview FILE... --html=FILE --trace KM_trace.N ...  the report with a\n"
+          "                  timeline of the trace (every argument after --trace\n"
+          "                  that is no option is a trace file; or --trace=FILE)\n"
           "\n"
           "Every command:\n"
           "  --max-size=N    read at most N bytes of a file (suffix K, M, G or T;\n"
@@ -163,11 +181,18 @@ static void parse_options(int argc, char **argv, int first,
     o->reasons = 5;
     o->target = 0.02;
     o->how.max_exact = KV_EXACT_MAX;
-    bool only_files = false;
+    o->traces = km_xcalloc((size_t)argc + 1, sizeof *o->traces);
+    bool only_files = false, traces = false;
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
-        if (only_files || a[0] != '-' || a[1] == '\0')
+        if ((only_files || a[0] != '-' || a[1] == '\0') && traces)
+            o->traces[o->ntraces++] = a;
+        else if (only_files || a[0] != '-' || a[1] == '\0')
             o->files[o->nfiles++] = a;
+        else if (!strcmp(a, "--trace"))
+            traces = true;
+        else if (is_option(a, "--trace"))
+            o->traces[o->ntraces++] = value(argc, argv, &i, "--trace");
         else if (strcmp(a, "--") == 0)
             only_files = true;
         else if (is_option(a, "-n") || is_option(a, "--top")) {
@@ -178,6 +203,8 @@ static void parse_options(int argc, char **argv, int first,
             o->csv = value(argc, argv, &i, "--csv");
         else if (is_option(a, "--json"))
             o->json = value(argc, argv, &i, "--json");
+        else if (is_option(a, "--otf2"))
+            o->otf2 = value(argc, argv, &i, "--otf2");
         else if (is_option(a, "--html"))
             o->html = value(argc, argv, &i, "--html");
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
@@ -249,14 +276,29 @@ static int finish(struct kv_out *o, int rc)
     return kv_out_commit(o) ? 1 : 0;
 }
 
+/* Open the trace files; exits on error. */
+static void open_traces(struct kv_trace_set *s, const char *const *files,
+                        int n)
+{
+    if (kv_trace_set_open(s, files, (size_t)n)) {
+        kv_trace_set_free(s);
+        exit(1);
+    }
+}
+
 static int cmd_summary(struct options *o)
 {
     if (o->nfiles == 0)
         die_usage("%s", "no KM_output file given");
+    if (o->ntraces && !o->html)
+        die_usage("%s", "--trace adds a timeline to the report: give --html too");
     struct kv_run run;
     struct kv_stats st;
     struct kv_out out = { 0 };
+    struct kv_trace_set traces = { 0 };
     read_run(&run, o->files, o->nfiles, o->max_size);
+    if (o->ntraces)
+        open_traces(&traces, o->traces, o->ntraces);
     kv_stats_build(&st, &run);
     int rc = 0;
     if (o->csv)
@@ -269,15 +311,42 @@ static int cmd_summary(struct options *o)
         rc = f ? 0 : -1;
         if (f) {
             kv_rank_groups_build(&g, &st, o->cut, 0, &o->how);
-            kv_html_report(f, &st, &g);
+            rc = kv_html_report(f, &st, &g, o->ntraces ? &traces : NULL);
             kv_rank_groups_free(&g);
         }
     }
     if (!rc && !o->quiet)
         kv_summary(stdout, &st, o->top_given ? o->top : 10);
     rc = finish(&out, rc);
+    kv_trace_set_free(&traces);
     kv_stats_free(&st);
     kv_run_free(&run);
+    return rc;
+}
+
+static int cmd_trace(struct options *o)
+{
+    if (o->nfiles == 0)
+        die_usage("%s", "no KM_trace file given");
+    if (o->otf2 && !kv_trace_otf2_available()) {
+        fprintf(stderr, "kmview: --otf2: this kmview was built without OTF2 "
+                "(configure found no OTF2 library; Debian: libotf2-trace-dev)\n");
+        return 1;
+    }
+    struct kv_trace_set s;
+    struct kv_out out = { 0 };
+    open_traces(&s, o->files, o->nfiles);
+    int rc = 0;
+    if (o->json) {
+        FILE *f = kv_out_open(&out, o->json);
+        rc = f ? kv_trace_json(f, &s) : -1;
+    }
+    if (!rc && o->otf2)
+        rc = kv_trace_otf2(o->otf2, &s);
+    if (!rc && !o->quiet)
+        kv_trace_summary(stdout, &s, o->top_given ? o->top : 5);
+    rc = finish(&out, rc);
+    kv_trace_set_free(&s);
     return rc;
 }
 
@@ -388,6 +457,9 @@ int main(int argc, char **argv)
     } else if (argc > 1 && strcmp(argv[1], "ranks") == 0) {
         parse_options(argc, argv, 2, &o);
         rc = cmd_ranks(&o);
+    } else if (argc > 1 && strcmp(argv[1], "trace") == 0) {
+        parse_options(argc, argv, 2, &o);
+        rc = cmd_trace(&o);
     } else if (argc > 1 && strcmp(argv[1], "filter") == 0) {
         parse_options(argc, argv, 2, &o);
         rc = cmd_filter(&o);
@@ -396,5 +468,6 @@ int main(int argc, char **argv)
         rc = cmd_summary(&o);
     }
     free(o.files);
+    free(o.traces);
     return rc;
 }

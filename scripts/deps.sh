@@ -4,10 +4,12 @@
 # Sourced by scripts/demo and scripts/test.  Uses sudo when not root.
 # Everything comes from Debian's own archive.  Chromium (and a font for it
 # to draw text with) runs the test of kmview's HTML report headless;
-# libomp-19-dev is flang's OpenMP runtime.
+# libomp-19-dev is flang's OpenMP runtime; libotf2-trace-dev is the OTF2
+# library kmview trace --otf2 writes with (optional to build), otf2-tools
+# its otf2-print, which the test of the archives reads them with.
 KMTOOL_PACKAGES="gcc make autoconf automake flex bison gfortran \
 libopenmpi-dev openmpi-bin mpich libmpich-dev flang-19 libomp-19-dev cmake \
-gdb chromium fonts-dejavu-core"
+gdb chromium fonts-dejavu-core libotf2-trace-dev otf2-tools"
 
 km_missing_packages() {
     missing=""

@@ -1,0 +1,870 @@
+/*
+ * trace.c — libkm's binary traces (doc/KM_trace.md), read as a set of
+ * files, one per rank.
+ *
+ * Two passes.  kv_trace_set_open scans every file once: the header, the
+ * block headers (a thread's blocks put in order of their sequence), then
+ * every record of every thread in order, which checks the file, counts
+ * the events, collects the REGION table and the CLOCK calibrations, keeps
+ * the regions open at the end and the last few events of each thread, and
+ * counts the point-to-point messages per channel (sender, receiver, tag).
+ * Then kv_trace_each reads a thread again, block by block, and calls back
+ * per event with its time on the set's one axis and, for a message, the
+ * id it shares with its partner: the k-th message from a to b with tag t
+ * is the k-th that b received from a with tag t (MPI's non-overtaking
+ * order); a pair that ever had a tag not known (-1) is matched by (a, b)
+ * alone.  Memory is one block plus the per-thread and per-channel tables,
+ * whatever the number of events.
+ *
+ * A run killed at any point leaves a readable file, and this reader takes
+ * it as it is: a block ends at its first zero type, blocks nobody wrote
+ * (all zeros) are skipped, a file shorter than its claimed blocks or
+ * ending inside a block is read as far as it goes, and the regions still
+ * open at a thread's end are closed at its last event (the event says
+ * at_end; the summary says so).  What does not follow the format (a bad
+ * magic, type or length) is an error naming the file and the byte.
+ *
+ * Ticks become time by the CLOCK records (and the header's start): linear
+ * between the two around a tick, the end segments extended; with one
+ * calibration only, seconds_per_tick.  The set's axis is CLOCK_REALTIME in
+ * ns, from the earliest event of every file.
+ *
+ * Must never: hold a file's events in memory, or write anything but
+ * errors.
+ */
+#include "kmview/trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "support/buf.h"
+
+#define MAGIC "kmtool-trace"
+#define BLOCK_MAGIC 0x42544d4bu
+#define REC 16
+#define MAX_REGION_ID (1 << 24)
+
+/* ------------------------------------------------------------------------ */
+/* Bytes                                                                     */
+
+static uint32_t u32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static int32_t i32(const unsigned char *p) { int32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t u64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static int64_t i64(const unsigned char *p) { int64_t v; memcpy(&v, p, 8); return v; }
+
+static int corrupt(const struct kv_trace *t, uint64_t off, const char *what)
+{
+    fprintf(stderr, "%s: byte %llu: error: %s\n", t->path,
+            (unsigned long long)off, what);
+    return -1;
+}
+
+/* Read up to n bytes at off; the count read, or -1 (printed). */
+static ssize_t read_at(const struct kv_trace *t, void *buf, size_t n,
+                       uint64_t off)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(t->fd, (char *)buf + got, n - got,
+                          (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            fprintf(stderr, "%s: error: cannot read: %s\n", t->path,
+                    strerror(errno));
+            return -1;
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Records                                                                   */
+
+struct raw {
+    int64_t tick;
+    int type, extra;
+    int32_t id;
+    const unsigned char *x;  /* the extra slots */
+    uint64_t off;            /* the record's byte in the file */
+};
+
+/* The record at *pos of a block's bytes b[0..len): 1 (pos moved past it
+ * and its slots), 0 at the block's end, -1 when corrupt (printed). */
+static int next_record(const struct kv_trace *t, const unsigned char *b,
+                       size_t len, size_t *pos, uint64_t base, struct raw *r)
+{
+    if (*pos + REC > len)
+        return 0;
+    const unsigned char *p = b + *pos;
+    r->type = p[8];
+    if (r->type == 0)
+        return 0;
+    r->off = base + *pos;
+    r->tick = i64(p);
+    r->extra = p[9];
+    r->id = i32(p + 12);
+    r->x = p + REC;
+    if (r->type > KV_TR_END)
+        return corrupt(t, r->off, "a record of a type not known");
+    if (*pos + REC * (size_t)(1 + r->extra) > len) {
+        /* a killed run's last block may end inside a record's slots */
+        if (base + len >= t->size)
+            return 0;
+        return corrupt(t, r->off, "a record's slots run past its block");
+    }
+    int need = r->type == KV_TR_SENT || r->type == KV_TR_RECEIVED ||
+               r->type == KV_TR_REGION || r->type == KV_TR_CLOCK;
+    if (need && r->extra < 1)
+        return corrupt(t, r->off, "a record without its extra slot");
+    if ((r->type == KV_TR_ENTER || r->type == KV_TR_REGION) &&
+        (r->id < 1 || r->id > MAX_REGION_ID))
+        return corrupt(t, r->off, "a region id out of range");
+    *pos += REC * (size_t)(1 + r->extra);
+    return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The header and the blocks                                                 */
+
+static int read_header(struct kv_trace *t)
+{
+    unsigned char h[384];
+    ssize_t n = read_at(t, h, sizeof h, 0);
+    if (n < 0)
+        return -1;
+    if ((size_t)n < sizeof h || memcmp(h, MAGIC "\0\0\0", 16) != 0)
+        return corrupt(t, 0, "not a kmtool trace (KM_trace format 2)");
+    if (u32(h + 20) == 0x04030201u)
+        return corrupt(t, 20, "written with the other byte order");
+    if (u32(h + 20) != 0x01020304u)
+        return corrupt(t, 20, "byte_order is not 0x01020304");
+    if (u32(h + 16) != 2) {
+        fprintf(stderr, "%s: byte 16: error: trace format %u; this kmview "
+                "reads format 2\n", t->path, u32(h + 16));
+        return -1;
+    }
+    t->block_size = u32(h + 24);
+    if (t->block_size < 4096 || t->block_size > (1u << 30) ||
+        t->block_size % REC)
+        return corrupt(t, 24, "block_size out of range");
+    if (u32(h + 28) != REC)
+        return corrupt(t, 28, "record_size is not 16");
+    t->rank = i32(h + 32);
+    t->nranks = i32(h + 36);
+    t->pid = i64(h + 40);
+    memcpy(&t->seconds_per_tick, h + 48, 8);
+    t->t0_tick = i64(h + 56);
+    t->t0_real_ns = i64(h + 64);
+    t->claimed = u64(h + 72);
+    t->state = u32(h + 80);
+    t->signal = i32(h + 84);
+    t->dropped = u64(h + 88);
+    t->limit_bytes = u64(h + 96);
+    memcpy(t->clock, h + 104, 24);
+    t->clock[24] = '\0';
+    memcpy(t->program, h + 128, 256);
+    t->program[256] = '\0';
+    return 0;
+}
+
+static struct kv_tr_thread *thread_of(struct kv_trace *t, int number,
+                                      size_t *cap)
+{
+    for (size_t k = 0; k < t->nthreads; k++)
+        if (t->threads[k].thread == number)
+            return &t->threads[k];
+    KM_GROW(t->threads, *cap, t->nthreads + 1);
+    struct kv_tr_thread *th = &t->threads[t->nthreads++];
+    memset(th, 0, sizeof *th);
+    th->thread = number;
+    return th;
+}
+
+struct blockref { uint64_t seq, off; };
+
+static int by_seq(const void *a, const void *b)
+{
+    const struct blockref *x = a, *y = b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int by_thread(const void *a, const void *b)
+{
+    const struct kv_tr_thread *x = a, *y = b;
+    return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+/* Put one thread's blocks in order of sequence; a number seen twice is an
+ * error, a number skipped a block lost (counted). */
+static int order_blocks(struct kv_trace *t, struct kv_tr_thread *th,
+                        struct blockref *refs, size_t n)
+{
+    qsort(refs, n, sizeof *refs, by_seq);
+    th->blocks = km_xcalloc(n + 1, sizeof *th->blocks);
+    for (size_t k = 0; k < n; k++) {
+        if (k && refs[k].seq == refs[k - 1].seq)
+            return corrupt(t, refs[k].off, "a thread's block sequence "
+                           "number given twice");
+        uint64_t expect = k ? refs[k - 1].seq + 1 : 0;
+        if (refs[k].seq > expect)
+            th->missing += refs[k].seq - expect;
+        th->blocks[k] = refs[k].off;
+    }
+    th->nblocks = n;
+    return 0;
+}
+
+/* Find the data blocks: their thread and sequence from their headers. */
+static int find_blocks(struct kv_trace *t)
+{
+    struct { int thread; struct blockref r; } *all = NULL;
+    size_t nall = 0, cap = 0, tcap = 0;
+    int rc = 0;
+    for (uint64_t off = t->block_size; off < t->size; off += t->block_size) {
+        unsigned char b[16];
+        ssize_t n = read_at(t, b, sizeof b, off);
+        if (n < 0) { rc = -1; break; }
+        if (off + t->block_size > t->size)
+            t->partial_block = true;
+        uint32_t magic = n >= 4 ? u32(b) : 0;
+        if (magic == 0) {                 /* claimed but never written */
+            t->unclaimed++;
+            continue;
+        }
+        if (magic != BLOCK_MAGIC || n < 16) {
+            rc = corrupt(t, off, "a data block without its magic KMTB");
+            break;
+        }
+        KM_GROW(all, cap, nall + 1);
+        all[nall].thread = i32(b + 4);
+        all[nall].r.seq = u64(b + 8);
+        all[nall].r.off = off;
+        nall++;
+        thread_of(t, i32(b + 4), &tcap);
+    }
+    t->present = nall;
+    struct blockref *refs = km_xcalloc(nall + 1, sizeof *refs);
+    for (size_t k = 0; rc == 0 && k < t->nthreads; k++) {
+        size_t n = 0;
+        for (size_t j = 0; j < nall; j++)
+            if (all[j].thread == t->threads[k].thread)
+                refs[n++] = all[j].r;
+        rc = order_blocks(t, &t->threads[k], refs, n);
+    }
+    free(refs);
+    free(all);
+    if (rc == 0)
+        qsort(t->threads, t->nthreads, sizeof *t->threads, by_thread);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Message channels: (sender, receiver, tag) -> counts and ids               */
+
+struct kv_tr_chan {
+    int32_t from, to, tag;   /* tag INT32_MIN: the pair had a tag not known */
+    bool used;
+    uint64_t nsent, nrecv, base, ksent, krecv;
+};
+
+static size_t chan_hash(int32_t a, int32_t b, int32_t tag, size_t cap)
+{
+    uint64_t h = (uint64_t)(uint32_t)a * 0x9e3779b97f4a7c15u;
+    h ^= (uint64_t)(uint32_t)b * 0xc2b2ae3d27d4eb4fu;
+    h ^= (uint64_t)(uint32_t)tag * 0x165667b19e3779f9u;
+    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+static struct kv_tr_chan *chan_find(struct kv_trace_set *s, int32_t a,
+                                    int32_t b, int32_t tag, bool add);
+
+static void chan_grow(struct kv_trace_set *s)
+{
+    struct kv_tr_chan *old = s->chan;
+    size_t oldcap = s->capchan;
+    s->capchan = oldcap ? oldcap * 2 : 256;
+    s->chan = km_xcalloc(s->capchan, sizeof *s->chan);
+    s->nchan = 0;
+    for (size_t k = 0; k < oldcap; k++)
+        if (old[k].used)
+            *chan_find(s, old[k].from, old[k].to, old[k].tag, true) = old[k];
+    free(old);
+}
+
+static struct kv_tr_chan *chan_find(struct kv_trace_set *s, int32_t a,
+                                    int32_t b, int32_t tag, bool add)
+{
+    if (add && 2 * (s->nchan + 1) > s->capchan)
+        chan_grow(s);
+    if (!s->capchan)
+        return NULL;
+    for (size_t k = chan_hash(a, b, tag, s->capchan);;
+         k = (k + 1) & (s->capchan - 1)) {
+        struct kv_tr_chan *c = &s->chan[k];
+        if (c->used && c->from == a && c->to == b && c->tag == tag)
+            return c;
+        if (!c->used) {
+            if (!add)
+                return NULL;
+            memset(c, 0, sizeof *c);
+            c->used = true;
+            c->from = a, c->to = b, c->tag = tag;
+            s->nchan++;
+            return c;
+        }
+    }
+}
+
+/* The channel a message goes by: the pair alone when it ever had a tag
+ * not known. */
+static struct kv_tr_chan *channel(struct kv_trace_set *s, int32_t from,
+                                  int32_t to, int32_t tag)
+{
+    if (tag == -1 || chan_find(s, from, to, INT32_MIN, false))
+        tag = -1;
+    return chan_find(s, from, to, tag, false);
+}
+
+static void count_message(struct kv_trace_set *s, const struct kv_trace *t,
+                          int type, int32_t peer, int32_t tag)
+{
+    int32_t from = type == KV_TR_SENT ? t->proc : peer;
+    int32_t to = type == KV_TR_SENT ? peer : t->proc;
+    struct kv_tr_chan *c = chan_find(s, from, to, tag, true);
+    if (type == KV_TR_SENT)
+        c->nsent++;
+    else
+        c->nrecv++;
+    if (tag == -1)
+        chan_find(s, from, to, INT32_MIN, true);
+}
+
+static int by_channel(const void *a, const void *b)
+{
+    const struct kv_tr_chan *x = a, *y = b;
+    if (x->from != y->from) return x->from < y->from ? -1 : 1;
+    if (x->to != y->to) return x->to < y->to ? -1 : 1;
+    return (x->tag > y->tag) - (x->tag < y->tag);
+}
+
+/* Fold the channels of pairs with an unknown tag into (a, b, -1), then
+ * number the matched messages channel by channel. */
+static void match_channels(struct kv_trace_set *s)
+{
+    for (size_t k = 0; k < s->capchan; k++) {
+        struct kv_tr_chan *c = &s->chan[k];
+        if (!c->used || c->tag == INT32_MIN || c->tag == -1 ||
+            !chan_find(s, c->from, c->to, INT32_MIN, false))
+            continue;
+        struct kv_tr_chan *w = chan_find(s, c->from, c->to, -1, false);
+        w->nsent += c->nsent, w->nrecv += c->nrecv;
+        c->nsent = c->nrecv = 0;
+    }
+    /* ids in an order that does not depend on the hash table's */
+    struct kv_tr_chan *sorted = km_xcalloc(s->nchan + 1, sizeof *sorted);
+    size_t n = 0;
+    for (size_t k = 0; k < s->capchan; k++)
+        if (s->chan[k].used)
+            sorted[n++] = s->chan[k];
+    qsort(sorted, n, sizeof *sorted, by_channel);
+    uint64_t next = 0;
+    for (size_t k = 0; k < n; k++) {
+        struct kv_tr_chan *c = chan_find(s, sorted[k].from, sorted[k].to,
+                                         sorted[k].tag, false);
+        uint64_t m = c->nsent < c->nrecv ? c->nsent : c->nrecv;
+        c->base = next;
+        next += m;
+        s->unmatched_sent += c->nsent - m;
+        s->unmatched_received += c->nrecv - m;
+    }
+    s->matched = next;
+    free(sorted);
+}
+
+void kv_trace_rewind(struct kv_trace_set *s)
+{
+    for (size_t k = 0; k < s->capchan; k++)
+        s->chan[k].ksent = s->chan[k].krecv = 0;
+}
+
+/* The id of the next message on a channel, or -1 when it has no partner. */
+static int64_t flow_id(struct kv_trace_set *s, const struct kv_trace *t,
+                       int type, int32_t peer, int32_t tag)
+{
+    if (peer < 0)
+        return -1;
+    bool sent = type == KV_TR_SENT;
+    struct kv_tr_chan *c = channel(s, sent ? t->proc : peer,
+                                   sent ? peer : t->proc, tag);
+    if (!c)
+        return -1;
+    uint64_t m = c->nsent < c->nrecv ? c->nsent : c->nrecv;
+    uint64_t k = sent ? c->ksent++ : c->krecv++;
+    return k < m ? (int64_t)(c->base + k) : -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The scan                                                                  */
+
+/* The table's row for id (1 .. MAX_REGION_ID), made when new. */
+static struct kv_tr_region *region_row(struct kv_trace *t, size_t *cap,
+                                       int32_t id)
+{
+    size_t n = (size_t)id;
+    if (n > *cap) {
+        size_t old = *cap;
+        KM_GROW(t->regions, *cap, n);
+        memset(t->regions + old, 0, (*cap - old) * sizeof *t->regions);
+    }
+    if (n > t->nregions)
+        t->nregions = n;
+    return &t->regions[n - 1];
+}
+
+static void define_region(struct kv_trace *t, size_t *cap,
+                          const struct raw *r)
+{
+    struct kv_tr_region *g = region_row(t, cap, r->id);
+    if (g->name)
+        return;                          /* defined once; keep the first */
+    int32_t bytes = i32(r->x + 12);
+    size_t room = (size_t)(r->extra - 1) * REC;
+    if (bytes < 0 || (size_t)bytes > room)
+        bytes = (int32_t)room;
+    const char *text = (const char *)r->x + REC;
+    size_t nl = strnlen(text, (size_t)bytes);
+    g->name = km_xstrndup(text, nl);
+    g->file = nl < (size_t)bytes ? km_xstrndup(text + nl + 1,
+                                   strnlen(text + nl + 1, (size_t)bytes - nl - 1))
+                                 : km_xstrdup("");
+    g->kind = i32(r->x);
+    g->line = i32(r->x + 4);
+    g->routine = i32(r->x + 8);
+}
+
+static void add_clock(struct kv_trace *t, size_t *cap, int64_t tick,
+                      int64_t real)
+{
+    KM_GROW(t->clocks, *cap, t->nclocks + 1);
+    t->clocks[t->nclocks].tick = tick;
+    t->clocks[t->nclocks].real_ns = real;
+    t->nclocks++;
+}
+
+static void keep_last(struct kv_tr_thread *th, const struct raw *r)
+{
+    struct kv_tr_rec *l = &th->last[th->nlast++ % KV_TR_LAST];
+    l->tick = r->tick, l->type = r->type, l->id = r->id;
+    l->peer = r->type == KV_TR_SENT || r->type == KV_TR_RECEIVED ? i32(r->x) : 0;
+    l->tag = l->peer || r->type == KV_TR_SENT || r->type == KV_TR_RECEIVED
+             ? i32(r->x + 4) : 0;
+    l->bytes = l->tag || r->type == KV_TR_SENT || r->type == KV_TR_RECEIVED
+               ? i64(r->x + 8) : 0;
+    if (r->type == KV_TR_LEAVE && th->nopen)
+        l->id = th->open[th->nopen - 1].id;  /* the region it leaves */
+}
+
+struct scan {
+    struct kv_trace_set *s;
+    struct kv_trace *t;
+    size_t regcap, clockcap;
+};
+
+static void scan_record(struct scan *sc, struct kv_tr_thread *th,
+                        const struct raw *r)
+{
+    struct kv_trace *t = sc->t;
+    if (r->type == KV_TR_REGION) {
+        define_region(t, &sc->regcap, r);
+        return;
+    }
+    if (r->type == KV_TR_CLOCK) {
+        add_clock(t, &sc->clockcap, r->tick, i64(r->x));
+        return;
+    }
+    if (!th->any)
+        th->first_tick = r->tick, th->any = true;
+    th->last_tick = r->tick;
+    th->events++;
+    keep_last(th, r);
+    switch (r->type) {
+    case KV_TR_ENTER:
+        th->enters++;
+        region_row(t, &sc->regcap, r->id)->enters++;
+        KM_GROW(th->open, th->capopen, th->nopen + 1);
+        th->open[th->nopen].id = r->id;
+        th->open[th->nopen].tick = r->tick;
+        if (++th->nopen > th->max_depth)
+            th->max_depth = th->nopen;
+        break;
+    case KV_TR_LEAVE:
+        if (th->nopen)
+            th->nopen--, th->leaves++;
+        else
+            th->stray_leaves++;
+        break;
+    case KV_TR_SENT:
+    case KV_TR_RECEIVED:
+        if (r->type == KV_TR_SENT)
+            th->sent++;
+        else
+            th->received++;
+        if (i32(r->x) >= 0)
+            count_message(sc->s, t, r->type, i32(r->x), i32(r->x + 4));
+        else
+            sc->s->collectives++;
+        break;
+    case KV_TR_END:
+        th->ended = true;
+        th->end_signal = r->id;
+        break;
+    }
+}
+
+/* One block's records, by `each` (0 or -1). */
+static int walk_block(struct kv_trace *t, unsigned char *buf, uint64_t off,
+                      int (*each)(void *, const struct raw *), void *ctx)
+{
+    ssize_t len = read_at(t, buf, t->block_size, off);
+    if (len < 0)
+        return -1;
+    size_t pos = 16, n = (size_t)len & ~(size_t)(REC - 1);
+    struct raw r;
+    int rc;
+    while ((rc = next_record(t, buf, n, &pos, off, &r)) == 1)
+        if ((rc = each(ctx, &r)) != 0)
+            return rc;
+    return rc;
+}
+
+struct scan_thread { struct scan *sc; struct kv_tr_thread *th; };
+
+static int scan_one(void *ctx, const struct raw *r)
+{
+    struct scan_thread *st = ctx;
+    scan_record(st->sc, st->th, r);
+    return 0;
+}
+
+static int by_tick(const void *a, const void *b)
+{
+    const struct kv_tr_clock *x = a, *y = b;
+    return (x->tick > y->tick) - (x->tick < y->tick);
+}
+
+/* Calibrations by tick, one per tick. */
+static void order_clocks(struct kv_trace *t)
+{
+    qsort(t->clocks, t->nclocks, sizeof *t->clocks, by_tick);
+    size_t n = 0;
+    for (size_t k = 0; k < t->nclocks; k++)
+        if (n == 0 || t->clocks[k].tick != t->clocks[n - 1].tick)
+            t->clocks[n++] = t->clocks[k];
+    t->nclocks = n;
+}
+
+/* Ids entered that no REGION record of any thread defines. */
+static void count_undefined(struct kv_trace *t)
+{
+    for (size_t k = 0; k < t->nregions; k++)
+        if (!t->regions[k].name && t->regions[k].enters)
+            t->undefined++;
+}
+
+static int scan_file(struct kv_trace_set *s, struct kv_trace *t)
+{
+    struct scan sc = { s, t, 0, 0 };
+    if (find_blocks(t))
+        return -1;
+    add_clock(t, &sc.clockcap, t->t0_tick, t->t0_real_ns);
+    unsigned char *buf = km_xmalloc(t->block_size);
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < t->nthreads; k++) {
+        struct scan_thread st = { &sc, &t->threads[k] };
+        for (size_t b = 0; rc == 0 && b < st.th->nblocks; b++)
+            rc = walk_block(t, buf, st.th->blocks[b], scan_one, &st);
+    }
+    free(buf);
+    order_clocks(t);
+    count_undefined(t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Time                                                                      */
+
+/* CLOCK_REALTIME in ns at a tick of t (absolute). */
+static int64_t real_ns(const struct kv_trace *t, int64_t tick, size_t *hint)
+{
+    const struct kv_tr_clock *c = t->clocks;
+    size_t n = t->nclocks;
+    if (n < 2) {
+        double spt = t->seconds_per_tick > 0 ? t->seconds_per_tick : 1e-9;
+        return c[0].real_ns + llround((double)(tick - c[0].tick) * spt * 1e9);
+    }
+    size_t i = *hint < n - 1 ? *hint : 0;
+    if (tick < c[i].tick)
+        i = 0;
+    while (i + 2 < n && tick >= c[i + 1].tick)
+        i++;
+    *hint = i;
+    double slope = (double)(c[i + 1].real_ns - c[i].real_ns) /
+                   (double)(c[i + 1].tick - c[i].tick);
+    return c[i].real_ns + llround((double)(tick - c[i].tick) * slope);
+}
+
+int64_t kv_trace_ns(const struct kv_trace_set *s, const struct kv_trace *t,
+                    int64_t tick)
+{
+    size_t hint = 0;
+    return real_ns(t, tick, &hint) - s->origin_ns;
+}
+
+static void set_axis(struct kv_trace_set *s)
+{
+    bool any = false;
+    int64_t lo = 0, hi = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        struct kv_trace *t = &s->t[k];
+        for (size_t j = 0; j < t->nthreads; j++) {
+            struct kv_tr_thread *th = &t->threads[j];
+            s->events += th->events;
+            if (!th->any)
+                continue;
+            size_t h = 0;
+            int64_t a = real_ns(t, th->first_tick, &h);
+            int64_t b = real_ns(t, th->last_tick, &h);
+            if (!any || a < lo) lo = a;
+            if (!any || b > hi) hi = b;
+            any = true;
+        }
+    }
+    s->origin_ns = lo;
+    s->end_ns = hi - lo;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The set                                                                   */
+
+static int open_file(struct kv_trace *t, const char *path, int position)
+{
+    t->path = km_xstrdup(path);
+    t->fd = open(path, O_RDONLY);
+    if (t->fd < 0) {
+        fprintf(stderr, "%s: error: cannot open: %s\n", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(t->fd, &st) == 0)
+        t->size = (uint64_t)st.st_size;
+    t->proc = position;
+    return 0;
+}
+
+int kv_trace_set_open(struct kv_trace_set *s, const char *const *paths,
+                      size_t n)
+{
+    memset(s, 0, sizeof *s);
+    s->t = km_xcalloc(n + 1, sizeof *s->t);
+    for (size_t k = 0; k < n; k++)
+        s->t[k].fd = -1;
+    s->n = n;
+    for (size_t k = 0; k < n; k++) {
+        struct kv_trace *t = &s->t[k];
+        if (open_file(t, paths[k], (int)k) || read_header(t))
+            return -1;
+        if (t->rank >= 0)
+            t->proc = t->rank;
+        for (size_t j = 0; j < k; j++)
+            if (s->t[j].proc == t->proc) {
+                fprintf(stderr, "%s: error: rank %d again (%s has it)\n",
+                        t->path, t->proc, s->t[j].path);
+                return -1;
+            }
+        if (scan_file(s, t))
+            return -1;
+    }
+    match_channels(s);
+    set_axis(s);
+    return 0;
+}
+
+void kv_trace_set_free(struct kv_trace_set *s)
+{
+    for (size_t k = 0; k < s->n; k++) {
+        struct kv_trace *t = &s->t[k];
+        if (t->fd >= 0)
+            close(t->fd);
+        for (size_t j = 0; j < t->nthreads; j++) {
+            free(t->threads[j].blocks);
+            free(t->threads[j].open);
+        }
+        for (size_t j = 0; j < t->nregions; j++) {
+            free(t->regions[j].name);
+            free(t->regions[j].file);
+        }
+        free(t->threads);
+        free(t->regions);
+        free(t->clocks);
+        free(t->path);
+    }
+    free(s->t);
+    free(s->chan);
+    memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                    */
+
+struct open_region { int32_t id; int64_t ns; };
+
+struct cursor {
+    struct kv_trace_set *s;
+    struct kv_trace *t;
+    struct kv_tr_thread *th;
+    kv_tr_fn fn;
+    void *ctx;
+    size_t hint;
+    int64_t prev_ns;
+    struct open_region *stack;
+    size_t depth, cap;
+};
+
+static int deliver(void *ctx, const struct raw *r)
+{
+    struct cursor *c = ctx;
+    if (r->type == KV_TR_REGION || r->type == KV_TR_CLOCK)
+        return 0;
+    struct kv_tr_event e = { 0 };
+    e.type = r->type;
+    e.id = r->id;
+    e.tick = r->tick;
+    e.ns = real_ns(c->t, r->tick, &c->hint) - c->s->origin_ns;
+    if (e.ns < c->prev_ns)
+        e.ns = c->prev_ns;           /* a clock stepped back: keep order */
+    c->prev_ns = e.ns;
+    e.flow = -1;
+    e.depth = (int)c->depth;
+    switch (r->type) {
+    case KV_TR_ENTER:
+        KM_GROW(c->stack, c->cap, c->depth + 1);
+        c->stack[c->depth].id = r->id;
+        c->stack[c->depth++].ns = e.ns;
+        break;
+    case KV_TR_LEAVE:
+        if (c->depth == 0)
+            return 0;                /* counted by the scan as stray */
+        c->depth--;
+        e.id = c->stack[c->depth].id;
+        e.enter_ns = c->stack[c->depth].ns;
+        e.depth = (int)c->depth;
+        break;
+    case KV_TR_SENT:
+    case KV_TR_RECEIVED:
+        e.peer = i32(r->x);
+        e.tag = i32(r->x + 4);
+        e.bytes = i64(r->x + 8);
+        e.flow = flow_id(c->s, c->t, r->type, e.peer, e.tag);
+        break;
+    }
+    return c->fn(c->ctx, c->t, c->th, &e);
+}
+
+/* The regions still open at the thread's end, closed at its last event. */
+static int close_open(struct cursor *c)
+{
+    int rc = 0;
+    while (rc == 0 && c->depth) {
+        c->depth--;
+        struct kv_tr_event e = { 0 };
+        e.type = KV_TR_LEAVE;
+        e.id = c->stack[c->depth].id;
+        e.enter_ns = c->stack[c->depth].ns;
+        e.ns = c->prev_ns;
+        e.tick = c->th->last_tick;
+        e.depth = (int)c->depth;
+        e.flow = -1;
+        e.at_end = true;
+        rc = c->fn(c->ctx, c->t, c->th, &e);
+    }
+    return rc;
+}
+
+int kv_trace_each(struct kv_trace_set *s, struct kv_trace *t,
+                  struct kv_tr_thread *th, kv_tr_fn fn, void *ctx)
+{
+    struct cursor c = { s, t, th, fn, ctx, 0, INT64_MIN, NULL, 0, 0 };
+    unsigned char *buf = km_xmalloc(t->block_size);
+    int rc = 0;
+    for (size_t b = 0; rc == 0 && b < th->nblocks; b++)
+        rc = walk_block(t, buf, th->blocks[b], deliver, &c);
+    if (rc == 0)
+        rc = close_open(&c);
+    free(buf);
+    free(c.stack);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Names                                                                     */
+
+const struct kv_tr_region *kv_trace_region(const struct kv_trace *t,
+                                           int32_t id)
+{
+    if (id < 1 || (size_t)id > t->nregions || !t->regions[id - 1].name)
+        return NULL;
+    return &t->regions[id - 1];
+}
+
+const char *kv_trace_kind_name(int kind)
+{
+    switch (kind) {
+    case 1: return "program";
+    case 2: return "subroutine";
+    case 3: return "function";
+    case 4: return "entry";
+    case 10: return "DO";
+    case 11: return "CALL";
+    case 12: return "MPI";
+    case 13: return "I/O";
+    case 14: return "region";
+    case 15: return "OpenMP";
+    }
+    return "?";
+}
+
+const char *kv_trace_state_name(uint32_t state)
+{
+    switch (state) {
+    case KV_TR_RUNNING: return "running";
+    case KV_TR_ENDED: return "ended";
+    case KV_TR_LIMIT: return "stopped at the size limit";
+    case KV_TR_SIGNAL: return "ended by a signal";
+    }
+    return "state not known";
+}
+
+const char *kv_trace_region_label(const struct kv_trace *t, int32_t id,
+                                  char *buf, size_t size)
+{
+    const struct kv_tr_region *g = kv_trace_region(t, id);
+    if (!g)
+        snprintf(buf, size, "region %d", (int)id);
+    else if (g->kind >= 1 && g->kind <= 4)
+        snprintf(buf, size, "%s", g->name);
+    else {
+        const struct kv_tr_region *r = kv_trace_region(t, g->routine);
+        snprintf(buf, size, "%s line %d in %s", kv_trace_kind_name(g->kind),
+                 g->line, r ? r->name : "?");
+    }
+    return buf;
+}

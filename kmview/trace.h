@@ -1,0 +1,179 @@
+/*
+ * trace.h — reading libkm's binary traces (doc/KM_trace.md, format 2):
+ * one file per rank, read as a set so that times share one axis and
+ * point-to-point messages are matched between ranks.
+ *
+ * The interface every trace writer (text, Trace Event JSON, the HTML
+ * timeline, an OTF2 writer) uses: kv_trace_set_open scans every file once
+ * (checks it, counts, keeps the region table, the clock calibrations and
+ * where each thread was at the end), then kv_trace_each calls back once
+ * per event of one thread, in that thread's order, with its time on the
+ * set's axis, its depth, and for a message the id it shares with its
+ * partner on the other rank.  Nothing is held per event: a pass over a
+ * thread reads one block at a time.
+ */
+#ifndef KV_TRACE_H
+#define KV_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum kv_tr_type {
+    KV_TR_ENTER = 1, KV_TR_LEAVE = 2, KV_TR_SENT = 3, KV_TR_RECEIVED = 4,
+    KV_TR_REGION = 5, KV_TR_CLOCK = 6, KV_TR_END = 7
+};
+
+enum kv_tr_state {
+    KV_TR_RUNNING = 1, KV_TR_ENDED = 2, KV_TR_LIMIT = 3, KV_TR_SIGNAL = 4
+};
+
+/* A region as its REGION record defines it (id - 1 indexes the table). */
+struct kv_tr_region {
+    char *name, *file;       /* NULL when no record defines the id */
+    int kind, line, routine; /* KM_K_* code, source line, routine's id */
+    uint64_t enters;         /* its ENTERs in the file */
+};
+
+/* A record kept from the scan: the regions open at the end, the last
+ * events of a thread. */
+struct kv_tr_rec {
+    int64_t tick;
+    int type;
+    int32_t id, peer, tag;
+    int64_t bytes;
+};
+
+#define KV_TR_LAST 8         /* last events kept per thread */
+
+struct kv_tr_thread {
+    int thread;              /* libkm's thread number */
+    uint64_t *blocks;        /* file offsets of its blocks, by sequence */
+    size_t nblocks;
+    uint64_t missing;        /* sequence numbers absent (file cut short) */
+    uint64_t events;         /* ENTER, LEAVE, SENT, RECEIVED, END */
+    uint64_t enters, leaves, sent, received;
+    uint64_t stray_leaves;   /* LEAVEs with no region open: skipped */
+    bool any;
+    int64_t first_tick, last_tick;
+    struct kv_tr_rec *open;  /* open at the end, outermost first */
+    size_t nopen, capopen, max_depth;
+    struct kv_tr_rec last[KV_TR_LAST];  /* ring of the last events */
+    uint64_t nlast;
+    bool ended;              /* an END record */
+    int end_signal;
+};
+
+struct kv_tr_clock { int64_t tick, real_ns; };
+
+/* One file. */
+struct kv_trace {
+    char *path;
+    int fd;
+    uint64_t size;
+    /* the header */
+    uint32_t block_size;
+    int32_t rank, nranks;
+    int64_t pid;
+    double seconds_per_tick;
+    int64_t t0_tick, t0_real_ns;
+    uint64_t claimed;        /* data blocks claimed, as the header says */
+    uint32_t state;
+    int32_t signal;
+    uint64_t dropped, limit_bytes;
+    char clock[25], program[257];
+    /* what the scan found */
+    int proc;                /* the process on the set's axis: the rank,
+                                or the file's position when not known */
+    uint64_t present;        /* data blocks in the file */
+    uint64_t unclaimed;      /* all-zero blocks (mapped, never written) */
+    bool partial_block;      /* the file ends inside a block */
+    struct kv_tr_thread *threads;   /* by thread number */
+    size_t nthreads;
+    struct kv_tr_region *regions;
+    size_t nregions;
+    size_t undefined;        /* ids entered that no record defines */
+    struct kv_tr_clock *clocks;     /* by tick */
+    size_t nclocks;
+};
+
+struct kv_tr_chan;           /* trace.c's message channels */
+
+/* Every file of a run. */
+struct kv_trace_set {
+    struct kv_trace *t;
+    size_t n;
+    int64_t origin_ns;       /* CLOCK_REALTIME of the earliest event */
+    int64_t end_ns;          /* ... of the latest, relative to origin */
+    uint64_t events;
+    /* point-to-point messages: matched pairs, and those without one */
+    uint64_t matched, unmatched_sent, unmatched_received;
+    uint64_t collectives;    /* SENT and RECEIVED with peer -1 */
+    struct kv_tr_chan *chan;
+    size_t nchan, capchan;
+};
+
+/* Open and scan `paths`.  0, or -1 with an error naming the file (and
+ * the byte offset for a corrupt one) printed. */
+int kv_trace_set_open(struct kv_trace_set *s, const char *const *paths,
+                      size_t n);
+void kv_trace_set_free(struct kv_trace_set *s);
+
+/* One event as kv_trace_each gives it.  Regions still open when a
+ * thread's records end are closed at its last event's time by LEAVEs
+ * marked `at_end`, so that every ENTER has its LEAVE. */
+struct kv_tr_event {
+    int type;                /* ENTER, LEAVE, SENT, RECEIVED or END */
+    int32_t id;              /* the region (for a LEAVE: the one left;
+                                END: 0 or the signal) */
+    int64_t tick;
+    int64_t ns;              /* on the set's axis, never before the
+                                thread's previous event */
+    int depth;               /* ENTER, LEAVE: the region's (0 outermost);
+                                else the regions open */
+    int64_t enter_ns;        /* LEAVE: its region's ENTER */
+    int32_t peer, tag;       /* SENT, RECEIVED */
+    int64_t bytes;
+    int64_t flow;            /* SENT, RECEIVED to or from a peer: the
+                                message's id, shared with its partner's
+                                event; -1 when it has none */
+    bool at_end;
+};
+
+typedef int (*kv_tr_fn)(void *ctx, const struct kv_trace *t,
+                        const struct kv_tr_thread *th,
+                        const struct kv_tr_event *e);
+
+/* Call fn for every event of thread `th` of file `t` in order; stops at
+ * fn's first non-zero value and returns it (-1: a read error, printed).
+ * Message ids assume every thread of the set is passed exactly once
+ * after kv_trace_rewind (kv_trace_set_open rewinds). */
+int kv_trace_each(struct kv_trace_set *s, struct kv_trace *t,
+                  struct kv_tr_thread *th, kv_tr_fn fn, void *ctx);
+void kv_trace_rewind(struct kv_trace_set *s);
+
+/* A tick of file t on the set's axis (ns since the earliest event). */
+int64_t kv_trace_ns(const struct kv_trace_set *s, const struct kv_trace *t,
+                    int64_t tick);
+
+/* The region `id` of t, or NULL when no record defines it. */
+const struct kv_tr_region *kv_trace_region(const struct kv_trace *t,
+                                           int32_t id);
+/* A region's name for a timeline: the routine's name, or "KIND line L
+ * in ROUTINE"; "region N" when not defined. */
+const char *kv_trace_region_label(const struct kv_trace *t, int32_t id,
+                                  char *buf, size_t size);
+/* "program", "subroutine", ..., "DO", "MPI", ...; "?" */
+const char *kv_trace_kind_name(int kind);
+/* "running", "ended", "stopped at the size limit", "ended by a signal" */
+const char *kv_trace_state_name(uint32_t state);
+
+/* kmview trace: the text summary of every file, with where each thread
+ * was at the end (tracetext.c). */
+void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last);
+/* kmview trace --json: Trace Event JSON (tracejson.c).  0 or -1. */
+int kv_trace_json(FILE *f, struct kv_trace_set *s);
+/* The report's member ,"trace":{...} (tracehtml.c).  0 or -1. */
+int kv_trace_html(FILE *f, struct kv_trace_set *s);
+
+#endif

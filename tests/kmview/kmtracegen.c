@@ -1,0 +1,448 @@
+/*
+ * kmtracegen.c — writes KM_trace files (doc/KM_trace.md, format 2) of
+ * known content for kmview's trace tests and benchmarks, as libkm will:
+ * blocks claimed by threads in turn, a REGION record before a region's
+ * first ENTER by whichever thread enters it first, a CLOCK record at the
+ * start of every block and at the end.  Deterministic: the same options
+ * give the same bytes.
+ *
+ *   kmtracegen [options] DIR      writes DIR/KM_trace.<rank>, and
+ *                                 DIR/expect: "key value" lines
+ *     --ranks N       ranks (default 2)
+ *     --threads T     threads per rank (default 1); threads past 0 run an
+ *                     OpenMP construct around the same calls
+ *     --depth D       regions nested (default 4: MAIN, a DO, SUB1, SUB2..)
+ *     --events E      events per thread, about (default 1000)
+ *     --messages M    point-to-point messages each rank sends on thread 0
+ *                     to the next rank in a ring, tags 0..2; rank 1
+ *                     receives from rank 0 with tag -1 (not known); every
+ *                     4th message also an MPI_ALLREDUCE (default 10)
+ *     --killed        the run killed: every rank stops part-way (rank r
+ *                     after (60 + 10 r)% of its events), no END, regions
+ *                     left open, state running, the file cut after its
+ *                     last block's used part
+ *     --undefined     thread 0 of rank 0 enters region 999, which no
+ *                     record defines
+ *
+ * expect holds what a reader must find, counted here, independently of
+ * kmview: per rank r and thread t "r.t.events", ".enters", ".leaves",
+ * ".sent", ".received", ".open" (regions open at the end), ".depth" (the
+ * deepest nesting); and "events", "regions" (every ENTER, each a complete
+ * event once the open ones are closed), "matched" (messages with a
+ * partner), "unmatched_sent", "unmatched_received", "collectives"
+ * (SENT and RECEIVED with peer -1).  Must never include kmview's code.
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BS 262144
+#define REC 16
+#define MAXDEPTH 64
+#define NREG 16
+
+enum { ENTER = 1, LEAVE, SENT, RECEIVED, REGION, CLOCK, END };
+
+struct opts {
+    int ranks, threads, depth, messages;
+    long events;
+    bool killed, undefined;
+};
+
+struct thr {
+    unsigned char *blk;      /* the block being filled */
+    size_t used;             /* bytes of it */
+    long index;              /* its place among the data blocks */
+    uint64_t seq;
+    int64_t tick;
+    long events, enters, leaves, sent, received;
+    int stack[MAXDEPTH], depth, maxdepth;
+    long stop;               /* events after which a killed run stops */
+    bool stopped;
+};
+
+struct rank {
+    int r, fd;
+    long nblocks;
+    bool defined[1000];
+    double spt;
+    int64_t real0;
+    struct thr *th;
+};
+
+/* Message counts per (from, to, tag + 1); tag -1 folds a pair. */
+static long nsent[64][64][4], nrecv[64][64][4];
+static long collectives;
+
+static void *xcalloc(size_t n, size_t s)
+{
+    void *p = calloc(n ? n : 1, s);
+    if (!p) { perror("kmtracegen"); exit(1); }
+    return p;
+}
+
+static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+
+static int64_t real_of(const struct rank *k, int64_t tick)
+{
+    return k->real0 + (int64_t)llround((double)tick * k->spt * 1e9);
+}
+
+static void flush_block(struct rank *k, struct thr *t, size_t len)
+{
+    off_t off = (off_t)(1 + t->index) * BS;
+    if (pwrite(k->fd, t->blk, len, off) != (ssize_t)len) {
+        perror("kmtracegen: write");
+        exit(1);
+    }
+}
+
+static void record(struct rank *k, int tn, int type, int extra, int32_t id,
+                   const unsigned char *slots);
+
+/* Claim the thread's next block: header, then a CLOCK record. */
+static void claim(struct rank *k, int tn)
+{
+    struct thr *t = &k->th[tn];
+    if (t->blk && t->used)
+        flush_block(k, t, BS);
+    memset(t->blk, 0, BS);
+    t->index = k->nblocks++;
+    put32(t->blk, 0x42544d4bu);
+    put32(t->blk + 4, (uint32_t)tn);
+    put64(t->blk + 8, t->seq++);
+    t->used = 16;
+    unsigned char c[16];
+    put64(c, (uint64_t)real_of(k, t->tick));
+    put64(c + 8, (uint64_t)t->tick);
+    record(k, tn, CLOCK, 1, 0, c);
+}
+
+static void record(struct rank *k, int tn, int type, int extra, int32_t id,
+                   const unsigned char *slots)
+{
+    struct thr *t = &k->th[tn];
+    size_t need = REC * (size_t)(1 + extra);
+    if (t->used + need > BS)
+        claim(k, tn);
+    unsigned char *p = t->blk + t->used;
+    memcpy(p + REC, slots, REC * (size_t)extra);
+    put64(p, type == REGION ? 0 : (uint64_t)t->tick);
+    p[9] = (unsigned char)extra;
+    put32(p + 12, (uint32_t)id);
+    p[8] = (unsigned char)type;      /* last: makes the record valid */
+    t->used += need;
+}
+
+/* Regions: 1 MAIN, 2 the DO, 3.. SUBn, 10 send, 11 receive, 12 allreduce,
+ * 13 the OpenMP construct. */
+static void region_def(int id, int *kind, int *line, int *routine,
+                       char *text, size_t size)
+{
+    *routine = 1;
+    if (id == 1) { *kind = 1; *line = 1; snprintf(text, size, "MAIN"); }
+    else if (id == 2) { *kind = 10; *line = 20; snprintf(text, size, "DO 10 IT = 1, N"); }
+    else if (id >= 3 && id < 10) {
+        *kind = 2; *line = 100 * id; *routine = id;
+        snprintf(text, size, "SUB%d", id - 2);
+    } else if (id == 10) { *kind = 12; *line = 30; snprintf(text, size, "CALL MPI_SEND(A, N, MPI_REAL8, NEXT, TAG, COMM, IERR)"); }
+    else if (id == 11) { *kind = 12; *line = 31; snprintf(text, size, "CALL MPI_RECV(B, N, MPI_REAL8, PREV, TAG, COMM, ST, IERR)"); }
+    else if (id == 12) { *kind = 12; *line = 32; snprintf(text, size, "CALL MPI_ALLREDUCE(X, Y, 1, MPI_REAL8, MPI_SUM, COMM, IERR)"); }
+    else { *kind = 15; *line = 40; snprintf(text, size, "!$OMP PARALLEL DO"); }
+}
+
+static void define(struct rank *k, int tn, int id)
+{
+    if (id >= 999 || k->defined[id])      /* 999: --undefined */
+        return;
+    k->defined[id] = true;
+    int kind, line, routine;
+    char name[128], text[256];
+    region_def(id, &kind, &line, &routine, name, sizeof name);
+    int n = snprintf(text, sizeof text, "%s%c%s", name, 0,
+                     id >= 3 && id < 10 ? "subs.f" : "main.f");
+    n += 1;                                  /* the file's NUL */
+    int slots = 1 + (n + REC - 1) / REC;
+    unsigned char x[REC * 20] = { 0 };
+    put32(x, (uint32_t)kind);
+    put32(x + 4, (uint32_t)line);
+    put32(x + 8, (uint32_t)routine);
+    put32(x + 12, (uint32_t)n);
+    memcpy(x + REC, text, (size_t)n);
+    record(k, tn, REGION, slots, id, x);
+}
+
+static bool done(struct thr *t) { return t->stopped; }
+
+static void tick(struct rank *k, int tn)
+{
+    struct thr *t = &k->th[tn];
+    t->tick += 200 + (int64_t)((t->events * 7919 + k->r * 31 + tn) % 97);
+}
+
+/* One event; a killed run's thread stops taking them at its stop. */
+static bool event(struct rank *k, int tn, int type, int32_t id,
+                  const unsigned char *slot)
+{
+    struct thr *t = &k->th[tn];
+    if (t->stopped || (t->stop >= 0 && t->events >= t->stop)) {
+        t->stopped = true;
+        return false;
+    }
+    tick(k, tn);
+    if (type == ENTER)
+        define(k, tn, id);
+    record(k, tn, type, slot ? 1 : 0, id, slot);
+    t->events++;
+    if (type == ENTER) {
+        t->enters++;
+        t->stack[t->depth++] = id;
+        if (t->depth > t->maxdepth)
+            t->maxdepth = t->depth;
+    } else if (type == LEAVE) {
+        t->leaves++;
+        t->depth--;
+    }
+    return true;
+}
+
+static void enter(struct rank *k, int tn, int id) { event(k, tn, ENTER, id, NULL); }
+static void leave(struct rank *k, int tn)
+{
+    struct thr *t = &k->th[tn];
+    if (t->depth)
+        event(k, tn, LEAVE, t->stack[t->depth - 1], NULL);
+}
+
+static void message(struct rank *k, int tn, int type, int peer, int tag,
+                    long bytes, int nranks)
+{
+    unsigned char x[16];
+    put32(x, (uint32_t)peer);
+    put32(x + 4, (uint32_t)tag);
+    put64(x + 8, (uint64_t)bytes);
+    if (!event(k, tn, type, 0, x))
+        return;
+    struct thr *t = &k->th[tn];
+    if (type == SENT) t->sent++; else t->received++;
+    if (peer < 0) {
+        collectives++;
+        return;
+    }
+    int from = type == SENT ? k->r : peer, to = type == SENT ? peer : k->r;
+    (void)nranks;
+    if (type == SENT) nsent[from][to][tag + 1]++;
+    else nrecv[from][to][tag + 1]++;
+}
+
+/* Message i of rank r: to the next rank, from the previous one. */
+static void exchange(struct rank *k, int tn, int i, int nranks, int depth)
+{
+    int next = (k->r + 1) % nranks, prev = (k->r + nranks - 1) % nranks;
+    long bytes = 8L * (i + 1);
+    if (k->th[tn].depth >= depth)
+        return;
+    enter(k, tn, 10);
+    message(k, tn, SENT, next, i % 3, bytes, nranks);
+    leave(k, tn);
+    enter(k, tn, 11);
+    message(k, tn, RECEIVED, prev, k->r == 1 ? -1 : i % 3, bytes, nranks);
+    leave(k, tn);
+    if (i % 4 == 3) {
+        enter(k, tn, 12);
+        message(k, tn, SENT, -1, -1, 8, nranks);
+        message(k, tn, RECEIVED, -1, -1, 8, nranks);
+        leave(k, tn);
+    }
+}
+
+/* One iteration of a thread: SUB1 .. down to the depth, a message on
+ * thread 0 while any are left, back up. */
+static void iteration(struct rank *k, int tn, long it, const struct opts *o)
+{
+    struct thr *t = &k->th[tn];
+    int base = t->depth;
+    for (int d = base; d < o->depth - (tn == 0 && it < o->messages ? 1 : 0) && d - base < 7; d++)
+        enter(k, tn, 3 + (d - base));
+    if (tn == 0 && it < o->messages)
+        exchange(k, tn, (int)it, o->ranks, o->depth);
+    if (o->undefined && k->r == 0 && tn == 0 && it == 1) {
+        event(k, tn, ENTER, 999, NULL);
+        leave(k, tn);
+    }
+    while (t->depth > base && !done(t))
+        leave(k, tn);
+}
+
+static void write_header(struct rank *k, const struct opts *o, bool killed)
+{
+    unsigned char h[BS];
+    memset(h, 0, sizeof h);
+    memcpy(h, "kmtool-trace", 12);
+    put32(h + 16, 2);
+    put32(h + 20, 0x01020304u);
+    put32(h + 24, BS);
+    put32(h + 28, REC);
+    put32(h + 32, (uint32_t)k->r);
+    put32(h + 36, (uint32_t)o->ranks);
+    put64(h + 40, (uint64_t)(4000 + k->r));
+    double spt = 0.4e-9;
+    memcpy(h + 48, &spt, 8);
+    put64(h + 56, 1000);
+    put64(h + 64, (uint64_t)real_of(k, 1000));
+    put64(h + 72, (uint64_t)k->nblocks);
+    put32(h + 80, killed ? 1 : 2);
+    put64(h + 96, 4096ull << 20);
+    strcpy((char *)h + 104, "TSC");
+    strcpy((char *)h + 128, "./kmtracegen.x");
+    if (pwrite(k->fd, h, BS, 0) != BS) {
+        perror("kmtracegen: header");
+        exit(1);
+    }
+}
+
+static void run_rank(struct rank *k, const struct opts *o, FILE *ex)
+{
+    k->th = xcalloc((size_t)o->threads, sizeof *k->th);
+    k->spt = 0.4e-9 * (1 + k->r * 1e-5);
+    k->real0 = 1700000000000000000LL + k->r * 1000;
+    for (int tn = 0; tn < o->threads; tn++) {
+        struct thr *t = &k->th[tn];
+        t->blk = xcalloc(BS, 1);
+        t->tick = 1000 + tn * 50;
+        t->stop = o->killed ? o->events * (60 + 10 * k->r) / 100 : -1;
+    }
+    for (int tn = 0; tn < o->threads; tn++)   /* claimed in turn */
+        claim(k, tn);
+    for (int tn = 0; tn < o->threads; tn++) {
+        enter(k, tn, tn == 0 ? 1 : 13);
+        if (tn == 0)
+            enter(k, tn, 2);
+    }
+    /* round robin so that the threads' blocks interleave as libkm's do */
+    bool more = true;
+    for (long it = 0; more; it++) {
+        more = false;
+        for (int tn = 0; tn < o->threads; tn++) {
+            struct thr *t = &k->th[tn];
+            if (t->stopped || t->events >= o->events - 2 * (long)t->depth - 2)
+                continue;
+            iteration(k, tn, it, o);
+            more = more || !t->stopped;
+        }
+    }
+    for (int tn = 0; tn < o->threads; tn++) {
+        struct thr *t = &k->th[tn];
+        if (o->killed)
+            continue;
+        while (t->depth)
+            leave(k, tn);
+        if (tn == 0) {
+            unsigned char c[16];
+            put64(c, (uint64_t)real_of(k, t->tick));
+            put64(c + 8, (uint64_t)t->tick);
+            record(k, tn, CLOCK, 1, 0, c);
+        }
+        event(k, tn, END, 0, NULL);
+    }
+    /* partial blocks: whole (zeros after the used part), except that a
+     * killed run's file ends after its last block's used part */
+    long last = -1;
+    int lastt = 0;
+    for (int tn = 0; tn < o->threads; tn++)
+        if (k->th[tn].index > last)
+            last = k->th[tn].index, lastt = tn;
+    for (int tn = 0; tn < o->threads; tn++)
+        flush_block(k, &k->th[tn],
+                    o->killed && tn == lastt ? k->th[tn].used : BS);
+    if (o->killed) {
+        if (ftruncate(k->fd, (off_t)(1 + last) * BS + (off_t)k->th[lastt].used))
+            perror("kmtracegen: ftruncate");
+    } else if (ftruncate(k->fd, (off_t)(1 + ((k->nblocks + 63) / 64) * 64) * BS))
+        perror("kmtracegen: ftruncate");  /* as libkm grows: 64 blocks */
+    write_header(k, o, o->killed);
+    for (int tn = 0; tn < o->threads; tn++) {
+        struct thr *t = &k->th[tn];
+        fprintf(ex, "%d.%d.events %ld\n%d.%d.enters %ld\n%d.%d.leaves %ld\n"
+                "%d.%d.sent %ld\n%d.%d.received %ld\n%d.%d.open %d\n"
+                "%d.%d.depth %d\n", k->r, tn, t->events, k->r, tn, t->enters,
+                k->r, tn, t->leaves, k->r, tn, t->sent, k->r, tn, t->received,
+                k->r, tn, t->depth, k->r, tn, t->maxdepth);
+        free(t->blk);
+    }
+}
+
+static long arg(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "kmtracegen: %s needs a value\n", argv[*i]);
+        exit(2);
+    }
+    return strtol(argv[++*i], NULL, 10);
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = { 2, 1, 4, 10, 1000, false, false };
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--ranks")) o.ranks = (int)arg(argc, argv, &i);
+        else if (!strcmp(argv[i], "--threads")) o.threads = (int)arg(argc, argv, &i);
+        else if (!strcmp(argv[i], "--depth")) o.depth = (int)arg(argc, argv, &i);
+        else if (!strcmp(argv[i], "--events")) o.events = arg(argc, argv, &i);
+        else if (!strcmp(argv[i], "--messages")) o.messages = (int)arg(argc, argv, &i);
+        else if (!strcmp(argv[i], "--killed")) o.killed = true;
+        else if (!strcmp(argv[i], "--undefined")) o.undefined = true;
+        else if (argv[i][0] != '-' && !dir) dir = argv[i];
+        else { fprintf(stderr, "kmtracegen: bad argument %s\n", argv[i]); return 2; }
+    }
+    if (!dir || o.ranks < 1 || o.ranks > 64 || o.threads < 1 || o.depth < 3 ||
+        o.depth > 9 || o.events < 10) {
+        fputs("usage: kmtracegen [--ranks N<=64] [--threads T] [--depth 3..9] "
+              "[--events E>=10] [--messages M] [--killed] [--undefined] DIR\n", stderr);
+        return 2;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/expect", dir);
+    FILE *ex = fopen(path, "w");
+    if (!ex) { perror(path); return 1; }
+    long events = 0, regions = 0;
+    for (int r = 0; r < o.ranks; r++) {
+        struct rank k = { 0 };
+        k.r = r;
+        snprintf(path, sizeof path, "%s/KM_trace.%d", dir, r);
+        k.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (k.fd < 0) { perror(path); return 1; }
+        run_rank(&k, &o, ex);
+        for (int tn = 0; tn < o.threads; tn++)
+            events += k.th[tn].events, regions += k.th[tn].enters;
+        close(k.fd);
+        free(k.th);
+    }
+    long matched = 0, us = 0, ur = 0;
+    for (int a = 0; a < o.ranks; a++)
+        for (int b = 0; b < o.ranks; b++) {
+            bool fold = nsent[a][b][0] || nrecv[a][b][0];
+            long s = 0, rv = 0;
+            for (int g = 0; g < 4; g++) {
+                if (fold) { s += nsent[a][b][g]; rv += nrecv[a][b][g]; continue; }
+                long m = nsent[a][b][g] < nrecv[a][b][g] ? nsent[a][b][g] : nrecv[a][b][g];
+                matched += m, us += nsent[a][b][g] - m, ur += nrecv[a][b][g] - m;
+            }
+            if (fold) {
+                long m = s < rv ? s : rv;
+                matched += m, us += s - m, ur += rv - m;
+            }
+        }
+    fprintf(ex, "events %ld\nregions %ld\nmatched %ld\nunmatched_sent %ld\n"
+            "unmatched_received %ld\ncollectives %ld\n", events, regions,
+            matched, us, ur, collectives);
+    fclose(ex);
+    return 0;
+}
