@@ -670,6 +670,12 @@ static int open_file(struct kv_trace *t, const char *path, int position)
     return 0;
 }
 
+static int by_proc(const void *a, const void *b)
+{
+    const struct kv_trace *x = a, *y = b;
+    return (x->proc > y->proc) - (x->proc < y->proc);
+}
+
 int kv_trace_set_open(struct kv_trace_set *s, const char *const *paths,
                       size_t n)
 {
@@ -693,6 +699,8 @@ int kv_trace_set_open(struct kv_trace_set *s, const char *const *paths,
         if (scan_file(s, t))
             return -1;
     }
+    /* rank order, whatever order the shell gave (KM_trace.10 < .2) */
+    qsort(s->t, s->n, sizeof *s->t, by_proc);
     match_channels(s);
     set_axis(s);
     return 0;

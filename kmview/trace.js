@@ -6,8 +6,8 @@
    mouse, a drag pans, the buttons zoom in, out and back to the whole run.
 
    What is drawn depends on the zoom (the data is kmview/tracehtml.c's):
-   while a pixel spans at least a bucket of one of the summaries (1,024,
-   8,192, 65,536 buckets over the run), the coarsest such summary, each
+   while a pixel spans at least a bucket of one of the summaries (three
+   levels, each 8 times finer), the coarsest such summary, each
    bucket coloured by the region that stayed longest in it and as opaque
    as regions cover it; zoomed in further, the exact events (every one
    when the trace had at most 200,000 regions, else the longest, drawn
@@ -45,6 +45,10 @@ function decode(D) {
         if (d + 1 > T.depths[i]) T.depths[i] = d + 1;
       }
   });
+  /* bars thinner when the rows would not fit a canvas (32,767 px at most) */
+  var bars = T.depths.reduce(function (a, b) { return a + b; }, 0);
+  BAR = Math.max(2, Math.min(11, Math.floor((30000 - AXIS - ROW_GAP * T.rows.length) / Math.max(1, bars))));
+  ROW_GAP = BAR < 6 ? 2 : ROW_GAP;
   var y = AXIS;
   T.y = T.rows.map(function (r, i) { var top = y; y += T.depths[i] * BAR + ROW_GAP; return top; });
   T.height = y + 4;
@@ -122,7 +126,7 @@ function drawExact(x, r, i, t0, nsPx, W) {
     var xs = Math.max(0, (s - t0) / nsPx), xe = Math.min(W, (e - t0) / nsPx);
     x.fillStyle = colour(T.region[k], 1);
     x.fillRect(LEFT + xs, T.y[i] + T.depth[k] * BAR, Math.max(1, xe - xs), BAR - 1);
-    if (xe - xs > 40) {
+    if (xe - xs > 40 && BAR >= 9) {
       x.fillStyle = '#fff';
       x.fillText(T.regions[T.region[k]][0].slice(0, Math.floor((xe - xs) / 6)), LEFT + xs + 2, T.y[i] + T.depth[k] * BAR + 9);
     }

@@ -6,8 +6,10 @@
  * A million events cannot all be drawn at every zoom, nor all embedded,
  * so the page gets two things.  Summaries: for each row (a rank's
  * thread), each depth up to KV_TH_DEPTHS and each of KV_TH_LEVELS zoom
- * levels (1,024, 8,192 and 65,536 buckets over the run), runs of buckets
- * each naming the region that covers most of a bucket (by its longest
+ * levels (up to 4 rows: 512, 4,096 and 32,768 buckets over the run;
+ * with more rows fewer, at least 32, 256 and 2,048, so that the finest
+ * level stays within about KV_TH_BUCKETS buckets over all rows), runs
+ * of buckets each naming the region that covers most of a bucket (by its longest
  * single stay there) and how much of the bucket regions cover; a region
  * longer than a bucket is one run however many buckets it spans, so the
  * size follows what can be seen, not the events.  And exact events: all
@@ -33,8 +35,7 @@
 #define KV_TH_DEPTHS 8
 #define KV_TH_EXACT 200000
 #define KV_TH_MSGS 5000
-
-static const int64_t level_buckets[KV_TH_LEVELS] = { 1024, 8192, 65536 };
+#define KV_TH_BUCKETS (1 << 17)  /* finest buckets over all rows, about */
 
 /* A run of buckets: start, length, region (global index), depth << 8 |
  * coverage (1..255). */
@@ -54,6 +55,7 @@ struct exact { double start, dur; uint32_t row, region, depth; };
 struct hctx {
     FILE *f;
     struct kv_trace_set *s;
+    int64_t level_buckets[KV_TH_LEVELS];
     double span;             /* ns of the run, at least 1 */
     uint32_t row;
     uint32_t *global;        /* the file's region id -> global index */
@@ -113,8 +115,8 @@ static void summarise(struct hctx *h, int depth, int level, int64_t s,
                       int64_t e, uint32_t region)
 {
     struct agg *a = &h->agg[depth][level];
-    double w = h->span / (double)level_buckets[level];
-    int64_t last = level_buckets[level] - 1;
+    double w = h->span / (double)h->level_buckets[level];
+    int64_t last = h->level_buckets[level] - 1;
     int64_t bs = (int64_t)((double)s / w);
     int64_t be = (int64_t)((double)(e > s ? e - 1 : s) / w);
     bs = bs > last ? last : bs;
@@ -229,7 +231,7 @@ static void write_row_levels(struct hctx *h)
         size_t n = 0;
         for (int d = 0; d < KV_TH_DEPTHS; d++) {
             flush_bucket(&h->agg[d][l], d,
-                         h->span / (double)level_buckets[l]);
+                         h->span / (double)h->level_buckets[l]);
             n += h->agg[d][l].n;
         }
         uint32_t *w = km_xcalloc(4 * n + 1, sizeof *w);
@@ -357,11 +359,27 @@ static void write_messages(struct hctx *h)
     write_u32(h->f, h->msg_row, 2 * n);
 }
 
+/* Buckets per level: the finest at most 65,536, as many as KV_TH_BUCKETS
+ * allows over the rows (a power of two, at least 2,048); each coarser
+ * level 8 times fewer. */
+static void choose_levels(struct hctx *h)
+{
+    size_t rows = 0;
+    for (size_t k = 0; k < h->s->n; k++)
+        rows += h->s->t[k].nthreads;
+    int64_t finest = 65536;
+    while (finest > 2048 && (size_t)finest * (rows ? rows : 1) > KV_TH_BUCKETS)
+        finest /= 2;
+    for (int l = KV_TH_LEVELS - 1; l >= 0; l--, finest /= 8)
+        h->level_buckets[l] = finest;
+}
+
 int kv_trace_html(FILE *f, struct kv_trace_set *s)
 {
     struct hctx h = { 0 };
     h.f = f;
     h.s = s;
+    choose_levels(&h);
     h.span = s->end_ns > 0 ? (double)s->end_ns : 1;
     for (int d = 0; d < KV_TH_DEPTHS; d++)
         for (int l = 0; l < KV_TH_LEVELS; l++)
@@ -380,8 +398,8 @@ int kv_trace_html(FILE *f, struct kv_trace_set *s)
         fputs(k ? "," : "", f);
         kv_json_str(f, s->t[k].path);
     }
-    fprintf(f, "],\"levels\":[%lld,%lld,%lld]", (long long)level_buckets[0],
-            (long long)level_buckets[1], (long long)level_buckets[2]);
+    fprintf(f, "],\"levels\":[%lld,%lld,%lld]", (long long)h.level_buckets[0],
+            (long long)h.level_buckets[1], (long long)h.level_buckets[2]);
     int rc = write_rows(&h);
     fprintf(f, ",\"nregions\":%llu,\"complete\":%s,\"matched\":%llu",
             (unsigned long long)h.regions,
