@@ -262,7 +262,7 @@ static int find_blocks(struct kv_trace *t)
     }
     free(refs);
     free(all);
-    if (rc == 0)
+    if (rc == 0 && t->nthreads)
         qsort(t->threads, t->nthreads, sizeof *t->threads, by_thread);
     return rc;
 }
