@@ -171,6 +171,11 @@ const char *kv_trace_state_name(uint32_t state);
 /* kmview trace: the text summary of every file, with where each thread
  * was at the end (tracetext.c). */
 void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last);
+struct kv_run;
+/* kmview trace --estimate: the size of a trace of the run `run` (read
+ * from a KM_output made without one), per rank against `limit` bytes
+ * (traceest.c). */
+void kv_trace_estimate(FILE *f, const struct kv_run *run, uint64_t limit);
 /* kmview trace --json: Trace Event JSON (tracejson.c).  0 or -1. */
 int kv_trace_json(FILE *f, struct kv_trace_set *s);
 /* The report's member ,"trace":{...} (tracehtml.c).  0 or -1. */
