@@ -25,8 +25,8 @@
  * kernel, and the others' wait for it in REDUCE, fall in the second half
  * of the iterations only, the moment it falls behind.
  *
- * --blocks LIST (comma-separated: threads, messages, peers, files; `all`,
- * the default, or `none`) adds the other blocks of format 5, each as
+ * --blocks LIST (comma-separated: threads, messages, peers, files, mpi-io;
+ * `all`, the default, or `none`) adds the other blocks of format 5, each as
  * doc/KM_output.md fixes it and consistent with the figures above; with
  * `none` the file is byte for byte what kmoutgen wrote before these
  * blocks existed (the blocks draw no random numbers, so the routine
@@ -50,6 +50,17 @@
  *    rank's own log.NNNNNN (formatted writes, `~`), rank 0's <stdout>
  *    (`-`, no size), and the I/O ranks' shared restart.bin (unformatted,
  *    exact); the files' times add up to the rank's I/O time.
+ *  - mpi-io: the MPI-IO calls' files, bytes exact: every rank reads its
+ *    part of the shared initial.dat (MPI_FILE_GET_SIZE, _SET_VIEW, three
+ *    arrays by MPI_FILE_READ_AT_ALL; rank 0 its 512 B header first, by
+ *    MPI_FILE_READ_AT), writes its part of the shared checkpoint.dat
+ *    every 50th iteration (MPI_FILE_WRITE_AT_ALL of an array, then
+ *    MPI_FILE_SYNC) and every 10th a probe of 96 B to its own
+ *    probe.NNNNNN (opened on MPI_COMM_SELF, MPI_FILE_WRITE); rank 0 first
+ *    deletes checkpoint.old (MPI_FILE_DELETE: a close, no size).  Their
+ *    times are a twentieth of the rank's MPI time, so that they add up to
+ *    less than it; the location tables do not name the calls (their time
+ *    is in HALO's and REDUCE's MPI rows).
  *  - threads: every 16th rank (from rank 1) ran 4 OpenMP threads, the
  *    workers calling SOLVE as thread 0 does, a little unevenly.
  *
@@ -63,7 +74,8 @@
 #include <string.h>
 
 /* The blocks after the location blocks (--blocks). */
-enum { B_THREADS = 1, B_MESSAGES = 2, B_PEERS = 4, B_FILES = 8, B_ALL = 15 };
+enum { B_THREADS = 1, B_MESSAGES = 2, B_PEERS = 4, B_FILES = 8, B_MPIIO = 16,
+       B_ALL = 31 };
 
 struct opts {
     int ranks, routines, outliers;
@@ -575,8 +587,8 @@ static int rank_files(const struct opts *o, int p, struct file_row *v)
 
 /* Share `io` seconds among the rows' times by their weights, each as
  * printed, the last one taking what rounding left, so that they add up
- * to the rank's I/O time. */
-static void share_io_time(struct file_row *v, int n, double io)
+ * to `io`: the rank's I/O time (Files), a share of its MPI time (MPI-IO). */
+static void share_time(struct file_row *v, int n, double io)
 {
     double sum = 0, given = 0;
     double *last = NULL;
@@ -596,16 +608,15 @@ static void share_io_time(struct file_row *v, int n, double io)
     }
 }
 
-static void write_files(FILE *f, const struct opts *o, int p, double io)
+/* The Files or the MPI-IO block (`block`) of the rows. */
+static void write_file_block(FILE *f, const char *block,
+                             const struct file_row *v, int n)
 {
-    struct file_row v[FILE_ROWS];
-    int n = rank_files(o, p, v);
-    share_io_time(v, n, io);
-    fprintf(f, "!\n! ===== Files =====\n%-15d ! Files\n"
+    fprintf(f, "!\n! ===== %s =====\n%-15d ! Files\n"
             "!%6s %7s %7s %7s %7s %15s %9s %15s %14s %9s %15s %14s %14s %s\n",
-            n, "Opens", "Closes", "Inquire", "Seeks", "Flushes", "Meta(s)",
-            "Reads", "Read(s)", "Read(B)", "Writes", "Write(s)", "Write(B)",
-            "Size(B)", "File");
+            block, n, "Opens", "Closes", "Inquire", "Seeks", "Flushes",
+            "Meta(s)", "Reads", "Read(s)", "Read(B)", "Writes", "Write(s)",
+            "Write(B)", "Size(B)", "File");
     for (int k = 0; k < n; k++) {
         const struct file_row *x = &v[k];
         fprintf(f, "%7u %7u %7u %7u %7u %15.7e %9u %15.7e %14s %9u %15.7e "
@@ -613,6 +624,62 @@ static void write_files(FILE *f, const struct opts *o, int p, double io)
                 x->meta[3], x->meta[4], x->t[0], x->reads, x->t[1],
                 x->read_b, x->writes, x->t[2], x->write_b, x->size, x->name);
     }
+}
+
+static void write_files(FILE *f, const struct opts *o, int p, double io)
+{
+    struct file_row v[FILE_ROWS];
+    int n = rank_files(o, p, v);
+    share_time(v, n, io);
+    write_file_block(f, "Files", v, n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* MPI-IO: what the measured MPI_FILE_ calls did (see the top of this file) */
+
+enum { MPIIO_ROWS = 4, HEADER_BYTES = 512, PROBE_EVERY = 10, PROBE_BYTES = 96,
+       CHECKPOINT_EVERY = 50 };
+
+static const double MPIIO_SHARE = 0.05;  /* of the rank's MPI time */
+
+static int rank_mpiio(const struct opts *o, int p, struct file_row *v)
+{
+    int n = 0;
+    if (p == 0)
+        v[n++] = (struct file_row){ { 0, 1, 0, 0, 0 }, 0, 0, { 0.5, 0, 0 },
+                                    { 0 }, "0", "0", "-", "checkpoint.old" };
+    struct file_row init = { { 1, 1, 1, 1, 0 }, 3 + (p == 0), 0, { 1, 6, 0 },
+                             { 0 }, "", "0", "", "initial.dat" };
+    snprintf(init.read_b, sizeof init.read_b, "%lld",
+             3LL * ARRAY_BYTES + (p == 0) * HEADER_BYTES);
+    snprintf(init.size, sizeof init.size, "%lld",
+             (long long)o->ranks * 3 * ARRAY_BYTES + HEADER_BYTES);
+    v[n++] = init;
+    int checkpoints = ITERS / CHECKPOINT_EVERY;
+    struct file_row ckpt = { { 1, 1, 0, 1, (unsigned)checkpoints }, 0,
+                             (unsigned)checkpoints, { 3, 0, 12 }, { 0 }, "0",
+                             "", "", "checkpoint.dat" };
+    snprintf(ckpt.write_b, sizeof ckpt.write_b, "%lld",
+             (long long)checkpoints * ARRAY_BYTES);
+    snprintf(ckpt.size, sizeof ckpt.size, "%lld",
+             (long long)o->ranks * ARRAY_BYTES);
+    v[n++] = ckpt;
+    int probes = ITERS / PROBE_EVERY;
+    struct file_row probe = { { 1, 1, 0, 0, 0 }, 0, (unsigned)probes,
+                              { 0.2, 0, 0.8 }, { 0 }, "0", "", "", "" };
+    snprintf(probe.write_b, sizeof probe.write_b, "%d", probes * PROBE_BYTES);
+    snprintf(probe.size, sizeof probe.size, "%d", probes * PROBE_BYTES);
+    snprintf(probe.name, sizeof probe.name, "probe.%06d", p);
+    v[n++] = probe;
+    return n;
+}
+
+static void write_mpiio(FILE *f, const struct opts *o, int p, double mpi)
+{
+    struct file_row v[MPIIO_ROWS];
+    int n = rank_mpiio(o, p, v);
+    share_time(v, n, MPIIO_SHARE * mpi);
+    write_file_block(f, "MPI-IO", v, n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -873,6 +940,8 @@ static void write_rank(FILE *f, const struct opts *o, int p,
         write_peers(f, o, p, peers);
     if (o->blocks & B_FILES)
         write_files(f, o, p, s->io);
+    if (o->blocks & B_MPIIO)
+        write_mpiio(f, o, p, s->mpi);
     write_timeline(f, o, p, rt, s);
 }
 
@@ -905,8 +974,8 @@ static void usage(void)
 {
     fputs("usage: kmoutgen [--ranks N] [--routines R] [--seed S] "
           "[--noise F] [--outliers K] [--exact]\n"
-          "                [--blocks all|none|threads,messages,peers,files] "
-          "[--monitors M] [--group G] [-o FILE]\n", stderr);
+          "                [--blocks all|none|threads,messages,peers,files,mpi-io]\n"
+          "                [--monitors M] [--group G] [-o FILE]\n", stderr);
     exit(2);
 }
 
@@ -916,6 +985,7 @@ static unsigned parse_blocks(const char *v)
     static const struct { const char *name; unsigned bit; } names[] = {
         { "all", B_ALL }, { "none", 0 }, { "threads", B_THREADS },
         { "messages", B_MESSAGES }, { "peers", B_PEERS }, { "files", B_FILES },
+        { "mpi-io", B_MPIIO },
     };
     unsigned bits = 0;
     while (*v) {

@@ -20,9 +20,9 @@
 #
 # Environment:
 #   KMOUTGEN_ARGS  more arguments for kmoutgen; its runs have every block
-#                  (Threads, Messages, Peers, Files, Timeline) unless told
-#                  otherwise: "--blocks none" writes the runs measured
-#                  before those blocks existed, byte for byte
+#                  (Threads, Messages, Peers, Files, MPI-IO, Timeline)
+#                  unless told otherwise: "--blocks none" writes the runs
+#                  measured before those blocks existed, byte for byte
 #   COMMANDS       which rows (default: ranks ranks-exact threads summary
 #                  csv json html)
 #   EXACT_MAX_MB   as above

@@ -35,15 +35,15 @@ cat > loop.f <<'F'
       DO 30 R = 1, 3
       T0 = MPI_WTIME()
       DO 10 I = 1, N
-         CALL EMPTY(H, I, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD)
+         CALL EMPTY(H, I, MPI_DOUBLE_PRECISION, 0, 7, MPI_COMM_WORLD)
    10 CONTINUE
       T1 = MPI_WTIME()
       DO 20 I = 1, N
-         CALL KM_MPIS(H, I, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD)
+         CALL KM_MPIS(H, I, MPI_DOUBLE_PRECISION, 0, 7, MPI_COMM_WORLD)
    20 CONTINUE
       T2 = MPI_WTIME()
       DO 25 I = 1, N
-         CALL KM_MPIS(H, I, MPI_DOUBLE_PRECISION, 0, COMM2)
+         CALL KM_MPIS(H, I, MPI_DOUBLE_PRECISION, 0, 7, COMM2)
    25 CONTINUE
       T3 = MPI_WTIME()
       PRINT '(A, I1, A, F8.2, A, F8.2, A, F8.2, A)', 'round ', R,
@@ -57,9 +57,9 @@ cat > loop.f <<'F'
       END
 F
 cat > empty.f <<'F'
-      SUBROUTINE EMPTY(H, N, T, P, C)
+      SUBROUTINE EMPTY(H, N, T, P, G, C)
       INTEGER(KIND=SELECTED_INT_KIND(9)) H
-      INTEGER N, T, P, C
+      INTEGER N, T, P, G, C
       END
 F
 "$prefix/bin/kmrun" --mpi-glue=glue.f > /dev/null

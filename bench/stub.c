@@ -25,6 +25,7 @@ void km_end_f(void) {}
 void km_stop_f(void) {}
 void km_exit_f(void) {}
 void km_writ_f(void) {}
+void km_opt_f(const char *text) { (void)text; }
 
 /* The MPI glue's C side (kmrun's KM_libkm_mpi.f, which defines KM_MPII
  * and KM_MPIF itself, calls these): nothing either, a peer unknown. */
@@ -35,7 +36,8 @@ void km_writ_f(void) {}
 #define km_mpi_init_c F77_FUNC_(km_mpi_init_c, KM_MPI_INIT_C)
 #define km_mpi_finalize_c F77_FUNC_(km_mpi_finalize_c, KM_MPI_FINALIZE_C)
 void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
-                    const int64_t *bytes, const int32_t *peer);
+                    const int64_t *bytes, const int32_t *peer,
+                    const int32_t *tag);
 void km_mpi_coll_peer_c(const int32_t *peer, const int64_t *bytes);
 void km_mpi_peer_c(const int32_t *comm, const int32_t *peer, int32_t *world);
 void km_mpi_forget_c(const int32_t *comm);
@@ -43,12 +45,14 @@ void km_mpi_init_c(void);
 void km_mpi_finalize_c(void);
 
 void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
-                    const int64_t *bytes, const int32_t *peer)
+                    const int64_t *bytes, const int32_t *peer,
+                    const int32_t *tag)
 {
     (void)h;
     (void)what;
     (void)bytes;
     (void)peer;
+    (void)tag;
 }
 
 void km_mpi_coll_peer_c(const int32_t *peer, const int64_t *bytes)

@@ -35,6 +35,7 @@ static const struct key keys[] = {
     {"OMP_MEASURED_LEVEL", K_LEVEL, 0, 1, KM_LV_OMP},
     {"TIME_PREDICTION_MODE_NUMBER", K_INT, 1, 2000000000L, 0},
     {"TRACE_FILE_NUMBER", K_INT, 0, 99999, 0},
+    {"TRACE_SIZE_LIMIT", K_INT, 1, 1048576, 0},
     {"OUTPUT_FILE_NUMBER", K_INT, 1, 99999, 0},
     {"KMPI_FOR_STA", K_INT, 0, 1, 0},
     {"TABNUM", K_INT, 0, 99, 0},
@@ -66,6 +67,7 @@ void km_settings_default(struct km_settings *s)
     s->levels.io = 0;
     s->threshold = 100000;
     s->trace = 0;
+    s->trace_limit = 4096;
     s->output_unit = 99;
     strcpy(s->prefix, "KM_");
     add_name(&s->ignored, &s->nignored, "MPI_WTIME");
@@ -391,6 +393,8 @@ static void parse_line(struct reader *r)
             s->threshold = v;
         else if (strcmp(k->name, "TRACE_FILE_NUMBER") == 0)
             s->trace = (int)v;
+        else if (strcmp(k->name, "TRACE_SIZE_LIMIT") == 0)
+            s->trace_limit = v;
         else if (strcmp(k->name, "OUTPUT_FILE_NUMBER") == 0)
             s->output_unit = (int)v;
         else if (strcmp(k->name, "KMPI_FOR_STA") == 0)

@@ -44,6 +44,7 @@ struct km_settings {
     int nredundant;
     long threshold;       /* TIME_PREDICTION_MODE_NUMBER */
     int trace;            /* TRACE_FILE_NUMBER */
+    long trace_limit;     /* TRACE_SIZE_LIMIT: MiB per process */
     int output_unit;      /* OUTPUT_FILE_NUMBER */
     char prefix[16];      /* INNER_PREFIX */
     int kmpi_for_sta, tabnum, tabcode;

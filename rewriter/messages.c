@@ -43,19 +43,20 @@ static const struct shape {
 } shapes[] = {
     {.names = "SEND BSEND SSEND RSEND ISEND IBSEND ISSEND IRSEND",
      .dummies = "BUF COUNT DATATYPE DEST TAG COMM",
-     .send = "COUNT DATATYPE DEST"},
+     .send = "COUNT DATATYPE DEST TAG"},
     {.names = "RECV", .dummies = "BUF COUNT DATATYPE SOURCE TAG COMM STATUS",
-     .recv = "COUNT DATATYPE SOURCE STATUS"},
+     .recv = "COUNT DATATYPE SOURCE TAG STATUS"},
     {.names = "IRECV", .dummies = "BUF COUNT DATATYPE SOURCE TAG COMM",
-     .recv = "COUNT DATATYPE SOURCE"},
+     .recv = "COUNT DATATYPE SOURCE TAG"},
     {.names = "SENDRECV",
      .dummies = "SENDBUF SENDCOUNT SENDTYPE DEST SENDTAG RECVBUF RECVCOUNT "
                 "RECVTYPE SOURCE RECVTAG COMM STATUS",
-     .send = "SENDCOUNT SENDTYPE DEST",
-     .recv = "RECVCOUNT RECVTYPE SOURCE STATUS"},
+     .send = "SENDCOUNT SENDTYPE DEST SENDTAG",
+     .recv = "RECVCOUNT RECVTYPE SOURCE RECVTAG STATUS"},
     {.names = "SENDRECV_REPLACE",
      .dummies = "BUF COUNT DATATYPE DEST SENDTAG SOURCE RECVTAG COMM STATUS",
-     .send = "COUNT DATATYPE DEST", .recv = "COUNT DATATYPE SOURCE STATUS"},
+     .send = "COUNT DATATYPE DEST SENDTAG",
+     .recv = "COUNT DATATYPE SOURCE RECVTAG STATUS"},
     {.names = "BCAST IBCAST", .dummies = "BUFFER COUNT DATATYPE ROOT COMM",
      .coll = "COUNT DATATYPE"},
     {.names = "REDUCE IREDUCE",
@@ -224,16 +225,17 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
     if (!s || !km_read_actuals(P->src->tok.data + P->prog->info[i].name_tok, &a,
                          NULL))
         return;
-    const char *v[4];
+    const char *v[5];
     const char *comm = km_mpi_actual(&a, s->dummies, "COMM");
     char *cm = comm ? km_mpi_handle(comm) : NULL;
-    if (cm && s->send && role(&a, s->dummies, s->send, 3, v)) {
+    if (cm && s->send && role(&a, s->dummies, s->send, 4, v)) {
         char *t = km_mpi_handle(v[1]);
-        km_code_add(out, 0, 0, km_fmt("CALL KM_MPIS(%s(%d), %s, %s, %s, %s)",
-                                      c->h, h, v[0], t, v[2], cm));
+        km_code_add(out, 0, 0, km_fmt("CALL KM_MPIS(%s(%d), %s, %s, %s, %s, "
+                                      "%s)", c->h, h, v[0], t, v[2], v[3],
+                                      cm));
         free(t);
     }
-    if (cm && s->recv && role(&a, s->dummies, s->recv, 3, v)) {
+    if (cm && s->recv && role(&a, s->dummies, s->recv, 4, v)) {
         char *t = km_mpi_handle(v[1]);
         const char *status = strstr(s->recv, "STATUS")
                                  ? km_mpi_actual(&a, s->dummies, "STATUS")
@@ -244,7 +246,8 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
                                           c->h, h, t, status, cm));
         else
             km_code_add(out, 0, 0, km_fmt("CALL KM_MPIQ(%s(%d), %s, %s, %s, "
-                                          "%s)", c->h, h, v[0], t, v[2], cm));
+                                          "%s, %s)", c->h, h, v[0], t, v[2],
+                                          v[3], cm));
         free(t);
     }
     free(cm);

@@ -75,6 +75,18 @@ static char *registration(const struct plan *P, const struct unit_ctx *c,
     return b.data;
 }
 
+/* The control file's run-wide settings, for libkm (KM_OPT). */
+static char *run_options(const struct plan *P)
+{
+    char *text = km_fmt("TRACE_SIZE_LIMIT=%ld", P->set->trace_limit);
+    struct km_buf b = {0};
+    km_buf_printf(&b, "CALL %sOPT(", P->set->prefix);
+    km_fortran_cstring(&b, text);
+    km_buf_addc(&b, ')');
+    free(text);
+    return b.data;
+}
+
 /* Registration of every routine and region of the unit, then entry into
  * `which` (0: the unit itself; k: its k-th ENTRY). */
 static void add_entry_code(struct plan *P, struct unit_ctx *c, struct code *e,
@@ -86,6 +98,8 @@ static void add_entry_code(struct plan *P, struct unit_ctx *c, struct code *e,
                                                             : u->first];
     int line = km_user_line(P->src, h->file, h->first_line, NULL);
     int scratch = c->nhandles + 1;
+    if (u->kind == KM_U_PROGRAM && P->set->trace > 0)
+        km_code_add(e, 0, 2, run_options(P));
     km_code_add(e, 0, 2, registration(P, c, scratch, scratch, routine_kind(u),
                                       line, u->qualified));
     for (int k = 0; k < u->nentries; k++) {
@@ -539,6 +553,9 @@ void km_rewrite_prefix_shim(const char *prefix, bool with_mpi,
     km_buf_printf(out, "      SUBROUTINE %sOUT(H)\n"
                   "      INTEGER(KIND=SELECTED_INT_KIND(9)) H\n"
                   "      CALL KM_OUT(H)\n      END\n", prefix);
+    km_buf_printf(out, "      SUBROUTINE %sOPT(TEXT)\n"
+                  "      CHARACTER(LEN=*) TEXT\n"
+                  "      CALL KM_OPT(TEXT)\n      END\n", prefix);
     for (size_t k = 0; k < n; k++)
         km_buf_printf(out, "      SUBROUTINE %s%s\n      CALL KM_%s\n"
                       "      END\n", prefix, plain[k], plain[k]);
@@ -658,22 +675,25 @@ void km_rewrite_mpi_glue(struct km_buf *out)
         "C     (KM_MPIR), a collective's count (KM_MPIC) or counts per rank",
         "C     (KM_MPIV); nothing to or from MPI_PROC_NULL.  A point-to-point",
         "C     message's peer goes as its rank in MPI_COMM_WORLD",
-        "C     (runtime/km_mpi.c translates the others' ranks).",
-        "      SUBROUTINE KM_MPIS(H, N, TYPE, PEER, COMM)",
+        "C     (runtime/km_mpi.c translates the others' ranks), its tag for",
+        "C     the trace (-1: any, or none).",
+        "      SUBROUTINE KM_MPIS(H, N, TYPE, PEER, TAG, COMM)",
         "      INCLUDE 'mpif.h'",
         "      INTEGER(KIND=SELECTED_INT_KIND(9)) H, W",
-        "      INTEGER N, TYPE, PEER, COMM",
+        "      INTEGER N, TYPE, PEER, TAG, COMM",
         "      IF (PEER .EQ. MPI_PROC_NULL) RETURN",
         "      W = 1",
-        "      CALL KM_XMPI_BYTES(H, W, N, TYPE, PEER, COMM)",
+        "      CALL KM_XMPI_BYTES(H, W, N, TYPE, PEER, TAG, COMM)",
         "      END",
-        "      SUBROUTINE KM_MPIQ(H, N, TYPE, PEER, COMM)",
+        "      SUBROUTINE KM_MPIQ(H, N, TYPE, PEER, TAG, COMM)",
         "      INCLUDE 'mpif.h'",
         "      INTEGER(KIND=SELECTED_INT_KIND(9)) H, W",
-        "      INTEGER N, TYPE, PEER, COMM",
+        "      INTEGER N, TYPE, PEER, TAG, COMM, T",
         "      IF (PEER .EQ. MPI_PROC_NULL) RETURN",
         "      W = 2",
-        "      CALL KM_XMPI_BYTES(H, W, N, TYPE, PEER, COMM)",
+        "      T = TAG",
+        "      IF (TAG .EQ. MPI_ANY_TAG) T = -1",
+        "      CALL KM_XMPI_BYTES(H, W, N, TYPE, PEER, T, COMM)",
         "      END",
         "      SUBROUTINE KM_MPIR(H, TYPE, STATUS, COMM)",
         "      INCLUDE 'mpif.h'",
@@ -683,7 +703,8 @@ void km_rewrite_mpi_glue(struct km_buf *out)
         "      CALL PMPI_GET_COUNT(STATUS, TYPE, N, IERR)",
         "      IF (IERR .NE. MPI_SUCCESS .OR. N .EQ. MPI_UNDEFINED) RETURN",
         "      W = 2",
-        "      CALL KM_XMPI_BYTES(H, W, N, TYPE, STATUS(MPI_SOURCE), COMM)",
+        "      CALL KM_XMPI_BYTES(H, W, N, TYPE, STATUS(MPI_SOURCE),",
+        "     &                   STATUS(MPI_TAG), COMM)",
         "      END",
         "      SUBROUTINE KM_MPIC(H, N, TYPE)",
         "      INCLUDE 'mpif.h'",
@@ -691,7 +712,8 @@ void km_rewrite_mpi_glue(struct km_buf *out)
         "      INTEGER N, TYPE, NOPEER",
         "      W = 1",
         "      NOPEER = -1",
-        "      CALL KM_XMPI_BYTES(H, W, N, TYPE, NOPEER, MPI_COMM_WORLD)",
+        "      CALL KM_XMPI_BYTES(H, W, N, TYPE, NOPEER, NOPEER,",
+        "     &                   MPI_COMM_WORLD)",
         "      END",
         "      SUBROUTINE KM_MPIV(H, COUNTS, TYPE, COMM)",
         "      INCLUDE 'mpif.h'",
@@ -708,7 +730,7 @@ void km_rewrite_mpi_glue(struct km_buf *out)
         "   10 CONTINUE",
         "      W = 1",
         "      NOPEER = -1",
-        "      CALL KM_MPI_BYTES_C(H, W, BYTES, NOPEER)",
+        "      CALL KM_MPI_BYTES_C(H, W, BYTES, NOPEER, NOPEER)",
         "      END",
         "C     The bytes a measured MPI-IO data access moved (rewriter/mpiio.c):",
         "C     N elements of TYPE as posted (KM_MPIB), or as STATUS says",
@@ -764,10 +786,10 @@ void km_rewrite_mpi_glue(struct km_buf *out)
         "        CALL KM_MPI_COLL_PEER_C(WP, BYTES)",
         "   10 CONTINUE",
         "      END",
-        "      SUBROUTINE KM_XMPI_BYTES(H, WHAT, N, TYPE, PEER, COMM)",
+        "      SUBROUTINE KM_XMPI_BYTES(H, WHAT, N, TYPE, PEER, TAG, COMM)",
         "      INCLUDE 'mpif.h'",
-        "      INTEGER(KIND=SELECTED_INT_KIND(9)) H, WHAT, WP, IP, IC",
-        "      INTEGER N, TYPE, PEER, COMM, SIZE, IERR",
+        "      INTEGER(KIND=SELECTED_INT_KIND(9)) H, WHAT, WP, IP, IC, IT",
+        "      INTEGER N, TYPE, PEER, TAG, COMM, SIZE, IERR",
         "      INTEGER(KIND=SELECTED_INT_KIND(18)) BYTES",
         "      CALL PMPI_TYPE_SIZE(TYPE, SIZE, IERR)",
         "      IF (IERR .NE. MPI_SUCCESS .OR. SIZE .LT. 0) RETURN",
@@ -780,7 +802,8 @@ void km_rewrite_mpi_glue(struct km_buf *out)
         "        IC = COMM",
         "        CALL KM_MPI_PEER_C(IC, IP, WP)",
         "      END IF",
-        "      CALL KM_MPI_BYTES_C(H, WHAT, BYTES, WP)",
+        "      IT = TAG",
+        "      CALL KM_MPI_BYTES_C(H, WHAT, BYTES, WP, IT)",
         "      END",
         "C     The group of COMM's peers (its remote group for an",
         "C     intercommunicator): its size N, and the ranks in MPI_COMM_WORLD",

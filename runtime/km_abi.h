@@ -42,6 +42,10 @@
  *                     These three close every open frame and write the
  *                     results, unless MPI_FINALIZE already wrote them.
  *   CALL KM_WRIT      write the results so far (PRINT_OUT_ROUTINES)
+ *   CALL KM_OPT(TEXT) the control file's run-wide settings, from the main
+ *                     program before its first KM_IN: TEXT (as KM_REG's)
+ *                     holds KEY=VALUE words, e.g. "TRACE_SIZE_LIMIT=4096";
+ *                     the environment's KM_KEY overrides each
  *   CALL KM_MPII      MPI_INIT has just returned
  *   CALL KM_MPIF      MPI_FINALIZE is about to be called: gather every rank's
  *                     results into one KM_output file
@@ -131,6 +135,7 @@ enum km_flag {
 #define km_stop_f F77_FUNC_(km_stop, KM_STOP)
 #define km_exit_f F77_FUNC_(km_exit, KM_EXIT)
 #define km_writ_f F77_FUNC_(km_writ, KM_WRIT)
+#define km_opt_f  F77_FUNC_(km_opt, KM_OPT)
 #define km_mpii_f F77_FUNC_(km_mpii, KM_MPII)
 #define km_mpif_f F77_FUNC_(km_mpif, KM_MPIF)
 
@@ -141,6 +146,7 @@ void km_end_f(void);
 void km_stop_f(void);
 void km_exit_f(void);
 void km_writ_f(void);
+void km_opt_f(const char *text);
 void km_mpii_f(void);
 void km_mpif_f(void);
 #endif

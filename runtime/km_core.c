@@ -174,6 +174,11 @@ struct km_thread {
                                 -1 (no OpenMP) */
     km_tick t0;              /* its first call (thread 0: the run's start) */
     int started;             /* t0 and the root are set */
+    struct km_trace_cursor trace;  /* where its trace events go */
+    uint64_t trace_reads;    /* clock reads for the trace alone (its own
+                                count: no atomic add on a shared line) */
+    int trace_closed;        /* its open regions' LEAVEs were traced at
+                                the program's end */
     struct km_thread *free_next;   /* ended, waiting for a new thread */
     struct km_thread *next;  /* every thread, newest first (st.threads) */
     _Alignas(64) struct km_frame stack[KM_STACK_DEPTH];   /* a frame
@@ -631,38 +636,65 @@ void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
 /* ------------------------------------------------------------------------ */
 /* Hooks: trace, redundant work, MPI start-up (cold; regions with `hooks`)   */
 
-static void trace(struct km_thread *t, const struct km_region *r, int in,
-                  int32_t depth, km_tick now)
+static struct km_trace_run trace_run(void)
 {
-    struct km_trace_run run = { st.clock.name, st.clock.seconds_per_tick,
-                                st.t0 };
-    if (now == KM_UNREAD)
-        now = cold_now();
-    km_trace_event(&run, r, t->tab[r->routine - 1], in, depth, now);
+    return (struct km_trace_run){ st.clock.name, st.clock.seconds_per_tick,
+                                  st.t0 };
 }
 
-static void enter_hooks(struct km_thread *t, const struct km_region *r,
-                        int32_t depth, km_tick now)
+/* The clock for an event of thread t's trace. */
+static km_tick trace_now(struct km_thread *t)
+{
+    __atomic_store_n(&t->trace_reads, t->trace_reads + 1, __ATOMIC_RELAXED);
+    return km_clock_read(&st.clock);
+}
+
+static void trace(struct km_thread *t, struct km_region *r, int in,
+                  km_tick now)
+{
+    struct km_trace_run run = trace_run();
+    if (now == KM_UNREAD)
+        now = trace_now(t);
+    t->trace.thread = t->index;
+    km_trace_event(&t->trace, &run, r, t->tab[r->routine - 1], in, now);
+}
+
+/* km_msg.c's: a message of MPI call site id, into the trace if its region
+ * is traced. */
+void km_core_trace_message(int32_t id, int sent, int64_t bytes, int32_t peer,
+                           int32_t tag)
+{
+    struct km_thread *t = self;
+    if (!km_trace_active() || !t || id <= 0 || id > t->nreg ||
+        !(t->tab[id - 1]->hooks & KM_HOOK_TRACE))
+        return;
+    struct km_trace_run run = trace_run();
+    km_trace_message(&t->trace, &run, id, sent, bytes, peer, tag,
+                     trace_now(t));
+}
+
+static void enter_hooks(struct km_thread *t, struct km_region *r,
+                        km_tick now)
 {
     if ((r->hooks & KM_HOOK_STARTUP) && st.t_startup == 0)
         st.t_startup = now != KM_UNREAD ? now : cold_now();
     if (r->hooks & KM_HOOK_REDUNDANT)
         t->red_depth++;
     if (r->hooks & KM_HOOK_TRACE)
-        trace(t, r, 1, depth, now);
+        trace(t, r, 1, now);
 }
 
 /* e: the frame's elapsed time (measured, or estimated). */
 static KM_NOINLINE void leave_hooks(struct km_thread *t,
-                                    const struct km_region *r, int32_t depth,
-                                    km_time e, km_tick now)
+                                    struct km_region *r, km_time e,
+                                    km_tick now)
 {
     if ((r->hooks & KM_HOOK_MPI) && t->red_depth > 0)
         t->red_mpi += e;
     if ((r->hooks & KM_HOOK_REDUNDANT) && --t->red_depth == 0)
         t->red_time += e;
     if (r->hooks & KM_HOOK_TRACE)
-        trace(t, r, 0, depth, now);
+        trace(t, r, 0, now);
     if (r->hooks & KM_HOOK_IO)
         km_io_leave(e, now == KM_UNREAD);
 }
@@ -967,7 +999,7 @@ static KM_ALWAYS_INLINE void leave_estimated(const struct settle *c,
         o->inv += ei;
     }
     if (KM_UNLIKELY(live & (r->hooks != 0)))
-        leave_hooks(c->t, r, i, e, KM_UNREAD);
+        leave_hooks(c->t, r, e, KM_UNREAD);
 }
 
 /* The program's thread closes measured frame i of region r, begun at
@@ -1042,7 +1074,7 @@ static KM_ALWAYS_INLINE void leave_measured(const struct settle *c,
     if (KM_UNLIKELY(live & (r->measured >= r->learn_at)))
         learn(c->t, r, stk[i - 1].id, own, e);
     if (KM_UNLIKELY(live & (r->hooks != 0)))
-        leave_hooks(c->t, r, i, e, now);
+        leave_hooks(c->t, r, e, now);
 }
 
 static KM_ALWAYS_INLINE void leave(const struct settle *c, struct km_frame *stk,
@@ -1349,7 +1381,7 @@ static KM_NOINLINE void km_in_general(struct km_thread *t,
     km_tick now = slot >= 0 ? KM_UNREAD : km_clock_read(&st.clock);
     f->start = now;                  /* last, so our work is not in it */
     if (r->hooks)
-        enter_hooks(t, r, i, now);
+        enter_hooks(t, r, now);
     signal_fence();
     t->sp = i;
 }
@@ -1626,6 +1658,7 @@ static uint64_t clock_reads(const struct km_thread *t)
 {
     uint64_t n = t->saved_reads;   /* subtracted below */
     n = __atomic_load_n(&st.cold_reads, __ATOMIC_RELAXED) - n;
+    n += __atomic_load_n(&t->trace_reads, __ATOMIC_RELAXED);
     for (int32_t i = 0; i < t->nreg; i++)
         n += 2 * t->tab[i]->measured;
     for (int32_t i = 1; i <= t->sp; i++)
@@ -2032,8 +2065,8 @@ static void hide_time(struct km_thread *t, km_tick d)
 }
 
 /* Write this process's results alone (serial program, or an MPI rank whose
- * results cannot be gathered), as they are at `now`. */
-static void write_alone(const char *event, km_tick now)
+ * results cannot be gathered), as they are at `now`; 0 once written. */
+static int write_alone(const char *event, km_tick now)
 {
     st.nwrites++;
     km_clock_calibrate(&st.clock);
@@ -2041,21 +2074,20 @@ static void write_alone(const char *event, km_tick now)
     int only = st.mpi_state == MPI_ACTIVE ? st.rank : -1;
     if (make_report(&rep, event, now)) {
         km_complain("KM_output not written: out of memory");
-        return;
+        return -1;
     }
     struct km_text t = { 0 };
     km_format_header(&t, &rep, only);
     km_format_section(&t, &rep);
     km_format_end(&t);
-    if (t.failed)
+    int failed = t.failed;
+    if (failed)
         km_complain("KM_output not written: out of memory");
-    else if (km_file_write_whole(t.p, t.len, &st.out, only) == 0) {
-        char status[64];
-        snprintf(status, sizeof status, "results written at %s", event);
-        km_trace_status(status);
-    }
+    else
+        failed = km_file_write_whole(t.p, t.len, &st.out, only) != 0;
     km_text_free(&t);
     km_report_free(&rep);
+    return failed ? -1 : 0;
 }
 
 static void take_pending_signal(void);
@@ -2077,8 +2109,26 @@ static int begin_write(int wait)
     }
 }
 
+/* The program ends (END, STOP, EXIT, exit) with regions of thread t
+ * open: their LEAVEs at this moment, innermost first, so that the trace
+ * closes what it opened; once (the exit handler may come after END). */
+static void trace_leave_open(struct km_thread *t)
+{
+    if (!t || t->trace_closed || !km_trace_active())
+        return;
+    t->trace_closed = 1;
+    km_tick now = trace_now(t);
+    for (int32_t i = t->sp; i >= 1; i--) {
+        struct km_region *r = t->stack[i].r;
+        if (r && (r->hooks & KM_HOOK_TRACE))
+            trace(t, r, 0, now);
+    }
+}
+
 static void write_results(const char *event, int final)
 {
+    if (final && st.initialized && getpid() == st.pid)
+        trace_leave_open(self);
     if (!st.initialized || st.mpi_state == MPI_DONE || st.final_done ||
         getpid() != st.pid)
         return;
@@ -2091,7 +2141,8 @@ static void write_results(const char *event, int final)
     if (final)
         st.final_done = 1;
     km_tick now = cold_now();
-    write_alone(event, now);
+    if (write_alone(event, now) == 0 && final)
+        km_trace_end(self ? &self->trace : NULL, 0, now);
     if (!final)
         hide_time(self, cold_now() - now);
     __atomic_store_n(&st.writing, 0, __ATOMIC_RELEASE);
@@ -2102,6 +2153,13 @@ void km_end_f(void)  { write_results("END", 1); }
 void km_stop_f(void) { write_results("STOP", 1); }
 void km_exit_f(void) { write_results("EXIT", 1); }
 void km_writ_f(void) { write_results("PRINT_OUT", 0); }
+
+void km_opt_f(const char *text)
+{
+    const char *p = strstr(text, "TRACE_SIZE_LIMIT=");
+    if (p)
+        km_trace_set_limit(strtoll(p + 17, NULL, 10));
+}
 
 static void at_exit(void)
 {
@@ -2157,7 +2215,7 @@ int km_core_on_signal(int sig)
         if (st.mpi_state == MPI_ACTIVE)
             linger((double)(cold_now() - t) * st.clock.seconds_per_tick);
     }
-    km_trace_status(st.signal_event);
+    km_trace_end(NULL, sig, cold_now());
     return 0;
 }
 
@@ -2223,7 +2281,7 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops)
         section.failed = 1;          /* rank 0 notes the loss */
     st.gathering = 1;
     if (km_gather_write(ops, &rep, &section, &st.out) == 0)
-        km_trace_status("results written at MPI_FINALIZE");
+        km_trace_end(self ? &self->trace : NULL, 0, cold_now());
     st.gathering = 0;
     km_text_free(&section);
     km_report_free(&rep);

@@ -194,6 +194,8 @@ struct km_region {
     int kind;                /* enum km_kind */
     int line;
     int flags;               /* enum km_flag bits from the registration */
+    int traced;              /* its REGION record is in this thread's
+                                trace */
     char *name;              /* routines: upper-case name; else NULL */
     char *file;              /* routines: source file; else NULL */
     char *text;              /* locations: statement text; else NULL */
@@ -526,17 +528,45 @@ struct km_trace_run {
     km_tick t0;
 };
 
-/* One entry (in = 1) or exit of a traced region at depth `depth` (the
- * frame's index) at clock `now`.  Opens the file on first use; never
- * fails loudly (a trace that cannot be written is given up with one
- * line on stderr). */
-void km_trace_event(const struct km_trace_run *run, const struct km_region *r,
-                    const struct km_region *routine, int in, int depth,
-                    km_tick now);
+/* Where a thread writes its events: the block of the file it owns
+ * (km_trace.c); zero before its first event. */
+struct km_trace_cursor {
+    char *block;             /* mapped, or NULL */
+    char *at;                /* the next record */
+    uint32_t left;           /* records still free in the block */
+    int32_t thread;          /* libkm's thread number */
+    uint64_t seq;            /* blocks this thread claimed so far */
+};
+
+/* One entry (in = 1) or exit of traced region r at clock `now`, by the
+ * thread that owns cursor c.  Opens the file on first use; never fails
+ * loudly (a trace that cannot be written is given up with one line on
+ * stderr). */
+void km_trace_event(struct km_trace_cursor *c, const struct km_trace_run *run,
+                    struct km_region *r, const struct km_region *routine,
+                    int in, km_tick now);
+/* A message MPI call site `id` sent (sent = 1) or received: `bytes`, the
+ * world rank `peer` (-1: a collective, or not known), its `tag` (-1: not
+ * known).  Nothing unless the trace is being written. */
+void km_trace_message(struct km_trace_cursor *c,
+                      const struct km_trace_run *run, int32_t id, int sent,
+                      int64_t bytes, int32_t peer, int32_t tag, km_tick now);
 /* The rank is known (KM_MPII): the file takes this rank's name. */
 void km_trace_rank(int rank, int nranks);
-/* A line of status: "running", "results written at END", ... */
-void km_trace_status(const char *status);
+/* The final results were written (sig 0) or signal `sig` came: the
+ * header's state, and an END record on c's thread if it traced anything
+ * (c NULL: none, as in a signal handler, which may have interrupted a
+ * record of that thread). */
+void km_trace_end(struct km_trace_cursor *c, int sig, km_tick now);
+/* The control file's TRACE_SIZE_LIMIT (MiB), unless KM_TRACE_LIMIT in
+ * the environment says otherwise; before the trace starts. */
+void km_trace_set_limit(long long mib);
+/* Is a trace being written? */
+int km_trace_active(void);
+/* km_core.c: a message into the calling thread's trace (see
+ * km_trace_message). */
+void km_core_trace_message(int32_t id, int sent, int64_t bytes, int32_t peer,
+                           int32_t tag);
 
 /* ---- memory for writes (km_mem.c) --------------------------------------- */
 

@@ -29,7 +29,8 @@
 
 #define km_mpi_bytes_c F77_FUNC_(km_mpi_bytes_c, KM_MPI_BYTES_C)
 void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
-                    const int64_t *bytes, const int32_t *peer);
+                    const int64_t *bytes, const int32_t *peer,
+                    const int32_t *tag);
 #define km_mpi_coll_peer_c F77_FUNC_(km_mpi_coll_peer_c, KM_MPI_COLL_PEER_C)
 void km_mpi_coll_peer_c(const int32_t *peer, const int64_t *bytes);
 
@@ -160,11 +161,13 @@ struct km_msg *km_msg_copy(int32_t nreg)
 
 /* KM_libkm_mpi.f's call: `what` KM_MSG_SENT or KM_MSG_RECEIVED, `peer`
  * the rank in MPI_COMM_WORLD sent to or received from, or -1 (a
- * collective, a source unknown). */
+ * collective, a source unknown); `tag` for the trace, -1 if none. */
 void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
-                    const int64_t *bytes, const int32_t *peer)
+                    const int64_t *bytes, const int32_t *peer,
+                    const int32_t *tag)
 {
     km_msg_record(*h, *what, *bytes, *peer);
+    km_core_trace_message(*h, *what == KM_MSG_SENT, *bytes, *peer, *tag);
 }
 
 /* KM_libkm_mpi.f's call for each destination of an all-to-all: `bytes`

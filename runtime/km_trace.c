@@ -1,151 +1,97 @@
 /*
  * km_trace.c — the trace file (TRACE_FILE_NUMBER > 0, or the environment's
- * KM_TRACE_FILE_NUMBER): where a program is, even if it hangs or is killed.
+ * KM_TRACE_FILE_NUMBER): every entry into and exit from a traced region,
+ * and the messages of measured MPI calls, with their clock ticks, in the
+ * binary format doc/KM_trace.md fixes; kmview reads it.
  *
  * One file per process in the working directory: KM_trace for a serial
  * program, KM_trace.<rank> for an MPI rank (the rank is taken from the
  * launcher's environment at the first event, or from KM_MPII, which
- * renames the file).  It replaces the trace of an earlier run, as the
- * original's fort.NN did.  Every line is TRACE_W bytes:
+ * renames the file).  It replaces the trace of an earlier run.
  *
- *   header     what ran, its status ("running", "results written at END",
- *              "signal 15"), the current depth
- *   stack      the open traced regions, outermost first (the first
- *              TRACE_STACK of them), rewritten at every entry and exit
- *   events     a ring of the last KM_TRACE_LINES entries and exits, each
- *              numbered; `grep -v '^!' KM_trace | sort -n` lists them in
- *              order
+ * The file is mapped (MAP_SHARED) a block at a time: an event is a
+ * 16-byte store into the page cache, so it costs no system call and
+ * survives the process being killed, even by SIGKILL.  Each thread writes
+ * into a block of its own (its cursor, in its km_thread), claimed under a
+ * lock every TRACE_RECORDS records.  The file grows by fallocate, never by
+ * a sparse ftruncate alone: a page the disk had no room for would kill
+ * the program with SIGBUS when stored to.  It stops at the control file's
+ * TRACE_SIZE_LIMIT (MiB; the environment's KM_TRACE_LIMIT overrides it) or
+ * when the disk would keep less than DISK_MARGIN free, saying so in one
+ * line and in the header.
  *
- * The file is mapped into memory (MAP_SHARED), so every event is in the
- * kernel's page cache the moment it happens: a reader sees it at once and
- * it survives the process being killed, even by SIGKILL, with no system
- * call per event.  Where the file cannot be mapped, each line is written
- * with pwrite instead.  The size is fixed at creation: the trace is
- * bounded however long the program runs.
- *
- * Must never: grow, call malloc or stdio (events can come from a signal
- * handler's write), or disturb the program when the file cannot be made
- * (one line on stderr, then no more tracing).
+ * Must never: call malloc or stdio on the way of an event, or disturb the
+ * program when the file cannot be made or grown (one line on stderr, then
+ * no more tracing).
  */
 #include "runtime/km_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
-#define TRACE_W 128              /* bytes per line, newline included */
-#define TRACE_STACK 48           /* open regions shown */
-#define TRACE_LINES_DEFAULT 8192 /* events kept: a file of about 1 MB */
-#define TRACE_LINES_MAX (1 << 22)
+#define TRACE_VERSION 2
+#define BLOCK ((size_t)1 << 18)                /* 256 KiB */
+#define REC 16
+#define TRACE_RECORDS ((BLOCK - REC) / REC)    /* records per data block */
+#define GROW_BLOCKS 64                         /* 16 MiB at a time */
+#define LIMIT_DEFAULT_MIB 4096
+#define DISK_MARGIN ((uint64_t)256 << 20)      /* never leave less free */
+#define BLOCK_MAGIC 0x42544d4bu                /* "KMTB" */
 
-enum { L_MAGIC, L_PROGRAM, L_RANK, L_PROCESS, L_CLOCK, L_STATUS, L_DEPTH,
-       L_HOWTO, L_STACK_HEAD, L_STACK };
-#define L_EVENTS_HEAD (L_STACK + TRACE_STACK)
-#define L_EVENTS (L_EVENTS_HEAD + 1)
+enum { T_ENTER = 1, T_LEAVE, T_SENT, T_RECEIVED, T_REGION, T_CLOCK, T_END };
+enum { S_RUNNING = 1, S_ENDED, S_LIMIT, S_SIGNAL };
 
-static struct {
-    int state;               /* 0 not started, 1 writing, -1 given up */
-    int fd;
-    char *map;               /* the whole file, or NULL: pwrite */
-    size_t size;
-    uint64_t seq;            /* events so far */
-    long nlines;             /* events the ring holds */
-    int rank;                /* -1: not known */
-    char path[32];
-} tr = { .fd = -1, .rank = -1 };
-
-/* Line `index` of the file: the n bytes of `text` (control characters
- * blanked), padded with blanks to the fixed width. */
-static void put_raw(int index, const char *text, int n)
-{
-    char line[TRACE_W];
-    if (n > TRACE_W - 1)
-        n = TRACE_W - 1;
-    for (int i = 0; i < n; i++)
-        line[i] = (unsigned char)text[i] < ' ' ? ' ' : text[i];
-    memset(line + n, ' ', (size_t)(TRACE_W - 1 - n));
-    line[TRACE_W - 1] = '\n';
-    size_t at = (size_t)index * TRACE_W;
-    if (at + TRACE_W > tr.size)
-        return;
-    if (tr.map) {
-        memcpy(tr.map + at, line, TRACE_W);
-    } else if (pwrite(tr.fd, line, TRACE_W, (off_t)at) != TRACE_W) {
-        km_complain("trace %s: %s; tracing stops", tr.path,
-                    errno ? strerror(errno) : "short write");
-        tr.state = -1;
-    }
-}
-
-static void put_line(int index, const char *fmt, ...) KM_PRINTF_LIKE(2, 3);
-static void put_line(int index, const char *fmt, ...)
-{
-    char line[TRACE_W + 1];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    put_raw(index, line, n < 0 ? 0 : n);
-}
-
-/* Events are frequent, so their lines are put together by hand: printf's
- * formatting (a double above all) cost most of an event.  A text being
- * built: `buf`, `n` bytes used, never more than TRACE_W. */
-struct text {
-    char buf[TRACE_W];
-    int n;
+/* Block 0, as doc/KM_trace.md lays it out. */
+struct header {
+    char magic[16];
+    uint32_t version, byte_order, block_size, record_size;
+    int32_t rank, nranks;
+    int64_t pid;
+    double seconds_per_tick;
+    int64_t t0_tick, t0_realtime_ns;
+    uint64_t blocks;
+    uint32_t state;
+    int32_t signal;
+    uint64_t dropped, limit_bytes;
+    char clock[64];
+    char program[256];
 };
 
-static void add_char(struct text *t, char c)
-{
-    if (t->n < TRACE_W)
-        t->buf[t->n++] = c;
-}
+struct record {
+    int64_t time;
+    uint32_t type_extra;       /* type | extra << 8, stored last */
+    int32_t id;
+};
 
-static void add_str(struct text *t, const char *s)
-{
-    while (*s)
-        add_char(t, *s++);
-}
+static struct {
+    int state;                 /* 0 not started, 1 writing, -1 given up */
+    int fd;
+    struct header *head;       /* block 0, mapped */
+    uint64_t size;             /* of the file, allocated */
+    uint64_t limit;
+    int warned_half, warned_stop;
+    km_tick start_tick;
+    double seconds_per_tick;
+    pthread_mutex_t lock;      /* claiming blocks, growing the file */
+    char path[32];
+} tr = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* v in decimal, after a minus sign if `neg`, right-aligned in `width`
- * columns (wider if it needs more), `pad` filling the left. */
-static void add_digits(struct text *t, unsigned long long v, int neg,
-                       int width, char pad)
-{
-    char d[24];
-    int k = 0;
-    do {
-        d[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    if (neg)
-        d[k++] = '-';
-    for (int i = k; i < width; i++)
-        add_char(t, pad);
-    while (k > 0)
-        add_char(t, d[--k]);
-}
+_Static_assert(sizeof(struct header) <= 4096, "the header fits a page");
+_Static_assert(sizeof(struct record) == REC, "a record is 16 bytes");
 
-static void add_int(struct text *t, long long v, int width)
+static int64_t clock_ns(clockid_t id)
 {
-    unsigned long long magnitude = v < 0 ? 0ULL - (unsigned long long)v
-                                         : (unsigned long long)v;
-    add_digits(t, magnitude, v < 0, width, ' ');
-}
-
-/* Seconds with six decimals, right-aligned in `width` columns. */
-static void add_seconds(struct text *t, double s, int width)
-{
-    unsigned long long us = s > 0 ? (unsigned long long)(s * 1e6 + 0.5) : 0;
-    add_digits(t, us / 1000000, 0, width - 7, ' ');
-    add_char(t, '.');
-    add_digits(t, us % 1000000, 0, 6, '0');
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* The rank the launcher gave this process, or -1. */
@@ -166,19 +112,28 @@ static int launcher_rank(void)
     return -1;
 }
 
-static long ring_lines(void)
+static uint64_t control_limit_mib = LIMIT_DEFAULT_MIB;
+
+void km_trace_set_limit(long long mib)
 {
-    const char *s = getenv("KM_TRACE_LINES");
-    if (!s || !*s)
-        return TRACE_LINES_DEFAULT;
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end || v < 16 || v > TRACE_LINES_MAX) {
-        km_complain("ignoring KM_TRACE_LINES=%.40s (16 to %d)", s,
-                    TRACE_LINES_MAX);
-        return TRACE_LINES_DEFAULT;
+    if (mib >= 1 && mib <= (1LL << 30))
+        control_limit_mib = (uint64_t)mib;
+}
+
+static uint64_t limit_bytes(void)
+{
+    const char *s = getenv("KM_TRACE_LIMIT");
+    uint64_t mib = control_limit_mib;
+    if (s && *s) {
+        char *end;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (*end || v < 1 || v > ((uint64_t)1 << 30))
+            km_complain("ignoring KM_TRACE_LIMIT=%.40s (MiB, 1 or more)", s);
+        else
+            mib = v;
     }
-    return v;
+    uint64_t b = mib << 20;
+    return b < 2 * BLOCK ? 2 * BLOCK : b;
 }
 
 static void trace_path(char *buf, size_t size, int rank)
@@ -187,39 +142,6 @@ static void trace_path(char *buf, size_t size, int rank)
         snprintf(buf, size, "KM_trace.%d", rank);
     else
         snprintf(buf, size, "KM_trace");
-}
-
-static void put_rank_line(int nranks)
-{
-    if (tr.rank < 0)
-        put_line(L_RANK, "! Rank       : not known (serial, or MPI_INIT not "
-                 "yet instrumented)");
-    else if (nranks > 0)
-        put_line(L_RANK, "! Rank       : %d of %d", tr.rank, nranks);
-    else
-        put_line(L_RANK, "! Rank       : %d", tr.rank);
-}
-
-static void write_skeleton(const struct km_trace_run *run)
-{
-    char prog[TRACE_W];
-    km_program_name(prog, sizeof prog);
-    put_line(L_MAGIC, "! kmtool KM_trace 1");
-    put_line(L_PROGRAM, "! Program    : %s", prog);
-    put_rank_line(0);
-    put_line(L_PROCESS, "! Process    : %ld", (long)getpid());
-    put_line(L_CLOCK, "! Clock      : %s", run->clock_name);
-    put_line(L_STATUS, "! Status     : running");
-    put_line(L_DEPTH, "! Depth      : 0");
-    put_line(L_HOWTO, "! Events     : the last %ld, in a ring; in order: "
-             "grep -v '^!' <file> | sort -n", tr.nlines);
-    put_line(L_STACK_HEAD, "! Open regions, outermost first (depth, region):");
-    for (int i = 0; i < TRACE_STACK; i++)
-        put_line(L_STACK + i, "!");
-    put_line(L_EVENTS_HEAD, "! ===== Events =====  number, seconds since "
-             "start, IN/OUT, depth, region");
-    for (long i = 0; i < tr.nlines && tr.state >= 0; i++)
-        put_line((int)(L_EVENTS + i), "%s", "");
 }
 
 static void give_up(const char *what)
@@ -232,107 +154,308 @@ static void give_up(const char *what)
     tr.state = -1;
 }
 
-static void start(const struct km_trace_run *run)
+/* Room for the file up to `size` bytes, really on the disk. */
+static int allocate(uint64_t size)
+{
+    if (size <= tr.size)
+        return 0;
+    int e = posix_fallocate(tr.fd, (off_t)tr.size, (off_t)(size - tr.size));
+    if (e == EINVAL || e == EOPNOTSUPP) {
+        /* (a file system without it: zeros, written) */
+        static const char zeros[4096];
+        for (uint64_t at = tr.size; at < size; at += sizeof zeros)
+            if (pwrite(tr.fd, zeros, sizeof zeros, (off_t)at) !=
+                (ssize_t)sizeof zeros)
+                return -1;
+        e = 0;
+    }
+    if (e != 0) {
+        errno = e;
+        return -1;
+    }
+    tr.size = size;
+    return 0;
+}
+
+static void start(const struct km_trace_run *run, km_tick now)
 {
     tr.state = 1;
-    tr.rank = launcher_rank();
-    tr.nlines = ring_lines();
-    trace_path(tr.path, sizeof tr.path, tr.rank);
-    tr.size = (size_t)(L_EVENTS + tr.nlines) * TRACE_W;
+    int rank = launcher_rank();
+    trace_path(tr.path, sizeof tr.path, rank);
+    tr.limit = limit_bytes();
     tr.fd = open(tr.path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (tr.fd < 0) {
         give_up("cannot create it");
         return;
     }
-    if (ftruncate(tr.fd, (off_t)tr.size) != 0) {
+    if (allocate(BLOCK) != 0) {
         give_up("cannot size it");
         return;
     }
-    void *m = mmap(NULL, tr.size, PROT_READ | PROT_WRITE, MAP_SHARED, tr.fd, 0);
-    tr.map = m == MAP_FAILED ? NULL : m;
-    write_skeleton(run);
-}
-
-/* "NAME (file:line)" or "KIND line L in NAME: statement". */
-static void describe(struct text *t, const struct km_region *r,
-                     const struct km_region *routine)
-{
-    static const char *const kinds[] = { "DO", "CALL", "MPI", "IO", "USER" };
-    if (KM_KIND_IS_ROUTINE(r->kind)) {
-        add_str(t, r->name ? r->name : "?");
-        add_str(t, " (");
-        add_str(t, r->file ? r->file : "?");
-        add_str(t, ":");
-        add_int(t, r->line, 0);
-        add_str(t, ")");
+    void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, tr.fd, 0);
+    if (m == MAP_FAILED) {
+        give_up("cannot map it");
         return;
     }
-    add_str(t, r->kind >= KM_K_DO && r->kind <= KM_K_USER
-               ? kinds[r->kind - KM_K_DO] : "OTHER");
-    add_str(t, " line ");
-    add_int(t, r->line, 0);
-    add_str(t, " in ");
-    add_str(t, routine && routine->name ? routine->name : "?");
-    add_str(t, ": ");
-    add_str(t, r->text ? r->text : "");
+    struct header *h = tr.head = m;
+    memcpy(h->magic, "kmtool-trace", 12);
+    h->version = TRACE_VERSION;
+    h->byte_order = 0x01020304;
+    h->block_size = (uint32_t)BLOCK;
+    h->record_size = REC;
+    h->rank = rank;
+    h->pid = getpid();
+    h->seconds_per_tick = run->seconds_per_tick;
+    h->t0_tick = run->t0;
+    h->t0_realtime_ns = clock_ns(CLOCK_REALTIME) -
+        (int64_t)((double)(now - run->t0) * run->seconds_per_tick * 1e9);
+    h->limit_bytes = tr.limit;
+    h->state = S_RUNNING;
+    snprintf(h->clock, sizeof h->clock, "%s", run->clock_name);
+    km_program_name(h->program, sizeof h->program);
+    tr.start_tick = run->t0;
+    tr.seconds_per_tick = run->seconds_per_tick;
 }
 
-void km_trace_event(const struct km_trace_run *run, const struct km_region *r,
-                    const struct km_region *routine, int in, int depth,
-                    km_tick now)
+/* One line, once: how fast the trace grows, and when it stops. */
+static void warn_growth(uint64_t end, km_tick now)
 {
-    if (tr.state == 0)
-        start(run);
-    if (tr.state < 0)
+    double secs = (double)(now - tr.start_tick) * tr.seconds_per_tick;
+    if (!tr.warned_half && end >= tr.limit / 2 && secs > 0) {
+        tr.warned_half = 1;
+        double rate = (double)end / secs;
+        km_complain("trace %s: %.1f MiB in %.1f s; at %.1f MiB/s it reaches "
+                    "its limit of %.0f MiB (TRACE_SIZE_LIMIT) in %.1f s",
+                    tr.path, (double)end / 1048576, secs, rate / 1048576,
+                    (double)tr.limit / 1048576,
+                    (double)(tr.limit - end) / rate);
+    }
+}
+
+static void stop(const char *why)
+{
+    if (tr.warned_stop++)
         return;
-    struct text what = { .n = 0 };
-    describe(&what, r, routine);
-    double secs = (double)(now - run->t0) * run->seconds_per_tick;
-    struct text ev = { .n = 0 };          /* "%10llu %13.6f %-3s %5d %s" */
-    add_digits(&ev, ++tr.seq, 0, 10, ' ');
-    add_str(&ev, " ");
-    add_seconds(&ev, secs, 13);
-    add_str(&ev, in ? " IN  " : " OUT ");
-    add_int(&ev, depth, 5);
-    add_str(&ev, " ");
-    for (int i = 0; i < what.n; i++)
-        add_char(&ev, what.buf[i]);
-    long slot = (long)((tr.seq - 1) % (uint64_t)tr.nlines);
-    put_raw((int)(L_EVENTS + slot), ev.buf, ev.n);
-    if (depth >= 1 && depth <= TRACE_STACK) {
-        struct text st = { .n = 0 };      /* "! %5d %s", or "!" */
-        add_str(&st, "!");
-        if (in) {
-            add_str(&st, " ");
-            add_int(&st, depth, 5);
-            add_str(&st, " ");
-            for (int i = 0; i < what.n; i++)
-                add_char(&st, what.buf[i]);
+    __atomic_store_n(&tr.head->state, S_LIMIT, __ATOMIC_RELEASE);
+    km_complain("trace %s stopped at %.0f MiB: %s; the events after it are "
+                "counted, not recorded", tr.path, (double)tr.size / 1048576,
+                why);
+}
+
+/* Room on the disk for the file to grow to `want`? */
+static int disk_has_room(uint64_t want)
+{
+    struct statvfs vfs;
+    if (fstatvfs(tr.fd, &vfs) != 0)
+        return 1;
+    uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+    return avail >= want - tr.size + DISK_MARGIN;
+}
+
+/* The next data block's number for the calling thread, the file grown to
+ * hold it; 0 when the trace stops. */
+static uint64_t claim_block(km_tick now)
+{
+    pthread_mutex_lock(&tr.lock);
+    uint64_t index = tr.head->blocks + 1;
+    uint64_t end = (index + 1) * BLOCK;
+    if (tr.head->state != S_RUNNING && tr.head->state != S_ENDED) {
+        index = 0;
+    } else if (end > tr.limit) {
+        stop("its size limit (TRACE_SIZE_LIMIT, MiB) was reached");
+        index = 0;
+    } else if (end > tr.size) {
+        /* doubling, up to GROW_BLOCKS: a short run's file stays small */
+        uint64_t grow = tr.size / BLOCK;
+        uint64_t want = tr.size + (grow < GROW_BLOCKS ? grow : GROW_BLOCKS) *
+                                  BLOCK;
+        if (want > tr.limit)
+            want = tr.limit / BLOCK * BLOCK;
+        if (!disk_has_room(want)) {
+            stop("the disk is nearly full");
+            index = 0;
+        } else if (allocate(want) != 0) {
+            stop(strerror(errno));
+            index = 0;
         }
-        put_raw(L_STACK + depth - 1, st.buf, st.n);
+        warn_growth(end, now);
     }
-    struct text dl = { .n = 0 };
-    add_str(&dl, "! Depth      : ");
-    add_int(&dl, in ? depth : depth - 1, 0);
-    put_raw(L_DEPTH, dl.buf, dl.n);
+    if (index)
+        __atomic_store_n(&tr.head->blocks, index, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&tr.lock);
+    return index;
+}
+
+static struct record *slot(struct km_trace_cursor *c, int n)
+{
+    struct record *r = (struct record *)c->at;
+    c->at += (size_t)n * REC;
+    c->left -= (uint32_t)n;
+    return r;
+}
+
+static void publish(struct record *r, int type, int extra, int32_t id,
+                    int64_t time)
+{
+    r->time = time;
+    r->id = id;
+    __atomic_store_n(&r->type_extra, (uint32_t)type | (uint32_t)extra << 8,
+                     __ATOMIC_RELEASE);
+}
+
+static void put_clock(struct km_trace_cursor *c, km_tick now)
+{
+    struct record *r = slot(c, 2);
+    int64_t *x = (int64_t *)(r + 1);
+    x[0] = clock_ns(CLOCK_REALTIME);
+    x[1] = clock_ns(CLOCK_MONOTONIC);
+    publish(r, T_CLOCK, 1, 0, now);
+}
+
+/* A new block for cursor c; 0 if there is none (the trace stopped). */
+static int next_block(struct km_trace_cursor *c, km_tick now)
+{
+    if (c->block)
+        munmap(c->block, BLOCK);
+    c->block = NULL;
+    c->left = 0;
+    uint64_t index = claim_block(now);
+    if (!index)
+        return 0;
+    void *m = mmap(NULL, BLOCK, PROT_READ | PROT_WRITE, MAP_SHARED, tr.fd,
+                   (off_t)(index * BLOCK));
+    if (m == MAP_FAILED)
+        return 0;
+    c->block = m;
+    uint32_t *head = m;
+    head[0] = BLOCK_MAGIC;
+    head[1] = (uint32_t)c->thread;
+    uint64_t seq = c->seq++;
+    memcpy((char *)m + 8, &seq, sizeof seq);
+    c->at = (char *)m + REC;
+    c->left = (uint32_t)TRACE_RECORDS;
+    put_clock(c, now);
+    return 1;
+}
+
+/* Room for n records in c's block (a new block if need be). */
+static int room(struct km_trace_cursor *c, int n, km_tick now)
+{
+    if (KM_LIKELY(c->left >= (uint32_t)n))
+        return 1;
+    if (next_block(c, now))
+        return 1;
+    __atomic_fetch_add(&tr.head->dropped, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static int ready(const struct km_trace_run *run, km_tick now)
+{
+    if (KM_UNLIKELY(tr.state == 0)) {
+        pthread_mutex_lock(&tr.lock);
+        if (tr.state == 0)
+            start(run, now);
+        pthread_mutex_unlock(&tr.lock);
+    }
+    return tr.state > 0;
+}
+
+/* The REGION record of r, before its first event on this thread. */
+static void define(struct km_trace_cursor *c, struct km_region *r,
+                   const struct km_region *routine, km_tick now)
+{
+    const char *name = KM_KIND_IS_ROUTINE(r->kind) ? r->name : r->text;
+    const char *file = routine ? routine->file : NULL;
+    name = name ? name : "";
+    file = file ? file : "";
+    size_t ln = strlen(name), lf = strlen(file);
+    if (ln > 1000)
+        ln = 1000;
+    if (lf > 1000)
+        lf = 1000;
+    size_t text = ln + 1 + lf + 1;
+    int slots = (int)((text + REC - 1) / REC);
+    if (!room(c, 2 + slots, now))
+        return;
+    struct record *rec = slot(c, 2 + slots);
+    int32_t *d = (int32_t *)(rec + 1);
+    d[0] = r->kind;
+    d[1] = r->line;
+    d[2] = r->routine;
+    d[3] = (int32_t)text;
+    char *t = (char *)(rec + 2);
+    memset(t, 0, (size_t)slots * REC);
+    memcpy(t, name, ln);
+    memcpy(t + ln + 1, file, lf);
+    publish(rec, T_REGION, 1 + slots, r->id, 0);
+    r->traced = 1;
+}
+
+void km_trace_event(struct km_trace_cursor *c, const struct km_trace_run *run,
+                    struct km_region *r, const struct km_region *routine,
+                    int in, km_tick now)
+{
+    if (!ready(run, now))
+        return;
+    if (KM_UNLIKELY(!r->traced))
+        define(c, r, routine, now);
+    if (room(c, 1, now))
+        publish(slot(c, 1), in ? T_ENTER : T_LEAVE, 0, r->id, now);
+}
+
+void km_trace_message(struct km_trace_cursor *c,
+                      const struct km_trace_run *run, int32_t id, int sent,
+                      int64_t bytes, int32_t peer, int32_t tag, km_tick now)
+{
+    if (tr.state <= 0 || !ready(run, now) || !room(c, 2, now))
+        return;
+    struct record *r = slot(c, 2);
+    int32_t *x = (int32_t *)(r + 1);
+    x[0] = peer;
+    x[1] = tag;
+    memcpy(x + 2, &bytes, sizeof bytes);
+    publish(r, sent ? T_SENT : T_RECEIVED, 1, id, now);
 }
 
 void km_trace_rank(int rank, int nranks)
 {
     if (tr.state <= 0)
         return;
-    if (rank != tr.rank) {
+    if (rank != tr.head->rank) {
         char path[sizeof tr.path];
         trace_path(path, sizeof path, rank);
         if (rename(tr.path, path) == 0)
             memcpy(tr.path, path, sizeof path);
-        tr.rank = rank;
+        tr.head->rank = rank;
     }
-    put_rank_line(nranks);
+    tr.head->nranks = nranks;
 }
 
-void km_trace_status(const char *status)
+void km_trace_end(struct km_trace_cursor *c, int sig, km_tick now)
 {
-    if (tr.state > 0)
-        put_line(L_STATUS, "! Status     : %s", status);
+    if (tr.state <= 0)
+        return;
+    if (c && c->block && room(c, 3, now)) {
+        put_clock(c, now);
+        publish(slot(c, 1), T_END, 0, sig, now);
+    }
+    if (!sig) {
+        /* the room no thread claimed yet (it is claimed again if need be) */
+        pthread_mutex_lock(&tr.lock);
+        uint64_t used = (tr.head->blocks + 1) * BLOCK;
+        if (used < tr.size && ftruncate(tr.fd, (off_t)used) == 0)
+            tr.size = used;
+        pthread_mutex_unlock(&tr.lock);
+    }
+    if (sig) {
+        tr.head->signal = sig;
+        __atomic_store_n(&tr.head->state, S_SIGNAL, __ATOMIC_RELEASE);
+    } else if (tr.head->state == S_RUNNING) {
+        __atomic_store_n(&tr.head->state, S_ENDED, __ATOMIC_RELEASE);
+    }
+}
+
+int km_trace_active(void)
+{
+    return tr.state > 0;
 }

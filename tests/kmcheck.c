@@ -43,6 +43,7 @@
 #define kc_stop_f F77_FUNC_(kc_stop, KC_STOP)
 #define kc_exit_f F77_FUNC_(kc_exit, KC_EXIT)
 #define kc_writ_f F77_FUNC_(kc_writ, KC_WRIT)
+#define kc_opt_f  F77_FUNC_(kc_opt, KC_OPT)
 #define kc_mpii_f F77_FUNC_(kc_mpii, KC_MPII)
 #define kc_mpif_f F77_FUNC_(kc_mpif, KC_MPIF)
 
@@ -53,6 +54,7 @@ void kc_end_f(void);
 void kc_stop_f(void);
 void kc_exit_f(void);
 void kc_writ_f(void);
+void kc_opt_f(const char *text);
 void kc_mpii_f(void);
 void kc_mpif_f(void);
 
@@ -230,6 +232,7 @@ void kc_end_f(void)  { sp = 0; km_end_f(); }
 void kc_stop_f(void) { sp = 0; km_stop_f(); }
 void kc_exit_f(void) { sp = 0; km_exit_f(); }
 void kc_writ_f(void) { km_writ_f(); }
+void kc_opt_f(const char *text) { km_opt_f(text); }
 
 /* Only in the MPI build of this file: referring to them would pull libkm's
  * MPI part, and MPI with it, into a serial program. */

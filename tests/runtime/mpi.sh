@@ -40,7 +40,9 @@ for np in 1 2 4 16; do
     check $f
     if [ $np = 2 ]; then
         for r in 0 1; do
-            expect "trace of rank $r" "$(sed -n 's/^! Rank *: \(.*[^ ]\) *$/\1/p' KM_trace.$r 2> /dev/null)" "$r of 2"
+            # (the header's rank and ranks, and state 2: results written)
+            expect "trace of rank $r" "$(od -An -t d4 -j 32 -N 8 KM_trace.$r 2> /dev/null | tr -s ' ')" " $r 2"
+            expect "trace of rank $r: state" "$(od -An -t d4 -j 80 -N 4 KM_trace.$r 2> /dev/null | tr -d ' ')" 2
         done
     else
         [ -f KM_trace ] || [ -f KM_trace.0 ] && fail "$np ranks: a trace without being asked"

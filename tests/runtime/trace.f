@@ -3,9 +3,9 @@ C     TRACE_FILE_NUMBER > 0 (flag 1 in every registration).  It reads a
 C     number from standard input: 0, it calls LEAF 50 times through OUTER
 C     and ends; 1, after that it creates the file "ready" and loops for
 C     ever inside STUCK, called from OUTER, so that the trace must show
-C     where it hangs.
+C     where it hangs; 2, it calls OUTER 1000 times (104,002 events).
       PROGRAM MAIN
-      INTEGER MODE
+      INTEGER MODE, I
       INTEGER*4 KM_H(1)
       SAVE KM_H
       DATA KM_H /0/
@@ -15,7 +15,13 @@ C     where it hangs.
       END IF
       CALL KM_IN(KM_H(1))
       READ(*, *) MODE
-      CALL OUTER(MODE)
+      IF (MODE .EQ. 2) THEN
+        DO 20 I = 1, 1000
+          CALL OUTER(0)
+   20   CONTINUE
+      ELSE
+        CALL OUTER(MODE)
+      END IF
       CALL KM_OUT(KM_H(1))
       CALL KM_END
       END

@@ -1,23 +1,32 @@
 #!/bin/sh
-# trace.sh — the trace file (trace.f, registered with the trace flag):
-# a program that ends leaves KM_trace with every event, the status it
-# ended with and no open region; one that hangs and is killed with SIGKILL
-# (nothing can run then) leaves a KM_trace showing the regions it was in;
+# trace.sh — the trace file (trace.f, registered with the trace flag), read
+# by the tests' own reader (tracedump.c, from doc/KM_trace.md alone): a
+# program that ends leaves KM_trace with every event in order and the
+# state "results written"; one that hangs and is killed with SIGKILL
+# (nothing can run then) leaves every event up to the kill, showing the
+# regions it was in; SIGTERM marks the header with the signal;
 # KM_TRACE_FILE_NUMBER=0 turns the trace off, 1 on for a program
-# instrumented without it; the ring keeps the last KM_TRACE_LINES events.
+# instrumented without it; KM_TRACE_LIMIT stops it, counting what did not
+# fit.
 . "${srcdir:-.}/tests/runtime/common.sh"
 need "$F77"
+: "${CC:=cc}"
+need "$CC"
 
-$F77 -o prog "$FIX/trace.f" "$LIBKM" > build.log 2>&1 ||
+$F77 -o prog "$FIX/trace.f" "$LIBKM" -lpthread > build.log 2>&1 ||
     { fail "cannot build trace.f: $(cat build.log)"; finish; }
+$CC -o tracedump "$FIX/tracedump.c" > build-dump.log 2>&1 ||
+    { fail "cannot build tracedump.c: $(cat build-dump.log)"; finish; }
+DUMP=$work/tracedump
 
-# events FILE: the event lines in order, "IN|OUT depth region", numbered
+# events FILE: entries and exits, "IN|OUT depth region"
 events() {
-    awk '$1 ~ /^[0-9]+$/' "$1" | sort -n | awk '{ print $1, $3, $4, $5 }'
+    "$DUMP" "$1" | awk '$2 == "IN" || $2 == "OUT" { print $2, $3, $4 }'
 }
-# header FILE NAME: the value of a "! Name : value" line
+# header FILE FIELD: a field of tracedump's first line
 header() {
-    sed -n "s/^! $2 *: \(.*[^ ]\) *\$/\1/p" "$1"
+    "$DUMP" "$1" | awk -v k="$2" 'NR == 1 { for (i = 1; i < NF; i++)
+        if ($i == k) print $(i + 1) }'
 }
 
 mkdir ends && cd ends || exit 1
@@ -25,35 +34,49 @@ echo 0 | ../prog > out 2> err || fail "exited with status $?"
 [ -s err ] && fail "standard error: $(cat err)"
 t=KM_trace
 [ -f $t ] || { fail "no $t"; finish; }
-expect "trace line length" "$(awk '{ print length($0) }' $t | sort -u)" 127
-expect "Status" "$(header $t Status)" "results written at END"
-expect "Depth" "$(header $t Depth)" 0
-expect "open regions" "$(sed -n '/^! Open regions/,/^! =====/p' $t | grep -vc '^! *$')" 2
+"$DUMP" $t > dump || fail "tracedump cannot read $t"
+expect "state: results written" "$(header $t state)" 2
+expect "size: the blocks claimed" "$(wc -c < $t)" \
+    $((($(header $t blocks) + 1) * 262144))
 # MAIN, OUTER, the loop, 50 LEAF entries and exits, then back out
 expect "event count" "$(events $t | wc -l)" $((2 * (3 + 50)))
 expect "first events" "$(events $t | head -4 | tr '\n' ' ')" \
-    "1 IN 1 MAIN 2 IN 2 OUTER 3 IN 3 DO 4 IN 4 LEAF "
-expect "last event" "$(events $t | tail -1)" "106 OUT 1 MAIN"
+    "IN 1 MAIN IN 2 OUTER IN 3 DO IN 4 LEAF "
+expect "last event" "$(events $t | tail -1)" "OUT 1 MAIN"
+expect "nothing open" "$(grep -c '^open' dump)" 0
+expect "an END record" "$(grep -c '^0 END 0$' dump)" 1
 check KM_output.000
 cd .. || exit 1
 
-mkdir hangs && cd hangs || exit 1
-echo 1 > in
-../prog < in > out 2> err &
-pid=$!
-n=0
-while [ ! -f ready ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
-[ -f ready ] || fail "ready never appeared"
-kill -KILL $pid
-{ wait $pid; } 2> /dev/null
-expect "killed: no KM_output" "$(ls | grep -c KM_output)" 0
+# hang DIR SIGNAL: trace.f stuck in STUCK, killed with SIGNAL
+hang() {
+    mkdir "$1" && cd "$1" || exit 1
+    echo 1 > in
+    ../prog < in > out 2> err &
+    pid=$!
+    n=0
+    while [ ! -f ready ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+    [ -f ready ] || fail "$1: ready never appeared"
+    kill -"$2" $pid
+    { wait $pid; } 2> /dev/null
+}
+
+hang killed KILL
 t=KM_trace
-expect "killed: Status" "$(header $t Status)" "running"
-expect "killed: Depth" "$(header $t Depth)" 3
-expect "killed: open regions" \
-    "$(sed -n '/^! Open regions/,/^! =====/p' $t | awk '$1 == "!" && $2 ~ /^[0-9]+$/ { printf "%s %s ", $2, $3 }')" \
-    "1 MAIN 2 OUTER 3 STUCK "
-expect "killed: last event" "$(events $t | tail -1)" "105 IN 3 STUCK"
+expect "killed: no KM_output" "$(ls | grep -c KM_output)" 0
+expect "killed: state running" "$(header $t state)" 1
+expect "killed: open regions" "$("$DUMP" $t | grep '^open')" \
+    "open 0 MAIN OUTER STUCK"
+expect "killed: every event to the last" "$(events $t | wc -l)" 105
+expect "killed: last event" "$(events $t | tail -1)" "IN 3 STUCK"
+cd .. || exit 1
+
+hang terminated TERM
+t=KM_trace
+expect "SIGTERM: state signal" "$(header $t state)" 4
+expect "SIGTERM: its number" "$(header $t signal)" 15
+expect "SIGTERM: open regions" "$("$DUMP" $t | grep '^open')" \
+    "open 0 MAIN OUTER STUCK"
 cd .. || exit 1
 
 mkdir off && cd off || exit 1
@@ -62,15 +85,26 @@ echo 0 | KM_TRACE_FILE_NUMBER=0 ../prog > out 2> err || fail "off: status $?"
 cd .. || exit 1
 
 mkdir on && cd on || exit 1
-$F77 -o serial "$FIX/serial.f" "$LIBKM" > build.log 2>&1 ||
+$F77 -o serial "$FIX/serial.f" "$LIBKM" -lpthread > build.log 2>&1 ||
     { fail "cannot build serial.f: $(cat build.log)"; finish; }
-KM_TRACE_FILE_NUMBER=1 KM_TRACE_LINES=100 ./serial > out 2> err ||
-    fail "on: status $?"
+KM_TRACE_FILE_NUMBER=1 ./serial > out 2> err || fail "on: status $?"
 t=KM_trace
 [ -f $t ] || { fail "KM_TRACE_FILE_NUMBER=1 wrote no trace"; finish; }
-expect "on: ring size" "$(events $t | wc -l)" 100
 # serial.f makes 4010 routine and 7 location entries, and as many exits
-expect "on: newest event" "$(events $t | tail -1 | cut -d' ' -f1-3)" "8034 OUT 1"
-expect "on: Status" "$(header $t Status)" "results written at END"
+expect "on: every event" "$(events $t | wc -l)" $((2 * 4017))
+expect "on: state" "$(header $t state)" 2
+cd .. || exit 1
+
+# At most 1 MiB: the header's block and 3 of 16,383 records.
+mkdir limit && cd limit || exit 1
+echo 2 | KM_TRACE_LIMIT=1 ../prog > out 2> err || fail "limit: status $?"
+t=KM_trace
+expect "limit: state stopped" "$(header $t state)" 3
+expect "limit: the file at its limit" "$(wc -c < $t)" 1048576
+recorded=$(events $t | wc -l)
+expect "limit: recorded and dropped events make them all" \
+    $((recorded + $(header $t dropped))) 104002
+expect "limit: said so on standard error, once" \
+    "$(grep -c 'trace KM_trace stopped at 1 MiB' err)" 1
 cd .. || exit 1
 finish
