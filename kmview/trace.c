@@ -34,8 +34,10 @@
  */
 #include "kmview/trace.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <strings.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +139,7 @@ static int next_record(const struct kv_trace *t, const unsigned char *b,
 
 static int read_header(struct kv_trace *t)
 {
-    unsigned char h[384];
+    unsigned char h[424];
     ssize_t n = read_at(t, h, sizeof h, 0);
     if (n < 0)
         return -1;
@@ -169,9 +171,9 @@ static int read_header(struct kv_trace *t)
     t->signal = i32(h + 84);
     t->dropped = u64(h + 88);
     t->limit_bytes = u64(h + 96);
-    memcpy(t->clock, h + 104, 24);
-    t->clock[24] = '\0';
-    memcpy(t->program, h + 128, 256);
+    memcpy(t->clock, h + 104, 64);
+    t->clock[64] = '\0';
+    memcpy(t->program, h + 168, 256);
     t->program[256] = '\0';
     return 0;
 }
@@ -745,7 +747,24 @@ struct cursor {
     int64_t prev_ns;
     struct open_region *stack;
     size_t depth, cap;
+    /* the last region left, while only messages have followed it */
+    bool left;
+    int32_t left_id;
+    int left_depth;
+    int64_t left_enter_ns, left_ns;
 };
+
+/* A message's MPI call: the region just left when the record follows its
+ * LEAVE (libkm's order), else none. */
+static void message_call(struct cursor *c, struct kv_tr_event *e)
+{
+    e->call_depth = -1;
+    if (c->left && c->left_id == e->id) {
+        e->call_depth = c->left_depth;
+        e->call_enter_ns = c->left_enter_ns;
+        e->call_leave_ns = c->left_ns;
+    }
+}
 
 static int deliver(void *ctx, const struct raw *r)
 {
@@ -762,6 +781,8 @@ static int deliver(void *ctx, const struct raw *r)
     c->prev_ns = e.ns;
     e.flow = -1;
     e.depth = (int)c->depth;
+    if (r->type != KV_TR_SENT && r->type != KV_TR_RECEIVED)
+        c->left = false;
     switch (r->type) {
     case KV_TR_ENTER:
         KM_GROW(c->stack, c->cap, c->depth + 1);
@@ -775,6 +796,9 @@ static int deliver(void *ctx, const struct raw *r)
         e.id = c->stack[c->depth].id;
         e.enter_ns = c->stack[c->depth].ns;
         e.depth = (int)c->depth;
+        c->left = true;
+        c->left_id = e.id, c->left_depth = e.depth;
+        c->left_enter_ns = e.enter_ns, c->left_ns = e.ns;
         break;
     case KV_TR_SENT:
     case KV_TR_RECEIVED:
@@ -782,9 +806,18 @@ static int deliver(void *ctx, const struct raw *r)
         e.tag = i32(r->x + 4);
         e.bytes = i64(r->x + 8);
         e.flow = flow_id(c->s, c->t, r->type, e.peer, e.tag);
+        message_call(c, &e);
         break;
     }
     return c->fn(c->ctx, c->t, c->th, &e);
+}
+
+int64_t kv_trace_message_ns(const struct kv_tr_event *e)
+{
+    if (e->call_depth < 0)
+        return e->ns;
+    return e->call_leave_ns > e->call_enter_ns ? e->call_leave_ns - 1
+                                               : e->call_enter_ns;
 }
 
 /* The regions still open at the thread's end, closed at its last event. */
@@ -810,7 +843,8 @@ static int close_open(struct cursor *c)
 int kv_trace_each(struct kv_trace_set *s, struct kv_trace *t,
                   struct kv_tr_thread *th, kv_tr_fn fn, void *ctx)
 {
-    struct cursor c = { s, t, th, fn, ctx, 0, INT64_MIN, NULL, 0, 0 };
+    struct cursor c = { .s = s, .t = t, .th = th, .fn = fn, .ctx = ctx,
+                        .prev_ns = INT64_MIN };
     unsigned char *buf = km_xmalloc(t->block_size);
     int rc = 0;
     for (size_t b = 0; rc == 0 && b < th->nblocks; b++)
@@ -861,18 +895,44 @@ const char *kv_trace_state_name(uint32_t state)
     return "state not known";
 }
 
+/* The MPI routine a statement calls ("CALL MPI_SEND(..." -> MPI_SEND,
+ * upper case) into buf; false when the text is no such call. */
+static bool mpi_callee(const char *text, char *buf, size_t size)
+{
+    while (*text == ' ')
+        text++;
+    if (strncasecmp(text, "call", 4) != 0)
+        return false;
+    text += 4;
+    while (*text == ' ')
+        text++;
+    if (strncasecmp(text, "mpi_", 4) != 0)
+        return false;
+    size_t n = 0;
+    while (n + 1 < size && (isalnum((unsigned char)text[n]) || text[n] == '_')) {
+        buf[n] = (char)toupper((unsigned char)text[n]);
+        n++;
+    }
+    buf[n] = '\0';
+    return true;
+}
+
 const char *kv_trace_region_label(const struct kv_trace *t, int32_t id,
                                   char *buf, size_t size)
 {
     const struct kv_tr_region *g = kv_trace_region(t, id);
+    char kind[64];
     if (!g)
         snprintf(buf, size, "region %d", (int)id);
     else if (g->kind >= 1 && g->kind <= 4)
         snprintf(buf, size, "%s", g->name);
     else {
         const struct kv_tr_region *r = kv_trace_region(t, g->routine);
-        snprintf(buf, size, "%s line %d in %s", kv_trace_kind_name(g->kind),
-                 g->line, r ? r->name : "?");
+        /* an MPI call by the routine it calls: what a timeline is read by */
+        if (g->kind != 12 || !mpi_callee(g->name, kind, sizeof kind))
+            snprintf(kind, sizeof kind, "%s", kv_trace_kind_name(g->kind));
+        snprintf(buf, size, "%s line %d in %s", kind, g->line,
+                 r ? r->name : "?");
     }
     return buf;
 }

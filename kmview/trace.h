@@ -81,7 +81,7 @@ struct kv_trace {
     uint32_t state;
     int32_t signal;
     uint64_t dropped, limit_bytes;
-    char clock[25], program[257];
+    char clock[65], program[257];
     /* what the scan found */
     int proc;                /* the process on the set's axis: the rank,
                                 or the file's position when not known */
@@ -125,7 +125,7 @@ void kv_trace_set_free(struct kv_trace_set *s);
 struct kv_tr_event {
     int type;                /* ENTER, LEAVE, SENT, RECEIVED or END */
     int32_t id;              /* the region (for a LEAVE: the one left;
-                                END: 0 or the signal) */
+                                SENT, RECEIVED: the MPI call's; END: 0) */
     int64_t tick;
     int64_t ns;              /* on the set's axis, never before the
                                 thread's previous event */
@@ -137,6 +137,11 @@ struct kv_tr_event {
     int64_t flow;            /* SENT, RECEIVED to or from a peer: the
                                 message's id, shared with its partner's
                                 event; -1 when it has none */
+    /* SENT, RECEIVED: the MPI call's region (the record's id), its ENTER
+     * and LEAVE when the record follows that LEAVE (as libkm writes it);
+     * call_depth -1 when it does not (a record inside its region) */
+    int call_depth;
+    int64_t call_enter_ns, call_leave_ns;
     bool at_end;
 };
 
@@ -152,6 +157,10 @@ int kv_trace_each(struct kv_trace_set *s, struct kv_trace *t,
                   struct kv_tr_thread *th, kv_tr_fn fn, void *ctx);
 void kv_trace_rewind(struct kv_trace_set *s);
 
+/* Where a SENT or RECEIVED is drawn: inside its MPI call's region (its
+ * last ns) when the record follows the call's LEAVE, else its own time. */
+int64_t kv_trace_message_ns(const struct kv_tr_event *e);
+
 /* A tick of file t on the set's axis (ns since the earliest event). */
 int64_t kv_trace_ns(const struct kv_trace_set *s, const struct kv_trace *t,
                     int64_t tick);
@@ -160,7 +169,8 @@ int64_t kv_trace_ns(const struct kv_trace_set *s, const struct kv_trace *t,
 const struct kv_tr_region *kv_trace_region(const struct kv_trace *t,
                                            int32_t id);
 /* A region's name for a timeline: the routine's name, or "KIND line L
- * in ROUTINE"; "region N" when not defined. */
+ * in ROUTINE" (an MPI call's KIND the MPI routine it calls: "MPI_SEND
+ * line 30 in MAIN"); "region N" when not defined. */
 const char *kv_trace_region_label(const struct kv_trace *t, int32_t id,
                                   char *buf, size_t size);
 /* "program", "subroutine", ..., "DO", "MPI", ...; "?" */

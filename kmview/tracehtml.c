@@ -186,7 +186,7 @@ static void message_end(struct hctx *h, const struct kv_tr_event *e)
     if (k >= h->nmsg)
         return;
     int side = e->type == KV_TR_SENT ? 0 : 1;
-    h->msg_t[2 * k + side] = (double)e->ns;
+    h->msg_t[2 * k + side] = (double)kv_trace_message_ns(e);
     h->msg_row[2 * k + side] = h->row;
 }
 

@@ -109,9 +109,10 @@ static void print_event(FILE *f, const struct kv_trace_set *s,
     if (e->type == KV_TR_ENTER || e->type == KV_TR_LEAVE)
         region_text(f, t, e->id);
     else if (e->type == KV_TR_END)
-        fputs(e->id ? strsignal(e->id) : "results written", f);
+        fputs("results written", f);
     else if (e->peer < 0)
-        fprintf(f, "%" PRId64 " bytes, collective", e->bytes);
+        fprintf(f, "%" PRId64 " bytes, no peer (collective, or source not "
+                "known)", e->bytes);
     else
         fprintf(f, "%" PRId64 " bytes %s rank %d, tag %d", e->bytes,
                 e->type == KV_TR_SENT ? "to" : "from", e->peer, e->tag);
@@ -154,7 +155,8 @@ void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last)
             s->n == 1 ? "" : "s", count(b[0], s->events),
             (double)s->end_ns * 1e-9);
     fprintf(f, "messages: %s matched point-to-point, %s sent and %s "
-            "received without a partner, %s collective\n",
+            "received without a partner, %s without a peer (collective, or "
+            "source not known)\n",
             count(b[0], s->matched), count(b[1], s->unmatched_sent),
             count(b[2], s->unmatched_received), count(b[3], s->collectives));
     for (size_t k = 0; k < s->n; k++) {
