@@ -655,6 +655,68 @@ static void set_axis(struct kv_trace_set *s)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Regions over the files                                                    */
+
+/* The key that tells regions apart across files. */
+static char *region_key(const struct kv_trace *t, size_t id)
+{
+    const struct kv_tr_region *g = &t->regions[id - 1];
+    struct km_buf b = { 0 };
+    if (g->name)
+        km_buf_printf(&b, "%d\037%d\037%s\037%s", g->kind, g->line,
+                      g->name, g->file);
+    else                                 /* no definition: its own */
+        km_buf_printf(&b, "?\037%s\037%zu", t->path, id);
+    return (char *)km_buf_cstr(&b);
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211u;
+    return h;
+}
+
+/* Number every file's regions on the set, the same region once. */
+static void unify_regions(struct kv_trace_set *s)
+{
+    size_t total = 0, cap = 16, used = 0;
+    for (size_t k = 0; k < s->n; k++)
+        total += s->t[k].nregions;
+    while (cap < 2 * total)
+        cap *= 2;
+    struct { char *key; uint32_t g; } *tab = km_xcalloc(cap, sizeof *tab);
+    s->regions = km_xcalloc(total + 1, sizeof *s->regions);
+    for (size_t k = 0; k < s->n; k++) {
+        struct kv_trace *t = &s->t[k];
+        t->global = km_xcalloc(t->nregions + 1, sizeof *t->global);
+        for (size_t id = 1; id <= t->nregions; id++) {
+            if (!t->regions[id - 1].name && !t->regions[id - 1].enters) {
+                t->global[id] = UINT32_MAX;  /* an id nothing uses */
+                continue;
+            }
+            char *key = region_key(t, id);
+            size_t i = (size_t)str_hash(key) & (cap - 1);
+            while (tab[i].key && strcmp(tab[i].key, key))
+                i = (i + 1) & (cap - 1);
+            if (!tab[i].key) {
+                tab[i].key = key;
+                tab[i].g = (uint32_t)used;
+                s->regions[used].t = t;
+                s->regions[used++].id = (int32_t)id;
+            } else
+                free(key);
+            t->global[id] = tab[i].g;
+        }
+    }
+    s->nregions = used;
+    for (size_t i = 0; i < cap; i++)
+        free(tab[i].key);
+    free(tab);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The set                                                                   */
 
 static int open_file(struct kv_trace *t, const char *path, int position)
@@ -703,6 +765,7 @@ int kv_trace_set_open(struct kv_trace_set *s, const char *const *paths,
     }
     /* rank order, whatever order the shell gave (KM_trace.10 < .2) */
     qsort(s->t, s->n, sizeof *s->t, by_proc);
+    unify_regions(s);
     match_channels(s);
     set_axis(s);
     return 0;
@@ -724,11 +787,13 @@ void kv_trace_set_free(struct kv_trace_set *s)
         }
         free(t->threads);
         free(t->regions);
+        free(t->global);
         free(t->clocks);
         free(t->path);
     }
     free(s->t);
     free(s->chan);
+    free(s->regions);
     memset(s, 0, sizeof *s);
 }
 

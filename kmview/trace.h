@@ -95,6 +95,16 @@ struct kv_trace {
     size_t undefined;        /* ids entered that no record defines */
     struct kv_tr_clock *clocks;     /* by tick */
     size_t nclocks;
+    uint32_t *global;        /* [id]: the set's region (kv_trace_set's
+                                regions), for ids 1 .. nregions;
+                                UINT32_MAX for an id nothing uses */
+};
+
+/* A region of the set: one per (kind, name, file, line) over the files,
+ * and one per id entered without a definition in each file. */
+struct kv_tr_gregion {
+    const struct kv_trace *t;        /* the first file that has it */
+    int32_t id;                      /* its id there */
 };
 
 struct kv_tr_chan;           /* trace.c's message channels */
@@ -111,6 +121,8 @@ struct kv_trace_set {
     uint64_t collectives;    /* SENT and RECEIVED with peer -1 */
     struct kv_tr_chan *chan;
     size_t nchan, capchan;
+    struct kv_tr_gregion *regions;   /* the regions of every file, unified */
+    size_t nregions;
 };
 
 /* Open and scan `paths`.  0, or -1 with an error naming the file (and

@@ -58,8 +58,6 @@ struct hctx {
     int64_t level_buckets[KV_TH_LEVELS];
     double span;             /* ns of the run, at least 1 */
     uint32_t row;
-    uint32_t *global;        /* the file's region id -> global index */
-    size_t nglobal;
     struct agg agg[KV_TH_DEPTHS][KV_TH_LEVELS];
     struct exact *heap;      /* min-heap by dur while choosing */
     size_t nexact;
@@ -194,14 +192,14 @@ static int on_event(void *ctx, const struct kv_trace *t,
                     const struct kv_tr_thread *th, const struct kv_tr_event *e)
 {
     struct hctx *h = ctx;
-    (void)t, (void)th;
+    (void)th;
     if (e->type == KV_TR_SENT || e->type == KV_TR_RECEIVED) {
         message_end(h, e);
         return 0;
     }
     if (e->type != KV_TR_LEAVE)
         return 0;
-    uint32_t region = (size_t)e->id < h->nglobal ? h->global[e->id] : 0;
+    uint32_t region = (size_t)e->id <= t->nregions ? t->global[e->id] : 0;
     h->regions++;
     if (e->depth < KV_TH_DEPTHS)
         for (int l = 0; l < KV_TH_LEVELS; l++)
@@ -253,67 +251,46 @@ static void write_row_levels(struct hctx *h)
     fputc(']', h->f);
 }
 
-/* The file's regions in the page's table: [label, kind, file, line]. */
-static void write_regions(struct hctx *h, const struct kv_trace *t,
-                          uint32_t *next, bool *first)
+/* The set's regions: [label, kind, file, line]. */
+static void write_regions(struct hctx *h)
 {
-    free(h->global);
-    h->nglobal = t->nregions + 1;
-    h->global = km_xcalloc(h->nglobal, sizeof *h->global);
     char b[512];
-    for (size_t id = 1; id <= t->nregions; id++) {
-        const struct kv_tr_region *g = kv_trace_region(t, (int32_t)id);
-        if (!g && !t->regions[id - 1].enters)
-            continue;
-        h->global[id] = (*next)++;
-        fputs(*first ? "[" : ",[", h->f);
-        *first = false;
-        kv_json_str(h->f, kv_trace_region_label(t, (int32_t)id, b, sizeof b));
+    fputs(",\"regions\":[", h->f);
+    for (size_t k = 0; k < h->s->nregions; k++) {
+        const struct kv_tr_gregion *r = &h->s->regions[k];
+        const struct kv_tr_region *g = kv_trace_region(r->t, r->id);
+        fputs(k ? ",[" : "[", h->f);
+        kv_json_str(h->f, kv_trace_region_label(r->t, r->id, b, sizeof b));
         fputc(',', h->f);
         kv_json_str(h->f, g ? kv_trace_kind_name(g->kind) : "undefined");
         fputc(',', h->f);
         kv_json_str(h->f, g ? g->file : "");
         fprintf(h->f, ",%d]", g ? g->line : 0);
     }
+    fputc(']', h->f);
 }
 
 static int write_rows(struct hctx *h)
 {
     int rc = 0;
-    uint32_t next = 0;
-    bool first = true;
     kv_trace_rewind(h->s);
-    /* rows first (the pass), then the region table gathered during it */
-    struct km_buf names = { 0 };
-    FILE *keep = h->f;
-    fputs(",\"rows\":[", keep);
+    fputs(",\"rows\":[", h->f);
     for (size_t k = 0; rc == 0 && k < h->s->n; k++) {
         struct kv_trace *t = &h->s->t[k];
-        char *text = NULL;
-        size_t len = 0;
-        h->f = open_memstream(&text, &len);
-        write_regions(h, t, &next, &first);
-        fclose(h->f);
-        km_buf_add(&names, text, len);
-        free(text);
-        h->f = keep;
         for (size_t n = 0; rc == 0 && n < t->nthreads; n++) {
             struct kv_tr_thread *th = &t->threads[n];
-            fprintf(keep, "%s{\"rank\":%d,\"thread\":%d,\"state\":", h->row ? "," : "",
-                    t->proc, th->thread);
-            kv_json_str(keep, kv_trace_state_name(t->state));
-            fprintf(keep, ",\"open\":%zu", th->nopen);
+            fprintf(h->f, "%s{\"rank\":%d,\"thread\":%d,\"state\":",
+                    h->row ? "," : "", t->proc, th->thread);
+            kv_json_str(h->f, kv_trace_state_name(t->state));
+            fprintf(h->f, ",\"open\":%zu", th->nopen);
             rc = kv_trace_each(h->s, t, th, on_event, h);
             write_row_levels(h);
-            fputc('}', keep);
+            fputc('}', h->f);
             h->row++;
         }
     }
-    fputs("],\"regions\":[", keep);
-    if (names.len)
-        fwrite(names.data, 1, names.len, keep);
-    fputc(']', keep);
-    km_buf_free(&names);
+    fputc(']', h->f);
+    write_regions(h);
     return rc;
 }
 
@@ -412,7 +389,6 @@ int kv_trace_html(FILE *f, struct kv_trace_set *s)
         for (int l = 0; l < KV_TH_LEVELS; l++)
             free(h.agg[d][l].runs);
     free(h.heap);
-    free(h.global);
     free(h.msg_t);
     free(h.msg_row);
     return rc ? -1 : 0;

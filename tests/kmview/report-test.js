@@ -939,6 +939,10 @@ function tracePage() {
   ok(nrows === num('rows'), 'one row per rank and thread: ' + nrows + ' (expected ' + E.rows + ')');
   ok(X.nregions === num('regions'), 'every region counted: ' + X.nregions + ' (expected ' + E.regions + ')');
   ok(X.matched === num('matched'), 'messages matched: ' + X.matched + ' (expected ' + E.matched + ')');
+  var seen = {}, dup = 0;
+  X.regions.forEach(function (g) { var k = g.join('\u001f'); if (seen[k]) dup++; seen[k] = 1; });
+  ok(dup === 0 && X.regions.length <= 13, 'the ranks\' regions are one table, each region once (' +
+     X.regions.length + ' regions, ' + dup + ' twice)');
   if (T.mode === 'trace') {
     ok(X.complete && X.start.length === num('regions'), 'every region kept exactly: ' + X.start.length);
     ok(KM.trace.last.exact === num('regions'), 'the whole run draws every region: ' + KM.trace.last.exact);
