@@ -117,10 +117,16 @@ function drawRuns(x, r, i, level, t0, nsPx, W, alphaScale) {
   return drawn;
 }
 
+/* the first of a row's exact events (by start) that can reach time t */
+function firstEvent(r, t) {
+  var ev = r.ev, lo = 0, hi = ev.length;
+  while (lo < hi) { var m = (lo + hi) >> 1; if (T.start[ev[m]] < t - r.maxDur) lo = m + 1; else hi = m; }
+  return lo;
+}
+
 function drawExact(x, r, i, t0, nsPx, W) {
-  var t1 = t0 + nsPx * W, ev = r.ev, lo = 0, hi = ev.length, drawn = 0;
-  while (lo < hi) { var m = (lo + hi) >> 1; if (T.start[ev[m]] < t0 - r.maxDur) lo = m + 1; else hi = m; }
-  for (var j = lo; j < ev.length && T.start[ev[j]] <= t1; j++) {
+  var t1 = t0 + nsPx * W, ev = r.ev, drawn = 0;
+  for (var j = firstEvent(r, t0); j < ev.length && T.start[ev[j]] <= t1; j++) {
     var k = ev[j], s = T.start[k], e = s + T.dur[k];
     if (e < t0) continue;
     var xs = Math.max(0, (s - t0) / nsPx), xe = Math.min(W, (e - t0) / nsPx);
@@ -215,9 +221,9 @@ function hit(px, py) {
   if (i < 0 || px < LEFT) return '';
   var d = Math.floor((py - T.y[i]) / BAR), r = T.rows[i], level = levelFor(nsPx);
   if (level < 0) {
-    for (var j = 0; j < r.ev.length; j++) {
+    for (var j = firstEvent(r, t - nsPx); j < r.ev.length && T.start[r.ev[j]] <= t + nsPx; j++) {
       var e = r.ev[j];
-      if (T.depth[e] === d && T.start[e] <= t + nsPx && T.start[e] + T.dur[e] >= t - nsPx) {
+      if (T.depth[e] === d && T.start[e] + T.dur[e] >= t - nsPx) {
         var g = T.regions[T.region[e]];
         return '<b>' + KM.esc(g[0]) + '</b><br>' + KM.esc(g[1]) + (g[2] ? ' · ' + KM.esc(g[2]) + ':' + g[3] : '') +
           '<br>' + fmtT(T.dur[e]) + ' from ' + fmtT(T.start[e]) + '<br>rank ' + r.rank + ' · thread ' + r.thread;

@@ -5,6 +5,12 @@
  * first, and its last events — which is what a hung or killed run's
  * trace is read for.
  *
+ * With several files the threads are first grouped by where they were
+ * (the same regions open, by the set's unified regions), largest group
+ * first, as a hung MPI run is read: most ranks wait in one collective,
+ * the odd one is elsewhere.  Past KV_TT_DETAIL files the details follow
+ * only for the files that have a thread outside the largest group.
+ *
  * Everything here comes from the scan (trace.c); nothing reads the file
  * again.  Must never print a figure that the trace does not hold: what
  * the reader made up (regions closed at the end) is said to be made up.
@@ -12,9 +18,13 @@
 #include "kmview/trace.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kmview/out.h"
+#include "support/buf.h"
+
+#define KV_TT_DETAIL 16          /* files shown whole, at most */
 
 static const char *count(char buf[32], uint64_t v)
 {
@@ -147,8 +157,124 @@ static void print_thread(FILE *f, const struct kv_trace_set *s,
         print_event(f, s, t, &th->last[k % KV_TR_LAST]);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Where the threads were, grouped                                           */
+
+struct where {
+    const struct kv_trace *t;
+    const struct kv_tr_thread *th;
+    char *key;               /* the open regions' set ids, outermost first */
+    size_t group;
+};
+
+static int by_key(const void *a, const void *b)
+{
+    const struct where *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    if (c)
+        return c;
+    if (x->th->thread != y->th->thread)
+        return x->th->thread < y->th->thread ? -1 : 1;
+    return (x->t->proc > y->t->proc) - (x->t->proc < y->t->proc);
+}
+
+static char *open_key(const struct kv_trace *t, const struct kv_tr_thread *th)
+{
+    struct km_buf b = { 0 };
+    km_buf_adds(&b, "/");
+    for (size_t k = 0; k < th->nopen; k++)
+        km_buf_printf(&b, "%u/", (unsigned)t->global[th->open[k].id]);
+    return (char *)km_buf_cstr(&b);
+}
+
+/* "ranks 0-3, 7 (thread 0)" for a group's members w[0..n), which are by
+ * thread, then rank. */
+static void print_members(FILE *f, const struct where *w, size_t n)
+{
+    for (size_t k = 0; k < n;) {
+        size_t e = k;
+        while (e < n && w[e].th->thread == w[k].th->thread)
+            e++;
+        fprintf(f, "%s%s ", k ? "; " : "", e - k > 1 ? "ranks" : "rank");
+        for (size_t i = k; i < e;) {
+            size_t j = i;
+            while (j + 1 < e && w[j + 1].t->proc == w[j].t->proc + 1)
+                j++;
+            fprintf(f, "%s%d", i > k ? "," : "", w[i].t->proc);
+            if (j > i)
+                fprintf(f, "-%d", w[j].t->proc);
+            i = j + 1;
+        }
+        fprintf(f, " (thread %d)", w[k].th->thread);
+        k = e;
+    }
+}
+
+static void print_stack(FILE *f, const struct where *w)
+{
+    char b[512];
+    if (w->th->nopen == 0) {
+        fputs("      nothing open\n", f);
+        return;
+    }
+    fputs("      ", f);
+    for (size_t k = 0; k < w->th->nopen; k++)
+        fprintf(f, "%s%s", k ? " > " : "",
+                kv_trace_region_label(w->t, w->th->open[k].id, b, sizeof b));
+    fputc('\n', f);
+}
+
+/* Groups of threads with the same regions open; returns the largest's
+ * members' files marked in `common` (true: the file has only threads of
+ * the largest group). */
+static void print_groups(FILE *f, const struct kv_trace_set *s, bool *common)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < s->n; k++)
+        n += s->t[k].nthreads;
+    struct where *w = km_xcalloc(n + 1, sizeof *w);
+    size_t m = 0;
+    for (size_t k = 0; k < s->n; k++)
+        for (size_t j = 0; j < s->t[k].nthreads; j++) {
+            w[m].t = &s->t[k];
+            w[m].th = &s->t[k].threads[j];
+            w[m].key = open_key(w[m].t, w[m].th);
+            m++;
+        }
+    qsort(w, n, sizeof *w, by_key);
+    /* group starts and sizes, then the largest first */
+    size_t *start = km_xcalloc(n + 1, sizeof *start), ng = 0, big = 0;
+    for (size_t k = 0; k < n; k++)
+        if (k == 0 || strcmp(w[k].key, w[k - 1].key))
+            start[ng++] = k;
+    start[ng] = n;
+    for (size_t g = 1; g < ng; g++)
+        if (start[g + 1] - start[g] > start[big + 1] - start[big])
+            big = g;
+    fprintf(f, "where they were at the end (regions open, outermost first; "
+            "%zu group%s of threads):\n", ng, ng == 1 ? "" : "s");
+    for (size_t r = 0; r < ng; r++) {
+        size_t g = r == 0 ? big : r <= big ? r - 1 : r;
+        fprintf(f, "  %zu thread%s: ", start[g + 1] - start[g],
+                start[g + 1] - start[g] == 1 ? "" : "s");
+        print_members(f, w + start[g], start[g + 1] - start[g]);
+        fputc('\n', f);
+        print_stack(f, &w[start[g]]);
+    }
+    for (size_t k = 0; k < s->n; k++)
+        common[k] = true;
+    for (size_t g = 0; g < ng; g++)
+        for (size_t k = start[g]; g != big && k < start[g + 1]; k++)
+            common[w[k].t - s->t] = false;
+    for (size_t k = 0; k < n; k++)
+        free(w[k].key);
+    free(start);
+    free(w);
+}
+
 void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last)
 {
+    bool *common = km_xcalloc(s->n + 1, sizeof *common);
     char b[4][32];
     fprintf(f, "%zu trace file%s, %s events over %.9f s (CLOCK_REALTIME, "
             "from the earliest event of any file)\n", s->n,
@@ -159,8 +285,16 @@ void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last)
             "source not known)\n",
             count(b[0], s->matched), count(b[1], s->unmatched_sent),
             count(b[2], s->unmatched_received), count(b[3], s->collectives));
+    if (s->n > 1)
+        print_groups(f, s, common);
+    bool some = s->n > KV_TT_DETAIL;
+    if (some)
+        fprintf(f, "(more than %d files: the details of those with a thread "
+                "outside the largest group only)\n", KV_TT_DETAIL);
     for (size_t k = 0; k < s->n; k++) {
         const struct kv_trace *t = &s->t[k];
+        if (some && common[k])
+            continue;
         fprintf(f, "\n%s: ", t->path);
         if (t->rank >= 0)
             fprintf(f, "rank %d of %d", t->rank, t->nranks);
@@ -174,4 +308,5 @@ void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last)
         for (size_t j = 0; j < t->nthreads; j++)
             print_thread(f, s, t, &t->threads[j], last);
     }
+    free(common);
 }
