@@ -762,6 +762,8 @@ int kv_trace_set_open(struct kv_trace_set *s, const char *const *paths,
             }
         if (scan_file(s, t))
             return -1;
+        close(t->fd);            /* a pass opens it again: thousands of */
+        t->fd = -1;              /* ranks must not need as many fds */
     }
     /* rank order, whatever order the shell gave (KM_trace.10 < .2) */
     qsort(s->t, s->n, sizeof *s->t, by_proc);
@@ -910,12 +912,22 @@ int kv_trace_each(struct kv_trace_set *s, struct kv_trace *t,
 {
     struct cursor c = { .s = s, .t = t, .th = th, .fn = fn, .ctx = ctx,
                         .prev_ns = INT64_MIN };
+    if (th->nblocks == 0)
+        return close_open(&c);
+    t->fd = open(t->path, O_RDONLY);
+    if (t->fd < 0) {
+        fprintf(stderr, "%s: error: cannot open: %s\n", t->path,
+                strerror(errno));
+        return -1;
+    }
     unsigned char *buf = km_xmalloc(t->block_size);
     int rc = 0;
     for (size_t b = 0; rc == 0 && b < th->nblocks; b++)
         rc = walk_block(t, buf, th->blocks[b], deliver, &c);
     if (rc == 0)
         rc = close_open(&c);
+    close(t->fd);
+    t->fd = -1;
     free(buf);
     free(c.stack);
     return rc;

@@ -16,7 +16,9 @@
  * of them when there are at most KV_TH_EXACT, else the KV_TH_EXACT
  * longest (the page draws the finest summary under them when zoomed in
  * past it, so that nothing disappears).  Message lines: every matched
- * message up to KV_TH_MSGS, else every k-th by id.
+ * message up to KV_TH_MSGS, else every k-th by id, between rows shown.
+ * More than KV_TH_ROWS rows do not fit a canvas nor an eye: then every
+ * k-th file (rank) is shown, with all its threads, and the page says so.
  *
  * Arrays travel as base64 of little-endian words (html.c's helpers).
  * Must never hold more than one row's summaries and the exact set.
@@ -36,6 +38,7 @@
 #define KV_TH_EXACT 200000
 #define KV_TH_MSGS 5000
 #define KV_TH_BUCKETS (1 << 17)  /* finest buckets over all rows, about */
+#define KV_TH_ROWS 512           /* rows shown at most, about */
 
 /* A run of buckets: start, length, region (global index), depth << 8 |
  * coverage (1..255). */
@@ -58,6 +61,7 @@ struct hctx {
     int64_t level_buckets[KV_TH_LEVELS];
     double span;             /* ns of the run, at least 1 */
     uint32_t row;
+    size_t file_stride;      /* every k-th file shown */
     struct agg agg[KV_TH_DEPTHS][KV_TH_LEVELS];
     struct exact *heap;      /* min-heap by dur while choosing */
     size_t nexact;
@@ -182,7 +186,7 @@ static void message_end(struct hctx *h, const struct kv_tr_event *e)
         return;
     size_t k = (size_t)((uint64_t)e->flow / h->stride);
     if (k >= h->nmsg)
-        return;
+        return;                  /* (files not shown leave their ends -1) */
     int side = e->type == KV_TR_SENT ? 0 : 1;
     h->msg_t[2 * k + side] = (double)kv_trace_message_ns(e);
     h->msg_row[2 * k + side] = h->row;
@@ -275,7 +279,7 @@ static int write_rows(struct hctx *h)
     int rc = 0;
     kv_trace_rewind(h->s);
     fputs(",\"rows\":[", h->f);
-    for (size_t k = 0; rc == 0 && k < h->s->n; k++) {
+    for (size_t k = 0; rc == 0 && k < h->s->n; k += h->file_stride) {
         struct kv_trace *t = &h->s->t[k];
         for (size_t n = 0; rc == 0 && n < t->nthreads; n++) {
             struct kv_tr_thread *th = &t->threads[n];
@@ -341,9 +345,13 @@ static void write_messages(struct hctx *h)
  * level 8 times fewer. */
 static void choose_levels(struct hctx *h)
 {
-    size_t rows = 0;
+    size_t rows = 0, shown = 0;
     for (size_t k = 0; k < h->s->n; k++)
         rows += h->s->t[k].nthreads;
+    h->file_stride = rows > KV_TH_ROWS ? (rows + KV_TH_ROWS - 1) / KV_TH_ROWS : 1;
+    for (size_t k = 0; k < h->s->n; k += h->file_stride)
+        shown += h->s->t[k].nthreads;
+    rows = shown;
     int64_t finest = 65536;
     while (finest > 2048 && (size_t)finest * (rows ? rows : 1) > KV_TH_BUCKETS)
         finest /= 2;
@@ -375,7 +383,8 @@ int kv_trace_html(FILE *f, struct kv_trace_set *s)
         fputs(k ? "," : "", f);
         kv_json_str(f, s->t[k].path);
     }
-    fprintf(f, "],\"levels\":[%lld,%lld,%lld]", (long long)h.level_buckets[0],
+    fprintf(f, "],\"fileStride\":%zu", h.file_stride);
+    fprintf(f, ",\"levels\":[%lld,%lld,%lld]", (long long)h.level_buckets[0],
             (long long)h.level_buckets[1], (long long)h.level_buckets[2]);
     int rc = write_rows(&h);
     fprintf(f, ",\"nregions\":%llu,\"complete\":%s,\"matched\":%llu",

@@ -943,6 +943,13 @@ function tracePage() {
   X.regions.forEach(function (g) { var k = g.join('\u001f'); if (seen[k]) dup++; seen[k] = 1; });
   ok(dup === 0 && X.regions.length <= 13, 'the ranks\' regions are one table, each region once (' +
      X.regions.length + ' regions, ' + dup + ' twice)');
+  if (T.mode === 'tracemany') {
+    ok(X.fileStride === num('stride') && /of 600 ranks 1 in 2 is shown/.test($('#tnote').textContent),
+       'more rows than fit: 1 rank in ' + X.fileStride + ' shown, and said so');
+    ok(c.height <= 32767 && KM.trace.last.exact > 0, 'the canvas fits (' + c.height + ' px) and is drawn');
+    finish();
+    return;
+  }
   if (T.mode === 'trace') {
     ok(X.complete && X.start.length === num('regions'), 'every region kept exactly: ' + X.start.length);
     ok(KM.trace.last.exact === num('regions'), 'the whole run draws every region: ' + KM.trace.last.exact);
@@ -987,7 +994,7 @@ function tracePage() {
 function echo(s) { out.push('# ' + s); }
 
 try {
-  if (T.mode === 'trace' || T.mode === 'tracebig') tracePage();
+  if (/^trace/.test(T.mode)) tracePage();
   else if (T.mode === 'timeline') timelinePage();
   else if (T.mode === 'diff') diffPage();
   else if (T.mode === 'kpis') kpiPage();
