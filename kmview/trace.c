@@ -934,6 +934,79 @@ int kv_trace_each(struct kv_trace_set *s, struct kv_trace *t,
 }
 
 /* ------------------------------------------------------------------------ */
+/* Where the threads were                                                    */
+
+struct keyed { struct kv_tr_where w; char *key; };
+
+static int by_open(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    if (c)
+        return c;
+    if (x->w.th->thread != y->w.th->thread)
+        return x->w.th->thread < y->w.th->thread ? -1 : 1;
+    return (x->w.t->proc > y->w.t->proc) - (x->w.t->proc < y->w.t->proc);
+}
+
+/* The regions open at a thread's end as the set's ids: "/3/7/". */
+static char *open_key(const struct kv_trace *t, const struct kv_tr_thread *th)
+{
+    struct km_buf b = { 0 };
+    km_buf_adds(&b, "/");
+    for (size_t k = 0; k < th->nopen; k++)
+        km_buf_printf(&b, "%u/", (unsigned)t->global[th->open[k].id]);
+    return (char *)km_buf_cstr(&b);
+}
+
+void kv_trace_groups(struct kv_tr_groups *g, const struct kv_trace_set *s)
+{
+    memset(g, 0, sizeof *g);
+    for (size_t k = 0; k < s->n; k++)
+        g->n += s->t[k].nthreads;
+    struct keyed *v = km_xcalloc(g->n + 1, sizeof *v);
+    size_t m = 0;
+    for (size_t k = 0; k < s->n; k++)
+        for (size_t j = 0; j < s->t[k].nthreads; j++, m++) {
+            v[m].w.t = &s->t[k];
+            v[m].w.th = &s->t[k].threads[j];
+            v[m].key = open_key(v[m].w.t, v[m].w.th);
+        }
+    qsort(v, g->n, sizeof *v, by_open);
+    g->w = km_xcalloc(g->n + 1, sizeof *g->w);
+    g->start = km_xcalloc(g->n + 2, sizeof *g->start);
+    for (size_t k = 0; k < g->n; k++) {
+        if (k == 0 || strcmp(v[k].key, v[k - 1].key))
+            g->start[g->ngroups++] = k;
+        g->w[k] = v[k].w;
+    }
+    g->start[g->ngroups] = g->n;
+    for (size_t k = 1; k < g->ngroups; k++)
+        if (g->start[k + 1] - g->start[k] >
+            g->start[g->largest + 1] - g->start[g->largest])
+            g->largest = k;
+    for (size_t k = 0; k < g->n; k++)
+        free(v[k].key);
+    free(v);
+}
+
+void kv_trace_groups_free(struct kv_tr_groups *g)
+{
+    free(g->w);
+    free(g->start);
+    memset(g, 0, sizeof *g);
+}
+
+void kv_trace_odd_files(const struct kv_tr_groups *g,
+                        const struct kv_trace_set *s, bool *odd)
+{
+    memset(odd, 0, s->n * sizeof *odd);
+    for (size_t k = 0; k < g->ngroups; k++)
+        for (size_t i = g->start[k]; k != g->largest && i < g->start[k + 1]; i++)
+            odd[g->w[i].t - s->t] = true;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Names                                                                     */
 
 const struct kv_tr_region *kv_trace_region(const struct kv_trace *t,

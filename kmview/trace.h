@@ -190,6 +190,24 @@ const char *kv_trace_kind_name(int kind);
 /* "running", "ended", "stopped at the size limit", "ended by a signal" */
 const char *kv_trace_state_name(uint32_t state);
 
+/* Where the threads were: every thread of the set, grouped by the
+ * regions open at its end (the same set regions, outermost first). */
+struct kv_tr_where {
+    const struct kv_trace *t;
+    const struct kv_tr_thread *th;
+};
+struct kv_tr_groups {
+    struct kv_tr_where *w;   /* by group, then thread number, then rank */
+    size_t n;
+    size_t *start;           /* group k: w[start[k] .. start[k + 1]) */
+    size_t ngroups, largest; /* largest: the group of the most threads */
+};
+void kv_trace_groups(struct kv_tr_groups *g, const struct kv_trace_set *s);
+void kv_trace_groups_free(struct kv_tr_groups *g);
+/* odd[k]: file k of the set has a thread outside the largest group. */
+void kv_trace_odd_files(const struct kv_tr_groups *g,
+                        const struct kv_trace_set *s, bool *odd);
+
 /* kmview trace: the text summary of every file, with where each thread
  * was at the end (tracetext.c). */
 void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last);

@@ -22,7 +22,7 @@ var T = null, win = null, last = {};
 function decode(D) {
   if (T) return T;
   var X = D.trace;
-  T = {span: X.span, levels: X.levels, fileStride: X.fileStride, regions: X.regions, complete: X.complete, nregions: X.nregions,
+  T = {span: X.span, levels: X.levels, fileStride: X.fileStride, oddShown: X.oddShown, regions: X.regions, complete: X.complete, nregions: X.nregions,
        matched: X.matched, files: X.files, rows: X.rows.map(function (r) {
          return {rank: r.rank, thread: r.thread, state: r.state, open: r.open,
                  lv: r.lv.map(function (a) { return KM.array(a); }), ev: []};
@@ -249,7 +249,8 @@ function view(main, D) {
     ' (' + T.files.length + ' trace file' + (T.files.length > 1 ? 's' : '') + '), ' + KM.intText(T.matched) +
     ' messages matched' + (T.msgStride > 1 ? ' (1 in ' + T.msgStride + ' drawn)' : '') +
     (T.fileStride > 1 ? '; of ' + KM.intText(T.files.length) + ' ranks 1 in ' + T.fileStride +
-     ' is shown (rank 0, ' + T.fileStride + ', ...), and the lines between those' : '') +
+     ' is shown (rank 0, ' + T.fileStride + ', ...)' + (T.oddShown ? ' and the ' + T.oddShown + ' threads of ranks ' +
+     'that were elsewhere at the end than most' : '') + ', and the lines between those' : '') +
     (T.complete ? '' : '; the ' + KM.intText(T.start.length) + ' longest regions are kept exactly, the others ' +
      'in the summaries');
   var open = T.rows.filter(function (r) { return r.open > 0; });

@@ -18,7 +18,9 @@
  * past it, so that nothing disappears).  Message lines: every matched
  * message up to KV_TH_MSGS, else every k-th by id, between rows shown.
  * More than KV_TH_ROWS rows do not fit a canvas nor an eye: then every
- * k-th file (rank) is shown, with all its threads, and the page says so.
+ * k-th file (rank) is shown, with all its threads, and besides them the
+ * files that were elsewhere at the end than most (kv_trace_groups: a hung
+ * run's odd rank), and the page says so.
  *
  * Arrays travel as base64 of little-endian words (html.c's helpers).
  * Must never hold more than one row's summaries and the exact set.
@@ -62,6 +64,8 @@ struct hctx {
     double span;             /* ns of the run, at least 1 */
     uint32_t row;
     size_t file_stride;      /* every k-th file shown */
+    bool *shown;             /* [file]: the k-th, or an odd one */
+    size_t odd_shown;        /* rows of odd files shown besides */
     struct agg agg[KV_TH_DEPTHS][KV_TH_LEVELS];
     struct exact *heap;      /* min-heap by dur while choosing */
     size_t nexact;
@@ -279,8 +283,10 @@ static int write_rows(struct hctx *h)
     int rc = 0;
     kv_trace_rewind(h->s);
     fputs(",\"rows\":[", h->f);
-    for (size_t k = 0; rc == 0 && k < h->s->n; k += h->file_stride) {
+    for (size_t k = 0; rc == 0 && k < h->s->n; k++) {
         struct kv_trace *t = &h->s->t[k];
+        if (!h->shown[k])
+            continue;
         for (size_t n = 0; rc == 0 && n < t->nthreads; n++) {
             struct kv_tr_thread *th = &t->threads[n];
             fprintf(h->f, "%s{\"rank\":%d,\"thread\":%d,\"state\":",
@@ -349,8 +355,24 @@ static void choose_levels(struct hctx *h)
     for (size_t k = 0; k < h->s->n; k++)
         rows += h->s->t[k].nthreads;
     h->file_stride = rows > KV_TH_ROWS ? (rows + KV_TH_ROWS - 1) / KV_TH_ROWS : 1;
-    for (size_t k = 0; k < h->s->n; k += h->file_stride)
-        shown += h->s->t[k].nthreads;
+    h->shown = km_xcalloc(h->s->n + 1, sizeof *h->shown);
+    if (h->file_stride > 1) {        /* the odd ones, if they are few */
+        struct kv_tr_groups g;
+        kv_trace_groups(&g, h->s);
+        kv_trace_odd_files(&g, h->s, h->shown);
+        kv_trace_groups_free(&g);
+        size_t odd = 0;
+        for (size_t k = 0; k < h->s->n; k++)
+            odd += h->shown[k] && k % h->file_stride ? h->s->t[k].nthreads : 0;
+        if (odd > KV_TH_ROWS / 2)
+            memset(h->shown, 0, h->s->n * sizeof *h->shown);
+        else
+            h->odd_shown = odd;
+    }
+    for (size_t k = 0; k < h->s->n; k++) {
+        h->shown[k] = h->shown[k] || k % h->file_stride == 0;
+        shown += h->shown[k] ? h->s->t[k].nthreads : 0;
+    }
     rows = shown;
     int64_t finest = 65536;
     while (finest > 2048 && (size_t)finest * (rows ? rows : 1) > KV_TH_BUCKETS)
@@ -383,7 +405,8 @@ int kv_trace_html(FILE *f, struct kv_trace_set *s)
         fputs(k ? "," : "", f);
         kv_json_str(f, s->t[k].path);
     }
-    fprintf(f, "],\"fileStride\":%zu", h.file_stride);
+    fprintf(f, "],\"fileStride\":%zu,\"oddShown\":%zu", h.file_stride,
+            h.odd_shown);
     fprintf(f, ",\"levels\":[%lld,%lld,%lld]", (long long)h.level_buckets[0],
             (long long)h.level_buckets[1], (long long)h.level_buckets[2]);
     int rc = write_rows(&h);
@@ -398,6 +421,7 @@ int kv_trace_html(FILE *f, struct kv_trace_set *s)
         for (int l = 0; l < KV_TH_LEVELS; l++)
             free(h.agg[d][l].runs);
     free(h.heap);
+    free(h.shown);
     free(h.msg_t);
     free(h.msg_row);
     return rc ? -1 : 0;

@@ -160,36 +160,9 @@ static void print_thread(FILE *f, const struct kv_trace_set *s,
 /* ------------------------------------------------------------------------ */
 /* Where the threads were, grouped                                           */
 
-struct where {
-    const struct kv_trace *t;
-    const struct kv_tr_thread *th;
-    char *key;               /* the open regions' set ids, outermost first */
-    size_t group;
-};
-
-static int by_key(const void *a, const void *b)
-{
-    const struct where *x = a, *y = b;
-    int c = strcmp(x->key, y->key);
-    if (c)
-        return c;
-    if (x->th->thread != y->th->thread)
-        return x->th->thread < y->th->thread ? -1 : 1;
-    return (x->t->proc > y->t->proc) - (x->t->proc < y->t->proc);
-}
-
-static char *open_key(const struct kv_trace *t, const struct kv_tr_thread *th)
-{
-    struct km_buf b = { 0 };
-    km_buf_adds(&b, "/");
-    for (size_t k = 0; k < th->nopen; k++)
-        km_buf_printf(&b, "%u/", (unsigned)t->global[th->open[k].id]);
-    return (char *)km_buf_cstr(&b);
-}
-
 /* "ranks 0-3, 7 (thread 0)" for a group's members w[0..n), which are by
  * thread, then rank. */
-static void print_members(FILE *f, const struct where *w, size_t n)
+static void print_members(FILE *f, const struct kv_tr_where *w, size_t n)
 {
     for (size_t k = 0; k < n;) {
         size_t e = k;
@@ -210,7 +183,7 @@ static void print_members(FILE *f, const struct where *w, size_t n)
     }
 }
 
-static void print_stack(FILE *f, const struct where *w)
+static void print_stack(FILE *f, const struct kv_tr_where *w)
 {
     char b[512];
     if (w->th->nopen == 0) {
@@ -224,52 +197,26 @@ static void print_stack(FILE *f, const struct where *w)
     fputc('\n', f);
 }
 
-/* Groups of threads with the same regions open; returns the largest's
- * members' files marked in `common` (true: the file has only threads of
- * the largest group). */
+/* The groups, largest first; marks in `common` the files that have only
+ * threads of the largest group. */
 static void print_groups(FILE *f, const struct kv_trace_set *s, bool *common)
 {
-    size_t n = 0;
-    for (size_t k = 0; k < s->n; k++)
-        n += s->t[k].nthreads;
-    struct where *w = km_xcalloc(n + 1, sizeof *w);
-    size_t m = 0;
-    for (size_t k = 0; k < s->n; k++)
-        for (size_t j = 0; j < s->t[k].nthreads; j++) {
-            w[m].t = &s->t[k];
-            w[m].th = &s->t[k].threads[j];
-            w[m].key = open_key(w[m].t, w[m].th);
-            m++;
-        }
-    qsort(w, n, sizeof *w, by_key);
-    /* group starts and sizes, then the largest first */
-    size_t *start = km_xcalloc(n + 1, sizeof *start), ng = 0, big = 0;
-    for (size_t k = 0; k < n; k++)
-        if (k == 0 || strcmp(w[k].key, w[k - 1].key))
-            start[ng++] = k;
-    start[ng] = n;
-    for (size_t g = 1; g < ng; g++)
-        if (start[g + 1] - start[g] > start[big + 1] - start[big])
-            big = g;
+    struct kv_tr_groups g;
+    kv_trace_groups(&g, s);
     fprintf(f, "where they were at the end (regions open, outermost first; "
-            "%zu group%s of threads):\n", ng, ng == 1 ? "" : "s");
-    for (size_t r = 0; r < ng; r++) {
-        size_t g = r == 0 ? big : r <= big ? r - 1 : r;
-        fprintf(f, "  %zu thread%s: ", start[g + 1] - start[g],
-                start[g + 1] - start[g] == 1 ? "" : "s");
-        print_members(f, w + start[g], start[g + 1] - start[g]);
+            "%zu group%s of threads):\n", g.ngroups, g.ngroups == 1 ? "" : "s");
+    for (size_t r = 0; r < g.ngroups; r++) {
+        size_t k = r == 0 ? g.largest : r <= g.largest ? r - 1 : r;
+        size_t n = g.start[k + 1] - g.start[k];
+        fprintf(f, "  %zu thread%s: ", n, n == 1 ? "" : "s");
+        print_members(f, g.w + g.start[k], n);
         fputc('\n', f);
-        print_stack(f, &w[start[g]]);
+        print_stack(f, &g.w[g.start[k]]);
     }
+    kv_trace_odd_files(&g, s, common);
     for (size_t k = 0; k < s->n; k++)
-        common[k] = true;
-    for (size_t g = 0; g < ng; g++)
-        for (size_t k = start[g]; g != big && k < start[g + 1]; k++)
-            common[w[k].t - s->t] = false;
-    for (size_t k = 0; k < n; k++)
-        free(w[k].key);
-    free(start);
-    free(w);
+        common[k] = !common[k];
+    kv_trace_groups_free(&g);
 }
 
 void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last)

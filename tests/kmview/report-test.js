@@ -946,7 +946,9 @@ function tracePage() {
   if (T.mode === 'tracemany') {
     ok(X.fileStride === num('stride') && /of 600 ranks 1 in 2 is shown/.test($('#tnote').textContent),
        'more rows than fit: 1 rank in ' + X.fileStride + ' shown, and said so');
-    ok(c.height <= 32767 && KM.trace.last.exact > 0, 'the canvas fits (' + c.height + ' px) and is drawn');
+    ok(X.rows[1].rank === 1 && X.rows[3].rank === 3 && X.oddShown === 2,
+       'and ranks 1 and 3, which were elsewhere at the end than most');
+    ok(c.height <= 32767 && KM.trace.last.exact + KM.trace.last.runs > 0, 'the canvas fits (' + c.height + ' px) and is drawn');
     finish();
     return;
   }
