@@ -8,12 +8,16 @@
  * the events, collects the REGION table and the CLOCK calibrations, keeps
  * the regions open at the end and the last few events of each thread, and
  * counts the point-to-point messages per channel (sender, receiver, tag).
+ * The regions are then unified over the files (kind, name, file, line).
  * Then kv_trace_each reads a thread again, block by block, and calls back
  * per event with its time on the set's one axis and, for a message, the
  * id it shares with its partner: the k-th message from a to b with tag t
  * is the k-th that b received from a with tag t (MPI's non-overtaking
  * order); a pair that ever had a tag not known (-1) is matched by (a, b)
- * alone.  Memory is one block plus the per-thread and per-channel tables,
+ * alone.  A message's record follows its MPI call's LEAVE (libkm's
+ * order): the event names that call's ENTER and LEAVE, so that writers
+ * can put the message inside it.  Memory is one block plus the per-thread
+ * and per-channel tables,
  * whatever the number of events.
  *
  * A run killed at any point leaves a readable file, and this reader takes

@@ -9,8 +9,11 @@
  * where each thread was at the end), then kv_trace_each calls back once
  * per event of one thread, in that thread's order, with its time on the
  * set's axis, its depth, and for a message the id it shares with its
- * partner on the other rank.  Nothing is held per event: a pass over a
- * thread reads one block at a time.
+ * partner on the other rank and its MPI call.  Nothing is held per event:
+ * a pass over a thread reads one block at a time.  The regions of every
+ * file are also unified on the set (kv_trace_set.regions, each file's
+ * ids mapped by kv_trace.global), and the threads can be grouped by
+ * where they were at the end (kv_trace_groups).
  */
 #ifndef KV_TRACE_H
 #define KV_TRACE_H
