@@ -70,6 +70,7 @@ void kv_html_end(FILE *f, const char *script)
     else {
         fputs(kv_asset_messages_js, f);
         fputs(kv_asset_files_js, f);
+        fputs(kv_asset_trace_js, f);
         fputs(kv_asset_report_js, f);
     }
     fputs("</script>\n</body>\n</html>\n", f);

@@ -59,6 +59,8 @@ struct options {
     const char **traces;     /* --trace: KM_trace files for the report */
     const char *otf2;        /* trace --otf2: the archive's directory */
     int ntraces;
+    bool estimate;           /* trace --estimate: files are KM_output */
+    uint64_t limit;          /* trace --limit, bytes */
 };
 
 static void usage(FILE *to)
@@ -101,6 +103,9 @@ static void usage(FILE *to)
           "                  otf2-print)\n"
           "  -n, --top=N     last events shown per thread (default 5, at most 8)\n"
           "  -q              no text\n"
+          "kmview trace --estimate KM_output.NNN  the size a trace of that run\n"
+          "                  would have, per rank (--limit=N: its TRACE_SIZE_LIMIT in\n"
+          "                  bytes, suffix K, M, G; default 4096M)\n"
           "kmview FILE... --html=FILE --trace KM_trace.N ...  the report with a\n"
           "                  timeline of the trace (every argument after --trace\n"
           "                  that is no option is a trace file; or --trace=FILE)\n"
@@ -231,6 +236,10 @@ static void parse_options(int argc, char **argv, int first,
                 die_usage("bad value for --target: '%s'", v);
         } else if (is_option(a, "--control"))
             o->control = value(argc, argv, &i, "--control");
+        else if (!strcmp(a, "--estimate"))
+            o->estimate = true;
+        else if (is_option(a, "--limit"))
+            o->limit = parse_size(value(argc, argv, &i, "--limit"), "--limit");
         else if (!strcmp(a, "--runs"))
             o->runs = true;
         else if (!strcmp(a, "-o"))
@@ -327,7 +336,15 @@ static int cmd_summary(struct options *o)
 static int cmd_trace(struct options *o)
 {
     if (o->nfiles == 0)
-        die_usage("%s", "no KM_trace file given");
+        die_usage("%s", o->estimate ? "no KM_output file given"
+                                    : "no KM_trace file given");
+    if (o->estimate) {
+        struct kv_run run;
+        read_run(&run, o->files, o->nfiles, o->max_size);
+        kv_trace_estimate(stdout, &run, o->limit ? o->limit : 4096ull << 20);
+        kv_run_free(&run);
+        return 0;
+    }
     if (o->otf2 && !kv_trace_otf2_available()) {
         fprintf(stderr, "kmview: --otf2: this kmview was built without OTF2 "
                 "(configure found no OTF2 library; Debian: libotf2-trace-dev)\n");

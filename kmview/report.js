@@ -178,6 +178,7 @@ function readHash() {
   if (S.rank !== 'mean') S.rank = colOfRank[+S.rank] === undefined ? 'mean' : colOfRank[+S.rank];
   if (S.view === 'messages' && !D.messages) S.view = 'profile';
   if (S.view === 'files' && !D.files) S.view = 'profile';
+  if (S.view === 'trace' && !D.trace) S.view = 'profile';
   if (S.routine === '' || !(+S.routine >= 0 && +S.routine < R)) S.routine = firstWithLocations();
   else S.routine = +S.routine;
 }
@@ -259,6 +260,7 @@ function nav() {
   /* a run without messages has no Messages view at all, not an empty one */
   if (D.messages) views.splice(views.length - 1, 0, ['Messages', 'messages']);
   if (D.files) views.splice(views.length - 1, 0, ['Files', 'files']);
+  if (D.trace) views.splice(views.length - 1, 0, ['Trace', 'trace']);
   var h = '<nav id="nav"><span class="group" data-group="view"><label>View</label>';
   views.forEach(function (v) {
     h += '<button class="view' + (S.view === v[1] ? ' on' : '') + '" data-k="view" data-v="' + v[1] + '"' +
@@ -326,6 +328,7 @@ function controls() {
                                         ['MPI', 'mpi'], ['Routine Counts', 'counts']], S.tmetric);
   else if (S.view === 'messages' && D.messages) h += KM.msg.controls(D, S);
   else if (S.view === 'files' && D.files) h += KM.files.controls(D, S);
+  else if (S.view === 'trace' && D.trace) h += KM.trace.controls(D, S);
   return h + '</div>';
 }
 function legend(items) {
@@ -820,6 +823,7 @@ function render() {
   else if (S.view === 'threads' && D.threads) threadsView(main);
   else if (S.view === 'messages' && D.messages) KM.msg.view(main, D, S);
   else if (S.view === 'files' && D.files) KM.files.view(main, D, S);
+  else if (S.view === 'trace' && D.trace) KM.trace.view(main, D, S);
   else if (S.view === 'figures') figuresView(main);
   else profileView(main);
   document.title = 'kmview: ' + (D.program || '') + ' — ' + S.view;

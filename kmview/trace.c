@@ -8,12 +8,16 @@
  * the events, collects the REGION table and the CLOCK calibrations, keeps
  * the regions open at the end and the last few events of each thread, and
  * counts the point-to-point messages per channel (sender, receiver, tag).
+ * The regions are then unified over the files (kind, name, file, line).
  * Then kv_trace_each reads a thread again, block by block, and calls back
  * per event with its time on the set's one axis and, for a message, the
  * id it shares with its partner: the k-th message from a to b with tag t
  * is the k-th that b received from a with tag t (MPI's non-overtaking
  * order); a pair that ever had a tag not known (-1) is matched by (a, b)
- * alone.  Memory is one block plus the per-thread and per-channel tables,
+ * alone.  A message's record follows its MPI call's LEAVE (libkm's
+ * order): the event names that call's ENTER and LEAVE, so that writers
+ * can put the message inside it.  Memory is one block plus the per-thread
+ * and per-channel tables,
  * whatever the number of events.
  *
  * A run killed at any point leaves a readable file, and this reader takes
@@ -34,8 +38,10 @@
  */
 #include "kmview/trace.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <strings.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +143,7 @@ static int next_record(const struct kv_trace *t, const unsigned char *b,
 
 static int read_header(struct kv_trace *t)
 {
-    unsigned char h[384];
+    unsigned char h[424];
     ssize_t n = read_at(t, h, sizeof h, 0);
     if (n < 0)
         return -1;
@@ -169,9 +175,9 @@ static int read_header(struct kv_trace *t)
     t->signal = i32(h + 84);
     t->dropped = u64(h + 88);
     t->limit_bytes = u64(h + 96);
-    memcpy(t->clock, h + 104, 24);
-    t->clock[24] = '\0';
-    memcpy(t->program, h + 128, 256);
+    memcpy(t->clock, h + 104, 64);
+    t->clock[64] = '\0';
+    memcpy(t->program, h + 168, 256);
     t->program[256] = '\0';
     return 0;
 }
@@ -262,7 +268,7 @@ static int find_blocks(struct kv_trace *t)
     }
     free(refs);
     free(all);
-    if (rc == 0)
+    if (rc == 0 && t->nthreads)
         qsort(t->threads, t->nthreads, sizeof *t->threads, by_thread);
     return rc;
 }
@@ -653,6 +659,68 @@ static void set_axis(struct kv_trace_set *s)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Regions over the files                                                    */
+
+/* The key that tells regions apart across files. */
+static char *region_key(const struct kv_trace *t, size_t id)
+{
+    const struct kv_tr_region *g = &t->regions[id - 1];
+    struct km_buf b = { 0 };
+    if (g->name)
+        km_buf_printf(&b, "%d\037%d\037%s\037%s", g->kind, g->line,
+                      g->name, g->file);
+    else                                 /* no definition: its own */
+        km_buf_printf(&b, "?\037%s\037%zu", t->path, id);
+    return (char *)km_buf_cstr(&b);
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211u;
+    return h;
+}
+
+/* Number every file's regions on the set, the same region once. */
+static void unify_regions(struct kv_trace_set *s)
+{
+    size_t total = 0, cap = 16, used = 0;
+    for (size_t k = 0; k < s->n; k++)
+        total += s->t[k].nregions;
+    while (cap < 2 * total)
+        cap *= 2;
+    struct { char *key; uint32_t g; } *tab = km_xcalloc(cap, sizeof *tab);
+    s->regions = km_xcalloc(total + 1, sizeof *s->regions);
+    for (size_t k = 0; k < s->n; k++) {
+        struct kv_trace *t = &s->t[k];
+        t->global = km_xcalloc(t->nregions + 1, sizeof *t->global);
+        for (size_t id = 1; id <= t->nregions; id++) {
+            if (!t->regions[id - 1].name && !t->regions[id - 1].enters) {
+                t->global[id] = UINT32_MAX;  /* an id nothing uses */
+                continue;
+            }
+            char *key = region_key(t, id);
+            size_t i = (size_t)str_hash(key) & (cap - 1);
+            while (tab[i].key && strcmp(tab[i].key, key))
+                i = (i + 1) & (cap - 1);
+            if (!tab[i].key) {
+                tab[i].key = key;
+                tab[i].g = (uint32_t)used;
+                s->regions[used].t = t;
+                s->regions[used++].id = (int32_t)id;
+            } else
+                free(key);
+            t->global[id] = tab[i].g;
+        }
+    }
+    s->nregions = used;
+    for (size_t i = 0; i < cap; i++)
+        free(tab[i].key);
+    free(tab);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The set                                                                   */
 
 static int open_file(struct kv_trace *t, const char *path, int position)
@@ -668,6 +736,12 @@ static int open_file(struct kv_trace *t, const char *path, int position)
         t->size = (uint64_t)st.st_size;
     t->proc = position;
     return 0;
+}
+
+static int by_proc(const void *a, const void *b)
+{
+    const struct kv_trace *x = a, *y = b;
+    return (x->proc > y->proc) - (x->proc < y->proc);
 }
 
 int kv_trace_set_open(struct kv_trace_set *s, const char *const *paths,
@@ -692,7 +766,12 @@ int kv_trace_set_open(struct kv_trace_set *s, const char *const *paths,
             }
         if (scan_file(s, t))
             return -1;
+        close(t->fd);            /* a pass opens it again: thousands of */
+        t->fd = -1;              /* ranks must not need as many fds */
     }
+    /* rank order, whatever order the shell gave (KM_trace.10 < .2) */
+    qsort(s->t, s->n, sizeof *s->t, by_proc);
+    unify_regions(s);
     match_channels(s);
     set_axis(s);
     return 0;
@@ -714,11 +793,13 @@ void kv_trace_set_free(struct kv_trace_set *s)
         }
         free(t->threads);
         free(t->regions);
+        free(t->global);
         free(t->clocks);
         free(t->path);
     }
     free(s->t);
     free(s->chan);
+    free(s->regions);
     memset(s, 0, sizeof *s);
 }
 
@@ -737,7 +818,24 @@ struct cursor {
     int64_t prev_ns;
     struct open_region *stack;
     size_t depth, cap;
+    /* the last region left, while only messages have followed it */
+    bool left;
+    int32_t left_id;
+    int left_depth;
+    int64_t left_enter_ns, left_ns;
 };
+
+/* A message's MPI call: the region just left when the record follows its
+ * LEAVE (libkm's order), else none. */
+static void message_call(struct cursor *c, struct kv_tr_event *e)
+{
+    e->call_depth = -1;
+    if (c->left && c->left_id == e->id) {
+        e->call_depth = c->left_depth;
+        e->call_enter_ns = c->left_enter_ns;
+        e->call_leave_ns = c->left_ns;
+    }
+}
 
 static int deliver(void *ctx, const struct raw *r)
 {
@@ -754,6 +852,8 @@ static int deliver(void *ctx, const struct raw *r)
     c->prev_ns = e.ns;
     e.flow = -1;
     e.depth = (int)c->depth;
+    if (r->type != KV_TR_SENT && r->type != KV_TR_RECEIVED)
+        c->left = false;
     switch (r->type) {
     case KV_TR_ENTER:
         KM_GROW(c->stack, c->cap, c->depth + 1);
@@ -767,6 +867,9 @@ static int deliver(void *ctx, const struct raw *r)
         e.id = c->stack[c->depth].id;
         e.enter_ns = c->stack[c->depth].ns;
         e.depth = (int)c->depth;
+        c->left = true;
+        c->left_id = e.id, c->left_depth = e.depth;
+        c->left_enter_ns = e.enter_ns, c->left_ns = e.ns;
         break;
     case KV_TR_SENT:
     case KV_TR_RECEIVED:
@@ -774,9 +877,18 @@ static int deliver(void *ctx, const struct raw *r)
         e.tag = i32(r->x + 4);
         e.bytes = i64(r->x + 8);
         e.flow = flow_id(c->s, c->t, r->type, e.peer, e.tag);
+        message_call(c, &e);
         break;
     }
     return c->fn(c->ctx, c->t, c->th, &e);
+}
+
+int64_t kv_trace_message_ns(const struct kv_tr_event *e)
+{
+    if (e->call_depth < 0)
+        return e->ns;
+    return e->call_leave_ns > e->call_enter_ns ? e->call_leave_ns - 1
+                                               : e->call_enter_ns;
 }
 
 /* The regions still open at the thread's end, closed at its last event. */
@@ -802,16 +914,100 @@ static int close_open(struct cursor *c)
 int kv_trace_each(struct kv_trace_set *s, struct kv_trace *t,
                   struct kv_tr_thread *th, kv_tr_fn fn, void *ctx)
 {
-    struct cursor c = { s, t, th, fn, ctx, 0, INT64_MIN, NULL, 0, 0 };
+    struct cursor c = { .s = s, .t = t, .th = th, .fn = fn, .ctx = ctx,
+                        .prev_ns = INT64_MIN };
+    if (th->nblocks == 0)
+        return close_open(&c);
+    t->fd = open(t->path, O_RDONLY);
+    if (t->fd < 0) {
+        fprintf(stderr, "%s: error: cannot open: %s\n", t->path,
+                strerror(errno));
+        return -1;
+    }
     unsigned char *buf = km_xmalloc(t->block_size);
     int rc = 0;
     for (size_t b = 0; rc == 0 && b < th->nblocks; b++)
         rc = walk_block(t, buf, th->blocks[b], deliver, &c);
     if (rc == 0)
         rc = close_open(&c);
+    close(t->fd);
+    t->fd = -1;
     free(buf);
     free(c.stack);
     return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Where the threads were                                                    */
+
+struct keyed { struct kv_tr_where w; char *key; };
+
+static int by_open(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    if (c)
+        return c;
+    if (x->w.th->thread != y->w.th->thread)
+        return x->w.th->thread < y->w.th->thread ? -1 : 1;
+    return (x->w.t->proc > y->w.t->proc) - (x->w.t->proc < y->w.t->proc);
+}
+
+/* The regions open at a thread's end as the set's ids: "/3/7/". */
+static char *open_key(const struct kv_trace *t, const struct kv_tr_thread *th)
+{
+    struct km_buf b = { 0 };
+    km_buf_adds(&b, "/");
+    for (size_t k = 0; k < th->nopen; k++)
+        km_buf_printf(&b, "%u/", (unsigned)t->global[th->open[k].id]);
+    return (char *)km_buf_cstr(&b);
+}
+
+void kv_trace_groups(struct kv_tr_groups *g, const struct kv_trace_set *s)
+{
+    memset(g, 0, sizeof *g);
+    for (size_t k = 0; k < s->n; k++)
+        g->n += s->t[k].nthreads;
+    struct keyed *v = km_xcalloc(g->n + 1, sizeof *v);
+    size_t m = 0;
+    for (size_t k = 0; k < s->n; k++)
+        for (size_t j = 0; j < s->t[k].nthreads; j++, m++) {
+            v[m].w.t = &s->t[k];
+            v[m].w.th = &s->t[k].threads[j];
+            v[m].key = open_key(v[m].w.t, v[m].w.th);
+        }
+    qsort(v, g->n, sizeof *v, by_open);
+    g->w = km_xcalloc(g->n + 1, sizeof *g->w);
+    g->start = km_xcalloc(g->n + 2, sizeof *g->start);
+    for (size_t k = 0; k < g->n; k++) {
+        if (k == 0 || strcmp(v[k].key, v[k - 1].key))
+            g->start[g->ngroups++] = k;
+        g->w[k] = v[k].w;
+    }
+    g->start[g->ngroups] = g->n;
+    for (size_t k = 1; k < g->ngroups; k++)
+        if (g->start[k + 1] - g->start[k] >
+            g->start[g->largest + 1] - g->start[g->largest])
+            g->largest = k;
+    for (size_t k = 0; k < g->n; k++)
+        free(v[k].key);
+    free(v);
+}
+
+void kv_trace_groups_free(struct kv_tr_groups *g)
+{
+    free(g->w);
+    free(g->start);
+    memset(g, 0, sizeof *g);
+}
+
+void kv_trace_odd_files(const struct kv_tr_groups *g,
+                        const struct kv_trace_set *s, bool *odd)
+{
+    memset(odd, 0, s->n * sizeof *odd);
+    for (size_t k = 0; k < g->ngroups; k++)
+        for (size_t i = g->start[k]; k != g->largest && i < g->start[k + 1]; i++)
+            odd[g->w[i].t - s->t] = true;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -853,18 +1049,44 @@ const char *kv_trace_state_name(uint32_t state)
     return "state not known";
 }
 
+/* The MPI routine a statement calls ("CALL MPI_SEND(..." -> MPI_SEND,
+ * upper case) into buf; false when the text is no such call. */
+static bool mpi_callee(const char *text, char *buf, size_t size)
+{
+    while (*text == ' ')
+        text++;
+    if (strncasecmp(text, "call", 4) != 0)
+        return false;
+    text += 4;
+    while (*text == ' ')
+        text++;
+    if (strncasecmp(text, "mpi_", 4) != 0)
+        return false;
+    size_t n = 0;
+    while (n + 1 < size && (isalnum((unsigned char)text[n]) || text[n] == '_')) {
+        buf[n] = (char)toupper((unsigned char)text[n]);
+        n++;
+    }
+    buf[n] = '\0';
+    return true;
+}
+
 const char *kv_trace_region_label(const struct kv_trace *t, int32_t id,
                                   char *buf, size_t size)
 {
     const struct kv_tr_region *g = kv_trace_region(t, id);
+    char kind[64];
     if (!g)
         snprintf(buf, size, "region %d", (int)id);
     else if (g->kind >= 1 && g->kind <= 4)
         snprintf(buf, size, "%s", g->name);
     else {
         const struct kv_tr_region *r = kv_trace_region(t, g->routine);
-        snprintf(buf, size, "%s line %d in %s", kv_trace_kind_name(g->kind),
-                 g->line, r ? r->name : "?");
+        /* an MPI call by the routine it calls: what a timeline is read by */
+        if (g->kind != 12 || !mpi_callee(g->name, kind, sizeof kind))
+            snprintf(kind, sizeof kind, "%s", kv_trace_kind_name(g->kind));
+        snprintf(buf, size, "%s line %d in %s", kind, g->line,
+                 r ? r->name : "?");
     }
     return buf;
 }

@@ -9,8 +9,11 @@
  * where each thread was at the end), then kv_trace_each calls back once
  * per event of one thread, in that thread's order, with its time on the
  * set's axis, its depth, and for a message the id it shares with its
- * partner on the other rank.  Nothing is held per event: a pass over a
- * thread reads one block at a time.
+ * partner on the other rank and its MPI call.  Nothing is held per event:
+ * a pass over a thread reads one block at a time.  The regions of every
+ * file are also unified on the set (kv_trace_set.regions, each file's
+ * ids mapped by kv_trace.global), and the threads can be grouped by
+ * where they were at the end (kv_trace_groups).
  */
 #ifndef KV_TRACE_H
 #define KV_TRACE_H
@@ -81,7 +84,7 @@ struct kv_trace {
     uint32_t state;
     int32_t signal;
     uint64_t dropped, limit_bytes;
-    char clock[25], program[257];
+    char clock[65], program[257];
     /* what the scan found */
     int proc;                /* the process on the set's axis: the rank,
                                 or the file's position when not known */
@@ -95,6 +98,16 @@ struct kv_trace {
     size_t undefined;        /* ids entered that no record defines */
     struct kv_tr_clock *clocks;     /* by tick */
     size_t nclocks;
+    uint32_t *global;        /* [id]: the set's region (kv_trace_set's
+                                regions), for ids 1 .. nregions;
+                                UINT32_MAX for an id nothing uses */
+};
+
+/* A region of the set: one per (kind, name, file, line) over the files,
+ * and one per id entered without a definition in each file. */
+struct kv_tr_gregion {
+    const struct kv_trace *t;        /* the first file that has it */
+    int32_t id;                      /* its id there */
 };
 
 struct kv_tr_chan;           /* trace.c's message channels */
@@ -111,6 +124,8 @@ struct kv_trace_set {
     uint64_t collectives;    /* SENT and RECEIVED with peer -1 */
     struct kv_tr_chan *chan;
     size_t nchan, capchan;
+    struct kv_tr_gregion *regions;   /* the regions of every file, unified */
+    size_t nregions;
 };
 
 /* Open and scan `paths`.  0, or -1 with an error naming the file (and
@@ -125,7 +140,7 @@ void kv_trace_set_free(struct kv_trace_set *s);
 struct kv_tr_event {
     int type;                /* ENTER, LEAVE, SENT, RECEIVED or END */
     int32_t id;              /* the region (for a LEAVE: the one left;
-                                END: 0 or the signal) */
+                                SENT, RECEIVED: the MPI call's; END: 0) */
     int64_t tick;
     int64_t ns;              /* on the set's axis, never before the
                                 thread's previous event */
@@ -137,6 +152,11 @@ struct kv_tr_event {
     int64_t flow;            /* SENT, RECEIVED to or from a peer: the
                                 message's id, shared with its partner's
                                 event; -1 when it has none */
+    /* SENT, RECEIVED: the MPI call's region (the record's id), its ENTER
+     * and LEAVE when the record follows that LEAVE (as libkm writes it);
+     * call_depth -1 when it does not (a record inside its region) */
+    int call_depth;
+    int64_t call_enter_ns, call_leave_ns;
     bool at_end;
 };
 
@@ -152,6 +172,10 @@ int kv_trace_each(struct kv_trace_set *s, struct kv_trace *t,
                   struct kv_tr_thread *th, kv_tr_fn fn, void *ctx);
 void kv_trace_rewind(struct kv_trace_set *s);
 
+/* Where a SENT or RECEIVED is drawn: inside its MPI call's region (its
+ * last ns) when the record follows the call's LEAVE, else its own time. */
+int64_t kv_trace_message_ns(const struct kv_tr_event *e);
+
 /* A tick of file t on the set's axis (ns since the earliest event). */
 int64_t kv_trace_ns(const struct kv_trace_set *s, const struct kv_trace *t,
                     int64_t tick);
@@ -160,7 +184,8 @@ int64_t kv_trace_ns(const struct kv_trace_set *s, const struct kv_trace *t,
 const struct kv_tr_region *kv_trace_region(const struct kv_trace *t,
                                            int32_t id);
 /* A region's name for a timeline: the routine's name, or "KIND line L
- * in ROUTINE"; "region N" when not defined. */
+ * in ROUTINE" (an MPI call's KIND the MPI routine it calls: "MPI_SEND
+ * line 30 in MAIN"); "region N" when not defined. */
 const char *kv_trace_region_label(const struct kv_trace *t, int32_t id,
                                   char *buf, size_t size);
 /* "program", "subroutine", ..., "DO", "MPI", ...; "?" */
@@ -168,9 +193,32 @@ const char *kv_trace_kind_name(int kind);
 /* "running", "ended", "stopped at the size limit", "ended by a signal" */
 const char *kv_trace_state_name(uint32_t state);
 
+/* Where the threads were: every thread of the set, grouped by the
+ * regions open at its end (the same set regions, outermost first). */
+struct kv_tr_where {
+    const struct kv_trace *t;
+    const struct kv_tr_thread *th;
+};
+struct kv_tr_groups {
+    struct kv_tr_where *w;   /* by group, then thread number, then rank */
+    size_t n;
+    size_t *start;           /* group k: w[start[k] .. start[k + 1]) */
+    size_t ngroups, largest; /* largest: the group of the most threads */
+};
+void kv_trace_groups(struct kv_tr_groups *g, const struct kv_trace_set *s);
+void kv_trace_groups_free(struct kv_tr_groups *g);
+/* odd[k]: file k of the set has a thread outside the largest group. */
+void kv_trace_odd_files(const struct kv_tr_groups *g,
+                        const struct kv_trace_set *s, bool *odd);
+
 /* kmview trace: the text summary of every file, with where each thread
  * was at the end (tracetext.c). */
 void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last);
+struct kv_run;
+/* kmview trace --estimate: the size of a trace of the run `run` (read
+ * from a KM_output made without one), per rank against `limit` bytes
+ * (traceest.c). */
+void kv_trace_estimate(FILE *f, const struct kv_run *run, uint64_t limit);
 /* kmview trace --json: Trace Event JSON (tracejson.c).  0 or -1. */
 int kv_trace_json(FILE *f, struct kv_trace_set *s);
 /* The report's member ,"trace":{...} (tracehtml.c).  0 or -1. */

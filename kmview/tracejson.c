@@ -11,6 +11,10 @@
  * sent and received, point-to-point and collective).  A point-to-point
  * message is a flow: "ph":"s" at the sender's SENT, "ph":"f" with "bp":
  * "e" at the receiver's RECEIVED, sharing the id trace.c matched them by.
+ * libkm writes a message's record right after its call's LEAVE, so a
+ * region is written when the next event that is not its message comes
+ * (its bytes known by then), and the flow is put at the call's last ns,
+ * inside its slice, where a viewer binds it.
  * Regions open at a thread's end are closed at its last event and carry
  * "closed_at_end": true.
  *
@@ -32,6 +36,13 @@ struct acc { int64_t sent, received, coll_sent, coll_received; };
 
 struct jctx {
     FILE *f;
+    /* the region last left, written when what follows it is not its own
+     * message */
+    bool pending;
+    struct kv_tr_event pend;
+    struct acc pend_acc;
+    const struct kv_trace *pend_t;
+    const struct kv_tr_thread *pend_th;
     char **frag;             /* per region id: "name":..,"cat":..,"args":{.. */
     size_t nfrag;
     struct acc *stack;
@@ -146,18 +157,28 @@ static void flow(struct jctx *j, const struct kv_trace *t,
     fprintf(j->f, "{\"ph\":\"%s\",\"name\":\"message\",\"cat\":\"mpi\","
             "\"id\":%" PRId64 ",\"pid\":%d,\"tid\":%d,\"ts\":",
             sent ? "s" : "f", e->flow, t->proc, th->thread);
-    fwrite(b, 1, (size_t)put_us(b, e->ns), j->f);
+    fwrite(b, 1, (size_t)put_us(b, kv_trace_message_ns(e)), j->f);
     if (!sent)
         fputs(",\"bp\":\"e\"", j->f);
     fprintf(j->f, ",\"args\":{\"%s\":%d,\"tag\":%d,\"bytes\":%" PRId64 "}}",
             sent ? "to" : "from", e->peer, e->tag, e->bytes);
 }
 
+static void flush_pending(struct jctx *j)
+{
+    if (j->pending)
+        complete(j, j->pend_t, j->pend_th, &j->pend, &j->pend_acc);
+    j->pending = false;
+}
+
+/* A message's bytes: to its call's region, just left (pending), or to the
+ * innermost open region when the record lies inside its call. */
 static void add_bytes(struct jctx *j, const struct kv_tr_event *e)
 {
-    if (j->depth == 0)
+    struct acc *a = e->call_depth >= 0 && j->pending ? &j->pend_acc
+                  : j->depth ? &j->stack[j->depth - 1] : NULL;
+    if (!a)
         return;
-    struct acc *a = &j->stack[j->depth - 1];
     if (e->peer >= 0)
         *(e->type == KV_TR_SENT ? &a->sent : &a->received) += e->bytes;
     else
@@ -168,6 +189,9 @@ static int on_event(void *ctx, const struct kv_trace *t,
                     const struct kv_tr_thread *th, const struct kv_tr_event *e)
 {
     struct jctx *j = ctx;
+    bool message = e->type == KV_TR_SENT || e->type == KV_TR_RECEIVED;
+    if (!(message && e->call_depth >= 0))
+        flush_pending(j);
     switch (e->type) {
     case KV_TR_ENTER:
         KM_GROW(j->stack, j->cap, j->depth + 1);
@@ -175,7 +199,10 @@ static int on_event(void *ctx, const struct kv_trace *t,
         break;
     case KV_TR_LEAVE:
         j->depth--;
-        complete(j, t, th, e, &j->stack[j->depth]);
+        j->pending = true;
+        j->pend = *e;
+        j->pend_acc = j->stack[j->depth];
+        j->pend_t = t, j->pend_th = th;
         break;
     case KV_TR_SENT:
     case KV_TR_RECEIVED:
@@ -198,7 +225,7 @@ static void free_fragments(struct jctx *j)
 
 int kv_trace_json(FILE *f, struct kv_trace_set *s)
 {
-    struct jctx j = { f, NULL, 0, NULL, 0, 0, true };
+    struct jctx j = { .f = f, .first = true };
     int rc = 0;
     kv_trace_rewind(s);
     fputs("{\"traceEvents\":[", f);
@@ -208,6 +235,7 @@ int kv_trace_json(FILE *f, struct kv_trace_set *s)
         for (size_t n = 0; rc == 0 && n < t->nthreads; n++) {
             j.depth = 0;
             rc = kv_trace_each(s, t, &t->threads[n], on_event, &j);
+            flush_pending(&j);
         }
         free_fragments(&j);          /* region ids are per file */
     }

@@ -5,6 +5,12 @@
  * first, and its last events — which is what a hung or killed run's
  * trace is read for.
  *
+ * With several files the threads are first grouped by where they were
+ * (the same regions open, by the set's unified regions), largest group
+ * first, as a hung MPI run is read: most ranks wait in one collective,
+ * the odd one is elsewhere.  Past KV_TT_DETAIL files the details follow
+ * only for the files that have a thread outside the largest group.
+ *
  * Everything here comes from the scan (trace.c); nothing reads the file
  * again.  Must never print a figure that the trace does not hold: what
  * the reader made up (regions closed at the end) is said to be made up.
@@ -12,9 +18,13 @@
 #include "kmview/trace.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kmview/out.h"
+#include "support/buf.h"
+
+#define KV_TT_DETAIL 16          /* files shown whole, at most */
 
 static const char *count(char buf[32], uint64_t v)
 {
@@ -109,9 +119,10 @@ static void print_event(FILE *f, const struct kv_trace_set *s,
     if (e->type == KV_TR_ENTER || e->type == KV_TR_LEAVE)
         region_text(f, t, e->id);
     else if (e->type == KV_TR_END)
-        fputs(e->id ? strsignal(e->id) : "results written", f);
+        fputs("results written", f);
     else if (e->peer < 0)
-        fprintf(f, "%" PRId64 " bytes, collective", e->bytes);
+        fprintf(f, "%" PRId64 " bytes, no peer (collective, or source not "
+                "known)", e->bytes);
     else
         fprintf(f, "%" PRId64 " bytes %s rank %d, tag %d", e->bytes,
                 e->type == KV_TR_SENT ? "to" : "from", e->peer, e->tag);
@@ -146,19 +157,91 @@ static void print_thread(FILE *f, const struct kv_trace_set *s,
         print_event(f, s, t, &th->last[k % KV_TR_LAST]);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Where the threads were, grouped                                           */
+
+/* "ranks 0-3, 7 (thread 0)" for a group's members w[0..n), which are by
+ * thread, then rank. */
+static void print_members(FILE *f, const struct kv_tr_where *w, size_t n)
+{
+    for (size_t k = 0; k < n;) {
+        size_t e = k;
+        while (e < n && w[e].th->thread == w[k].th->thread)
+            e++;
+        fprintf(f, "%s%s ", k ? "; " : "", e - k > 1 ? "ranks" : "rank");
+        for (size_t i = k; i < e;) {
+            size_t j = i;
+            while (j + 1 < e && w[j + 1].t->proc == w[j].t->proc + 1)
+                j++;
+            fprintf(f, "%s%d", i > k ? "," : "", w[i].t->proc);
+            if (j > i)
+                fprintf(f, "-%d", w[j].t->proc);
+            i = j + 1;
+        }
+        fprintf(f, " (thread %d)", w[k].th->thread);
+        k = e;
+    }
+}
+
+static void print_stack(FILE *f, const struct kv_tr_where *w)
+{
+    char b[512];
+    if (w->th->nopen == 0) {
+        fputs("      nothing open\n", f);
+        return;
+    }
+    fputs("      ", f);
+    for (size_t k = 0; k < w->th->nopen; k++)
+        fprintf(f, "%s%s", k ? " > " : "",
+                kv_trace_region_label(w->t, w->th->open[k].id, b, sizeof b));
+    fputc('\n', f);
+}
+
+/* The groups, largest first; marks in `common` the files that have only
+ * threads of the largest group. */
+static void print_groups(FILE *f, const struct kv_trace_set *s, bool *common)
+{
+    struct kv_tr_groups g;
+    kv_trace_groups(&g, s);
+    fprintf(f, "where they were at the end (regions open, outermost first; "
+            "%zu group%s of threads):\n", g.ngroups, g.ngroups == 1 ? "" : "s");
+    for (size_t r = 0; r < g.ngroups; r++) {
+        size_t k = r == 0 ? g.largest : r <= g.largest ? r - 1 : r;
+        size_t n = g.start[k + 1] - g.start[k];
+        fprintf(f, "  %zu thread%s: ", n, n == 1 ? "" : "s");
+        print_members(f, g.w + g.start[k], n);
+        fputc('\n', f);
+        print_stack(f, &g.w[g.start[k]]);
+    }
+    kv_trace_odd_files(&g, s, common);
+    for (size_t k = 0; k < s->n; k++)
+        common[k] = !common[k];
+    kv_trace_groups_free(&g);
+}
+
 void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last)
 {
+    bool *common = km_xcalloc(s->n + 1, sizeof *common);
     char b[4][32];
     fprintf(f, "%zu trace file%s, %s events over %.9f s (CLOCK_REALTIME, "
             "from the earliest event of any file)\n", s->n,
             s->n == 1 ? "" : "s", count(b[0], s->events),
             (double)s->end_ns * 1e-9);
     fprintf(f, "messages: %s matched point-to-point, %s sent and %s "
-            "received without a partner, %s collective\n",
+            "received without a partner, %s without a peer (collective, or "
+            "source not known)\n",
             count(b[0], s->matched), count(b[1], s->unmatched_sent),
             count(b[2], s->unmatched_received), count(b[3], s->collectives));
+    if (s->n > 1)
+        print_groups(f, s, common);
+    bool some = s->n > KV_TT_DETAIL;
+    if (some)
+        fprintf(f, "(more than %d files: the details of those with a thread "
+                "outside the largest group only)\n", KV_TT_DETAIL);
     for (size_t k = 0; k < s->n; k++) {
         const struct kv_trace *t = &s->t[k];
+        if (some && common[k])
+            continue;
         fprintf(f, "\n%s: ", t->path);
         if (t->rank >= 0)
             fprintf(f, "rank %d of %d", t->rank, t->nranks);
@@ -172,4 +255,5 @@ void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last)
         for (size_t j = 0; j < t->nthreads; j++)
             print_thread(f, s, t, &t->threads[j], last);
     }
+    free(common);
 }

@@ -2,8 +2,10 @@
  * kmtracegen.c — writes KM_trace files (doc/KM_trace.md, format 2) of
  * known content for kmview's trace tests and benchmarks, as libkm will:
  * blocks claimed by threads in turn, a REGION record before a region's
- * first ENTER by whichever thread enters it first, a CLOCK record at the
- * start of every block and at the end.  Deterministic: the same options
+ * first ENTER on each thread, a CLOCK record at the start of every block
+ * and at the end, a message's SENT or RECEIVED right after its MPI
+ * call's LEAVE, and at the end an END on thread 0 followed by the LEAVEs
+ * of the regions it still has open.  Deterministic: the same options
  * give the same bytes.
  *
  *   kmtracegen [options] DIR      writes DIR/KM_trace.<rank>, and
@@ -23,6 +25,8 @@
  *                     last block's used part
  *     --undefined     thread 0 of rank 0 enters region 999, which no
  *                     record defines
+ *   The other threads' regions are closed before the end, as an OpenMP
+ *   construct ends before the program does; they have no END.
  *
  * expect holds what a reader must find, counted here, independently of
  * kmview: per rank r and thread t "r.t.events", ".enters", ".leaves",
@@ -69,14 +73,15 @@ struct thr {
 struct rank {
     int r, fd;
     long nblocks;
-    bool defined[1000];
+    bool (*defined)[1000];   /* per thread */
     double spt;
     int64_t real0;
     struct thr *th;
 };
 
-/* Message counts per (from, to, tag + 1); tag -1 folds a pair. */
-static long nsent[64][64][4], nrecv[64][64][4];
+/* Message counts per channel of the ring, from -> from + 1, and tag + 1;
+ * tag -1 folds a pair. */
+static long (*nsent)[4], (*nrecv)[4];
 static long collectives;
 
 static void *xcalloc(size_t n, size_t s)
@@ -159,9 +164,9 @@ static void region_def(int id, int *kind, int *line, int *routine,
 
 static void define(struct rank *k, int tn, int id)
 {
-    if (id >= 999 || k->defined[id])      /* 999: --undefined */
+    if (id >= 999 || k->defined[tn][id])  /* 999: --undefined */
         return;
-    k->defined[id] = true;
+    k->defined[tn][id] = true;
     int kind, line, routine;
     char name[128], text[256];
     region_def(id, &kind, &line, &routine, name, sizeof name);
@@ -220,14 +225,17 @@ static void leave(struct rank *k, int tn)
         event(k, tn, LEAVE, t->stack[t->depth - 1], NULL);
 }
 
-static void message(struct rank *k, int tn, int type, int peer, int tag,
-                    long bytes, int nranks)
+/* A call at site `id` moving a message: its region, then the record. */
+static void message(struct rank *k, int tn, int id, int type, int peer,
+                    int tag, long bytes)
 {
     unsigned char x[16];
+    enter(k, tn, id);
+    leave(k, tn);
     put32(x, (uint32_t)peer);
     put32(x + 4, (uint32_t)tag);
     put64(x + 8, (uint64_t)bytes);
-    if (!event(k, tn, type, 0, x))
+    if (!event(k, tn, type, id, x))
         return;
     struct thr *t = &k->th[tn];
     if (type == SENT) t->sent++; else t->received++;
@@ -236,9 +244,9 @@ static void message(struct rank *k, int tn, int type, int peer, int tag,
         return;
     }
     int from = type == SENT ? k->r : peer, to = type == SENT ? peer : k->r;
-    (void)nranks;
-    if (type == SENT) nsent[from][to][tag + 1]++;
-    else nrecv[from][to][tag + 1]++;
+    (void)to;                        /* the ring's: from + 1 */
+    if (type == SENT) nsent[from][tag + 1]++;
+    else nrecv[from][tag + 1]++;
 }
 
 /* Message i of rank r: to the next rank, from the previous one. */
@@ -248,18 +256,10 @@ static void exchange(struct rank *k, int tn, int i, int nranks, int depth)
     long bytes = 8L * (i + 1);
     if (k->th[tn].depth >= depth)
         return;
-    enter(k, tn, 10);
-    message(k, tn, SENT, next, i % 3, bytes, nranks);
-    leave(k, tn);
-    enter(k, tn, 11);
-    message(k, tn, RECEIVED, prev, k->r == 1 ? -1 : i % 3, bytes, nranks);
-    leave(k, tn);
-    if (i % 4 == 3) {
-        enter(k, tn, 12);
-        message(k, tn, SENT, -1, -1, 8, nranks);
-        message(k, tn, RECEIVED, -1, -1, 8, nranks);
-        leave(k, tn);
-    }
+    message(k, tn, 10, SENT, next, i % 3, bytes);
+    message(k, tn, 11, RECEIVED, prev, k->r == 1 ? -1 : i % 3, bytes);
+    if (i % 4 == 3)
+        message(k, tn, 12, SENT, -1, -1, 8);     /* a collective */
 }
 
 /* One iteration of a thread: SUB1 .. down to the depth, a message on
@@ -299,8 +299,8 @@ static void write_header(struct rank *k, const struct opts *o, bool killed)
     put64(h + 72, (uint64_t)k->nblocks);
     put32(h + 80, killed ? 1 : 2);
     put64(h + 96, 4096ull << 20);
-    strcpy((char *)h + 104, "TSC");
-    strcpy((char *)h + 128, "./kmtracegen.x");
+    strcpy((char *)h + 104, "TSC (kmtracegen)");
+    strcpy((char *)h + 168, "./kmtracegen.x");
     if (pwrite(k->fd, h, BS, 0) != BS) {
         perror("kmtracegen: header");
         exit(1);
@@ -310,6 +310,7 @@ static void write_header(struct rank *k, const struct opts *o, bool killed)
 static void run_rank(struct rank *k, const struct opts *o, FILE *ex)
 {
     k->th = xcalloc((size_t)o->threads, sizeof *k->th);
+    k->defined = xcalloc((size_t)o->threads, sizeof *k->defined);
     k->spt = 0.4e-9 * (1 + k->r * 1e-5);
     k->real0 = 1700000000000000000LL + k->r * 1000;
     for (int tn = 0; tn < o->threads; tn++) {
@@ -337,19 +338,18 @@ static void run_rank(struct rank *k, const struct opts *o, FILE *ex)
             more = more || !t->stopped;
         }
     }
-    for (int tn = 0; tn < o->threads; tn++) {
-        struct thr *t = &k->th[tn];
-        if (o->killed)
-            continue;
-        while (t->depth)
+    for (int tn = o->killed ? o->threads : 1; tn < o->threads; tn++)
+        while (k->th[tn].depth)
             leave(k, tn);
-        if (tn == 0) {
-            unsigned char c[16];
-            put64(c, (uint64_t)real_of(k, t->tick));
-            put64(c + 8, (uint64_t)t->tick);
-            record(k, tn, CLOCK, 1, 0, c);
-        }
-        event(k, tn, END, 0, NULL);
+    if (!o->killed) {                 /* END, then what thread 0 left open */
+        struct thr *t = &k->th[0];
+        event(k, 0, END, 0, NULL);
+        while (t->depth)
+            leave(k, 0);
+        unsigned char c[16];
+        put64(c, (uint64_t)real_of(k, t->tick));
+        put64(c + 8, (uint64_t)t->tick);
+        record(k, 0, CLOCK, 1, 0, c);
     }
     /* partial blocks: whole (zeros after the used part), except that a
      * killed run's file ends after its last block's used part */
@@ -402,9 +402,9 @@ int main(int argc, char **argv)
         else if (argv[i][0] != '-' && !dir) dir = argv[i];
         else { fprintf(stderr, "kmtracegen: bad argument %s\n", argv[i]); return 2; }
     }
-    if (!dir || o.ranks < 1 || o.ranks > 64 || o.threads < 1 || o.depth < 3 ||
+    if (!dir || o.ranks < 1 || o.ranks > 100000 || o.threads < 1 || o.depth < 3 ||
         o.depth > 9 || o.events < 10) {
-        fputs("usage: kmtracegen [--ranks N<=64] [--threads T] [--depth 3..9] "
+        fputs("usage: kmtracegen [--ranks N<=100000] [--threads T] [--depth 3..9] "
               "[--events E>=10] [--messages M] [--killed] [--undefined] DIR\n", stderr);
         return 2;
     }
@@ -413,6 +413,8 @@ int main(int argc, char **argv)
     FILE *ex = fopen(path, "w");
     if (!ex) { perror(path); return 1; }
     long events = 0, regions = 0;
+    nsent = xcalloc((size_t)o.ranks, sizeof *nsent);
+    nrecv = xcalloc((size_t)o.ranks, sizeof *nrecv);
     for (int r = 0; r < o.ranks; r++) {
         struct rank k = { 0 };
         k.r = r;
@@ -424,22 +426,24 @@ int main(int argc, char **argv)
             events += k.th[tn].events, regions += k.th[tn].enters;
         close(k.fd);
         free(k.th);
+        free(k.defined);
     }
     long matched = 0, us = 0, ur = 0;
-    for (int a = 0; a < o.ranks; a++)
-        for (int b = 0; b < o.ranks; b++) {
-            bool fold = nsent[a][b][0] || nrecv[a][b][0];
-            long s = 0, rv = 0;
-            for (int g = 0; g < 4; g++) {
-                if (fold) { s += nsent[a][b][g]; rv += nrecv[a][b][g]; continue; }
-                long m = nsent[a][b][g] < nrecv[a][b][g] ? nsent[a][b][g] : nrecv[a][b][g];
-                matched += m, us += nsent[a][b][g] - m, ur += nrecv[a][b][g] - m;
-            }
-            if (fold) {
-                long m = s < rv ? s : rv;
-                matched += m, us += s - m, ur += rv - m;
-            }
+    for (int a = 0; a < o.ranks; a++) {
+        bool fold = nsent[a][0] || nrecv[a][0];
+        long s = 0, rv = 0;
+        for (int g = 0; g < 4; g++) {
+            if (fold) { s += nsent[a][g]; rv += nrecv[a][g]; continue; }
+            long m = nsent[a][g] < nrecv[a][g] ? nsent[a][g] : nrecv[a][g];
+            matched += m, us += nsent[a][g] - m, ur += nrecv[a][g] - m;
         }
+        if (fold) {
+            long m = s < rv ? s : rv;
+            matched += m, us += s - m, ur += rv - m;
+        }
+    }
+    free(nsent);
+    free(nrecv);
     fprintf(ex, "events %ld\nregions %ld\nmatched %ld\nunmatched_sent %ld\n"
             "unmatched_received %ld\ncollectives %ld\n", events, regions,
             matched, us, ur, collectives);

@@ -927,8 +927,77 @@ function timelinePage() {
   finish();
 }
 
+/* The Trace view (kmview --html ... --trace): its rows, regions and
+   message lines against kmtracegen's counts, nesting, zoom, hover; mode
+   "tracebig" a trace of more regions than the page keeps exactly. */
+function tracePage() {
+  selfContained();
+  btn('view', 'trace');
+  var c = $('#tcanvas');
+  ok(c && c.height > 0, 'the Trace view draws on a canvas');
+  var X = KM.trace.data(KM.data()), nrows = X.rows.length;
+  ok(nrows === num('rows'), 'one row per rank and thread: ' + nrows + ' (expected ' + E.rows + ')');
+  ok(X.nregions === num('regions'), 'every region counted: ' + X.nregions + ' (expected ' + E.regions + ')');
+  ok(X.matched === num('matched'), 'messages matched: ' + X.matched + ' (expected ' + E.matched + ')');
+  var seen = {}, dup = 0;
+  X.regions.forEach(function (g) { var k = g.join('\u001f'); if (seen[k]) dup++; seen[k] = 1; });
+  ok(dup === 0 && X.regions.length <= 13, 'the ranks\' regions are one table, each region once (' +
+     X.regions.length + ' regions, ' + dup + ' twice)');
+  if (T.mode === 'tracemany') {
+    ok(X.fileStride === num('stride') && /of 600 ranks 1 in 2 is shown/.test($('#tnote').textContent),
+       'more rows than fit: 1 rank in ' + X.fileStride + ' shown, and said so');
+    ok(X.rows[1].rank === 1 && X.rows[3].rank === 3 && X.oddShown === 2,
+       'and ranks 1 and 3, which were elsewhere at the end than most');
+    ok(c.height <= 32767 && KM.trace.last.exact + KM.trace.last.runs > 0, 'the canvas fits (' + c.height + ' px) and is drawn');
+    finish();
+    return;
+  }
+  if (T.mode === 'trace') {
+    ok(X.complete && X.start.length === num('regions'), 'every region kept exactly: ' + X.start.length);
+    ok(KM.trace.last.exact === num('regions'), 'the whole run draws every region: ' + KM.trace.last.exact);
+    ok(KM.trace.last.lines === num('matched'), 'a line per message: ' + KM.trace.last.lines);
+  } else {
+    ok(!X.complete && X.start.length === 200000, 'the 200,000 longest regions kept exactly: ' + X.start.length);
+    ok(KM.trace.last.level >= 0 && KM.trace.last.runs > 0, 'the whole run drawn from a summary (level ' +
+       KM.trace.last.level + ', ' + KM.trace.last.runs + ' runs, ' + KM.trace.last.ms.toFixed(1) + ' ms)');
+    echo('whole run drawn in ' + KM.trace.last.ms.toFixed(1) + ' ms');
+  }
+  /* children inside their parents, on every row */
+  var bad = 0;
+  X.rows.forEach(function (r) {
+    var stack = [];
+    r.ev.forEach(function (k) {
+      while (stack.length && (stack.length > X.depth[k] ||
+             X.start[stack[stack.length - 1]] + X.dur[stack[stack.length - 1]] < X.start[k])) stack.pop();
+      var p = stack[stack.length - 1];
+      if (X.depth[k] > 0 && X.complete && (p === undefined || X.depth[p] !== X.depth[k] - 1 ||
+          X.start[k] + X.dur[k] > X.start[p] + X.dur[p])) bad++;
+      stack.push(k);
+    });
+  });
+  ok(bad === 0, 'every exact region lies inside its parent (' + bad + ' do not)');
+  $('#tzin').click();
+  var w = KM.trace.last.window;
+  ok(near(w[1] - w[0], X.span / 2), 'zoom in halves the window');
+  $('#tzall').click();
+  w = KM.trace.last.window;
+  ok(w[0] === 0 && w[1] === X.span, 'whole run: the window is the run again');
+  /* deep zoom at the first region of row 0: exact events, a hover naming it */
+  var k0 = X.rows[0].ev[0];
+  X.rows[0].ev.forEach(function (k) { if (X.dur[k0] > X.span / 1e5 && X.dur[k] <= X.span / 1e5) k0 = k; });
+  KM.trace.zoomTo(X.start[k0], X.start[k0] + Math.max(X.dur[k0] * 1.5, 2000));
+  ok(KM.trace.last.level === -1 && KM.trace.last.exact > 0, 'zoomed in: exact events (' + KM.trace.last.exact +
+     ' drawn in ' + KM.trace.last.ms.toFixed(1) + ' ms)');
+  var h = KM.trace.hit(120 + 5, 22 + X.depth[k0] * 11 + 5);
+  ok(h.indexOf(KM.esc(X.regions[X.region[k0]][0])) >= 0, 'the hover names the region under the mouse: ' +
+     h.replace(/<[^>]*>/g, ' ').slice(0, 80));
+  finish();
+}
+function echo(s) { out.push('# ' + s); }
+
 try {
-  if (T.mode === 'timeline') timelinePage();
+  if (/^trace/.test(T.mode)) tracePage();
+  else if (T.mode === 'timeline') timelinePage();
   else if (T.mode === 'diff') diffPage();
   else if (T.mode === 'kpis') kpiPage();
   else if (T.mode === 'threads') threadsPage();

@@ -24,6 +24,7 @@ P.T.regions per pid and tid, max_depth.
 import json
 import sys
 from collections import defaultdict
+from decimal import Decimal
 
 
 def fail(rule, detail):
@@ -32,17 +33,18 @@ def fail(rule, detail):
 
 
 def ns(v, what):
-    if not isinstance(v, (int, float)) or v < 0:
+    """A time in microseconds (read as a Decimal: exact) as integer ns."""
+    if not isinstance(v, (int, Decimal)) or v < 0:
         fail("time", "%s is %r" % (what, v))
-    n = round(v * 1000)
-    if abs(v * 1000 - n) > 1e-3 * max(1, abs(v)) * 1e-3 + 1e-6 and abs(v * 1000 - n) > 0.01:
-        fail("time", "%s %r has more than ns precision" % (what, v))
-    return n
+    n = v * 1000
+    if n != int(n):
+        fail("time", "%s %s has more than ns precision" % (what, v))
+    return int(n)
 
 
 def main(path):
     with open(path) as f:
-        d = json.load(f)
+        d = json.load(f, parse_float=Decimal)
     if not isinstance(d, dict) or not isinstance(d.get("traceEvents"), list):
         fail("top", "no traceEvents list")
     if d.get("displayTimeUnit") != "ns":
