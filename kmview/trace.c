@@ -6,15 +6,21 @@
  * block headers (a thread's blocks put in order of their sequence), then
  * every record of every thread in order, which checks the file, counts
  * the events, collects the REGION table and the CLOCK calibrations, keeps
- * the regions open at the end and the last few events of each thread, and
- * counts the point-to-point messages per channel (sender, receiver, tag).
- * The regions are then unified over the files (kind, name, file, line).
- * Then kv_trace_each reads a thread again, block by block, and calls back
- * per event with its time on the set's one axis and, for a message, the
- * id it shares with its partner: the k-th message from a to b with tag t
- * is the k-th that b received from a with tag t (MPI's non-overtaking
- * order); a pair that ever had a tag not known (-1) is matched by (a, b)
- * alone.  A message's record follows its MPI call's LEAVE (libkm's
+ * the regions open at the end and the last few events of each thread,
+ * builds the communicators from the COMM records, and counts the
+ * point-to-point messages per channel (sender, receiver, communicator,
+ * tag).  The regions are then unified over the files (kind, name, file,
+ * line), and the communicators by member list: a file's message on its
+ * own communicator waits in the file's table until every thread's COMM
+ * records are read and the set has numbered them.  Then kv_trace_each
+ * reads a thread again, block by block, and calls back per event with
+ * its time on the set's one axis and, for a message, the id it shares
+ * with its partner: the k-th message from a to b on communicator c with
+ * tag t is the k-th that b received from a on c with tag t (MPI's
+ * non-overtaking order is per communicator); a pair that ever had a tag
+ * not known (-1) is matched by (a, b, c) alone, and every
+ * intercommunicator's messages as one communicator's (its sides list
+ * each other's group, not one list).  A message's record follows its MPI call's LEAVE (libkm's
  * order): the event names that call's ENTER and LEAVE, so that writers
  * can put the message inside it.  Memory is one block plus the per-thread
  * and per-channel tables,
@@ -33,8 +39,8 @@
  * calibration only, seconds_per_tick.  The set's axis is CLOCK_REALTIME in
  * ns, from the earliest event of every file.
  *
- * Must never: hold a file's events in memory, or write anything but
- * errors.
+ * Must never: hold a file's events in memory, a communicator's member
+ * list once per file that has it, or write anything but errors.
  */
 #include "kmview/trace.h"
 
@@ -99,6 +105,7 @@ struct raw {
     int64_t tick;
     int type, extra;
     int32_t id;
+    uint32_t comm;           /* SENT, RECEIVED: the file's communicator */
     const unsigned char *x;  /* the extra slots */
     uint64_t off;            /* the record's byte in the file */
 };
@@ -118,8 +125,9 @@ static int next_record(const struct kv_trace *t, const unsigned char *b,
     r->tick = i64(p);
     r->extra = p[9];
     r->id = i32(p + 12);
+    r->comm = (uint32_t)p[10] | (uint32_t)p[11] << 8;
     r->x = p + REC;
-    if (r->type > KV_TR_END)
+    if (r->type > KV_TR_COMM)
         return corrupt(t, r->off, "a record of a type not known");
     if (*pos + REC * (size_t)(1 + r->extra) > len) {
         /* a killed run's last block may end inside a record's slots */
@@ -128,7 +136,8 @@ static int next_record(const struct kv_trace *t, const unsigned char *b,
         return corrupt(t, r->off, "a record's slots run past its block");
     }
     int need = r->type == KV_TR_SENT || r->type == KV_TR_RECEIVED ||
-               r->type == KV_TR_REGION || r->type == KV_TR_CLOCK;
+               r->type == KV_TR_REGION || r->type == KV_TR_CLOCK ||
+               r->type == KV_TR_COMM;
     if (need && r->extra < 1)
         return corrupt(t, r->off, "a record without its extra slot");
     if ((r->type == KV_TR_ENTER || r->type == KV_TR_REGION) &&
@@ -274,84 +283,154 @@ static int find_blocks(struct kv_trace *t)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Message channels: (sender, receiver, tag) -> counts and ids               */
+/* Message channels: (sender, receiver, communicator, tag) -> counts, ids    */
+
+/* A channel's communicator: the set's (or, in a file's pending table, the
+ * file's own id); every intercommunicator is one, as its two sides list
+ * each other's group. */
+#define COMM_INTER UINT32_MAX
 
 struct kv_tr_chan {
     int32_t from, to, tag;   /* tag INT32_MIN: the pair had a tag not known */
+    uint32_t comm;
     bool used;
     uint64_t nsent, nrecv, base, ksent, krecv;
 };
 
-static size_t chan_hash(int32_t a, int32_t b, int32_t tag, size_t cap)
+struct kv_tr_chans {
+    struct kv_tr_chan *chan;
+    size_t n, cap;
+};
+
+static size_t chan_hash(int32_t a, int32_t b, uint32_t comm, int32_t tag,
+                        size_t cap)
 {
     uint64_t h = (uint64_t)(uint32_t)a * 0x9e3779b97f4a7c15u;
     h ^= (uint64_t)(uint32_t)b * 0xc2b2ae3d27d4eb4fu;
     h ^= (uint64_t)(uint32_t)tag * 0x165667b19e3779f9u;
+    h ^= (uint64_t)comm * 0x27d4eb2f165667c5u;
     return (size_t)(h ^ (h >> 29)) & (cap - 1);
 }
 
-static struct kv_tr_chan *chan_find(struct kv_trace_set *s, int32_t a,
-                                    int32_t b, int32_t tag, bool add);
+static struct kv_tr_chan *chan_find(struct kv_tr_chans *ch, int32_t a,
+                                    int32_t b, uint32_t comm, int32_t tag,
+                                    bool add);
 
-static void chan_grow(struct kv_trace_set *s)
+static void chan_grow(struct kv_tr_chans *ch)
 {
-    struct kv_tr_chan *old = s->chan;
-    size_t oldcap = s->capchan;
-    s->capchan = oldcap ? oldcap * 2 : 256;
-    s->chan = km_xcalloc(s->capchan, sizeof *s->chan);
-    s->nchan = 0;
+    struct kv_tr_chan *old = ch->chan;
+    size_t oldcap = ch->cap;
+    ch->cap = oldcap ? oldcap * 2 : 256;
+    ch->chan = km_xcalloc(ch->cap, sizeof *ch->chan);
+    ch->n = 0;
     for (size_t k = 0; k < oldcap; k++)
         if (old[k].used)
-            *chan_find(s, old[k].from, old[k].to, old[k].tag, true) = old[k];
+            *chan_find(ch, old[k].from, old[k].to, old[k].comm, old[k].tag,
+                       true) = old[k];
     free(old);
 }
 
-static struct kv_tr_chan *chan_find(struct kv_trace_set *s, int32_t a,
-                                    int32_t b, int32_t tag, bool add)
+static struct kv_tr_chan *chan_find(struct kv_tr_chans *ch, int32_t a,
+                                    int32_t b, uint32_t comm, int32_t tag,
+                                    bool add)
 {
-    if (add && 2 * (s->nchan + 1) > s->capchan)
-        chan_grow(s);
-    if (!s->capchan)
+    if (!ch)
         return NULL;
-    for (size_t k = chan_hash(a, b, tag, s->capchan);;
-         k = (k + 1) & (s->capchan - 1)) {
-        struct kv_tr_chan *c = &s->chan[k];
-        if (c->used && c->from == a && c->to == b && c->tag == tag)
+    if (add && 2 * (ch->n + 1) > ch->cap)
+        chan_grow(ch);
+    if (!ch->cap)
+        return NULL;
+    for (size_t k = chan_hash(a, b, comm, tag, ch->cap);;
+         k = (k + 1) & (ch->cap - 1)) {
+        struct kv_tr_chan *c = &ch->chan[k];
+        if (c->used && c->from == a && c->to == b && c->comm == comm &&
+            c->tag == tag)
             return c;
         if (!c->used) {
             if (!add)
                 return NULL;
             memset(c, 0, sizeof *c);
             c->used = true;
-            c->from = a, c->to = b, c->tag = tag;
-            s->nchan++;
+            c->from = a, c->to = b, c->comm = comm, c->tag = tag;
+            ch->n++;
             return c;
         }
     }
 }
 
-/* The channel a message goes by: the pair alone when it ever had a tag
- * not known. */
-static struct kv_tr_chan *channel(struct kv_trace_set *s, int32_t from,
-                                  int32_t to, int32_t tag)
+static void chans_free(struct kv_tr_chans *ch)
 {
-    if (tag == -1 || chan_find(s, from, to, INT32_MIN, false))
-        tag = -1;
-    return chan_find(s, from, to, tag, false);
+    if (ch)
+        free(ch->chan);
+    free(ch);
 }
 
-static void count_message(struct kv_trace_set *s, const struct kv_trace *t,
-                          int type, int32_t peer, int32_t tag)
+/* The key a message of the set's communicator `comm` is matched by. */
+static uint32_t comm_key(const struct kv_trace_set *s, uint32_t comm)
+{
+    return comm < s->ncomms && s->comms[comm].inter ? COMM_INTER : comm;
+}
+
+/* The channel a message goes by: the pair alone (on its communicator)
+ * when it ever had a tag not known. */
+static struct kv_tr_chan *channel(struct kv_trace_set *s, int32_t from,
+                                  int32_t to, uint32_t comm, int32_t tag)
+{
+    if (tag == -1 || chan_find(s->chans, from, to, comm, INT32_MIN, false))
+        tag = -1;
+    return chan_find(s->chans, from, to, comm, tag, false);
+}
+
+/* Count `sent` and `received` messages on a channel of table ch (a tag
+ * -1 marks the pair). */
+static void count_on(struct kv_tr_chans *ch, int32_t from, int32_t to,
+                     uint32_t comm, int32_t tag, uint64_t sent,
+                     uint64_t received)
+{
+    struct kv_tr_chan *c = chan_find(ch, from, to, comm, tag, true);
+    c->nsent += sent;
+    c->nrecv += received;
+    if (tag == -1)
+        chan_find(ch, from, to, comm, INT32_MIN, true);
+}
+
+/* A message of file t: on MPI_COMM_WORLD into the set's channels, on one
+ * of the file's own communicators into its pending table until the set
+ * has numbered them (kv_trace_set_open). */
+static void count_message(struct kv_trace_set *s, struct kv_trace *t,
+                          int type, int32_t peer, int32_t tag, uint32_t comm)
 {
     int32_t from = type == KV_TR_SENT ? t->proc : peer;
     int32_t to = type == KV_TR_SENT ? peer : t->proc;
-    struct kv_tr_chan *c = chan_find(s, from, to, tag, true);
-    if (type == KV_TR_SENT)
-        c->nsent++;
-    else
-        c->nrecv++;
-    if (tag == -1)
-        chan_find(s, from, to, INT32_MIN, true);
+    struct kv_tr_chans *ch = s->chans;
+    if (comm) {
+        if (!t->pending)
+            t->pending = km_xcalloc(1, sizeof *t->pending);
+        ch = t->pending;
+    }
+    count_on(ch, from, to, comm, tag, type == KV_TR_SENT,
+             type == KV_TR_RECEIVED);
+}
+
+/* A file's pending messages into the set's channels, on the set's
+ * communicators. */
+static void flush_pending(struct kv_trace_set *s, struct kv_trace *t)
+{
+    if (!t->pending)
+        return;
+    for (size_t k = 0; k < t->pending->cap; k++) {
+        const struct kv_tr_chan *c = &t->pending->chan[k];
+        if (!c->used || c->comm >= t->ncomm || t->comm[c->comm] == UINT32_MAX)
+            continue;
+        uint32_t comm = comm_key(s, t->comm[c->comm]);
+        if (c->tag == INT32_MIN)
+            chan_find(s->chans, c->from, c->to, comm, INT32_MIN, true);
+        else
+            count_on(s->chans, c->from, c->to, comm, c->tag, c->nsent,
+                     c->nrecv);
+    }
+    chans_free(t->pending);
+    t->pending = NULL;
 }
 
 static int by_channel(const void *a, const void *b)
@@ -359,38 +438,45 @@ static int by_channel(const void *a, const void *b)
     const struct kv_tr_chan *x = a, *y = b;
     if (x->from != y->from) return x->from < y->from ? -1 : 1;
     if (x->to != y->to) return x->to < y->to ? -1 : 1;
+    if (x->comm != y->comm) return x->comm < y->comm ? -1 : 1;
     return (x->tag > y->tag) - (x->tag < y->tag);
 }
 
-/* Fold the channels of pairs with an unknown tag into (a, b, -1), then
- * number the matched messages channel by channel. */
+/* Fold the channels of pairs with an unknown tag into (a, b, comm, -1),
+ * then number the matched messages channel by channel. */
 static void match_channels(struct kv_trace_set *s)
 {
-    for (size_t k = 0; k < s->capchan; k++) {
-        struct kv_tr_chan *c = &s->chan[k];
+    struct kv_tr_chans *ch = s->chans;
+    for (size_t k = 0; k < ch->cap; k++) {
+        struct kv_tr_chan *c = &ch->chan[k];
         if (!c->used || c->tag == INT32_MIN || c->tag == -1 ||
-            !chan_find(s, c->from, c->to, INT32_MIN, false))
+            !chan_find(ch, c->from, c->to, c->comm, INT32_MIN, false))
             continue;
-        struct kv_tr_chan *w = chan_find(s, c->from, c->to, -1, false);
+        struct kv_tr_chan *w = chan_find(ch, c->from, c->to, c->comm, -1,
+                                         true);
         w->nsent += c->nsent, w->nrecv += c->nrecv;
         c->nsent = c->nrecv = 0;
     }
     /* ids in an order that does not depend on the hash table's */
-    struct kv_tr_chan *sorted = km_xcalloc(s->nchan + 1, sizeof *sorted);
+    struct kv_tr_chan *sorted = km_xcalloc(ch->n + 1, sizeof *sorted);
     size_t n = 0;
-    for (size_t k = 0; k < s->capchan; k++)
-        if (s->chan[k].used)
-            sorted[n++] = s->chan[k];
+    for (size_t k = 0; k < ch->cap; k++)
+        if (ch->chan[k].used)
+            sorted[n++] = ch->chan[k];
     qsort(sorted, n, sizeof *sorted, by_channel);
     uint64_t next = 0;
     for (size_t k = 0; k < n; k++) {
-        struct kv_tr_chan *c = chan_find(s, sorted[k].from, sorted[k].to,
-                                         sorted[k].tag, false);
+        struct kv_tr_chan *c = chan_find(ch, sorted[k].from, sorted[k].to,
+                                         sorted[k].comm, sorted[k].tag, false);
         uint64_t m = c->nsent < c->nrecv ? c->nsent : c->nrecv;
         c->base = next;
         next += m;
         s->unmatched_sent += c->nsent - m;
         s->unmatched_received += c->nrecv - m;
+        if (c->comm < s->ncomms) {
+            s->comms[c->comm].matched += m;
+            s->comms[c->comm].unmatched += c->nsent + c->nrecv - 2 * m;
+        }
     }
     s->matched = next;
     free(sorted);
@@ -398,24 +484,290 @@ static void match_channels(struct kv_trace_set *s)
 
 void kv_trace_rewind(struct kv_trace_set *s)
 {
-    for (size_t k = 0; k < s->capchan; k++)
-        s->chan[k].ksent = s->chan[k].krecv = 0;
+    for (size_t k = 0; s->chans && k < s->chans->cap; k++)
+        s->chans->chan[k].ksent = s->chans->chan[k].krecv = 0;
 }
 
-/* The id of the next message on a channel, or -1 when it has no partner. */
+/* The id of the next message on a channel, or -1 when it has no partner;
+ * comm is the file's own id. */
 static int64_t flow_id(struct kv_trace_set *s, const struct kv_trace *t,
-                       int type, int32_t peer, int32_t tag)
+                       int type, int32_t peer, int32_t tag, uint32_t comm)
 {
-    if (peer < 0)
+    if (peer < 0 || comm >= (comm ? t->ncomm : 1) ||
+        (comm && t->comm[comm] == UINT32_MAX))
         return -1;
     bool sent = type == KV_TR_SENT;
     struct kv_tr_chan *c = channel(s, sent ? t->proc : peer,
-                                   sent ? peer : t->proc, tag);
+                                   sent ? peer : t->proc,
+                                   comm ? comm_key(s, t->comm[comm]) : 0, tag);
     if (!c)
         return -1;
     uint64_t m = c->nsent < c->nrecv ? c->nsent : c->nrecv;
     uint64_t k = sent ? c->ksent++ : c->krecv++;
     return k < m ? (int64_t)(c->base + k) : -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Communicators: a file's COMM records, the run's by member list            */
+
+#define MAX_COMM_ID 65535
+#define COMM_MEMBERS 1016    /* at most per record */
+
+/* A communicator of the file being scanned, as its records build it. */
+struct lcomm {
+    int32_t *members;
+    size_t cap;
+    int32_t size, have, inter;
+    uint64_t used_off;       /* the byte of the first message on it; 0 none */
+    uint64_t collectives;
+};
+
+/* The set's communicators by member list: slot[h] is index + 1. */
+struct kv_tr_commtab {
+    uint32_t *slot;
+    size_t nslot;
+    size_t cap;              /* of kv_trace_set.comms */
+};
+
+static uint64_t comm_hash(const int32_t *m, int32_t n, int inter)
+{
+    uint64_t h = 1469598103934665603u ^ (uint64_t)inter;
+    for (int32_t k = 0; k < n; k++)
+        h = (h ^ (uint32_t)m[k]) * 1099511628211u;
+    return h ^ (h >> 31);
+}
+
+static bool comm_same(const struct kv_tr_comm *c, const int32_t *m,
+                      int32_t n, int inter)
+{
+    return c->size == n && c->inter == (inter != 0) &&
+           memcmp(c->members, m, (size_t)n * sizeof *m) == 0;
+}
+
+static void commtab_grow(struct kv_trace_set *s)
+{
+    struct kv_tr_commtab *ct = s->commtab;
+    free(ct->slot);
+    ct->nslot = ct->nslot ? 2 * ct->nslot : 64;
+    ct->slot = km_xcalloc(ct->nslot, sizeof *ct->slot);
+    for (size_t k = 1; k < s->ncomms; k++) {
+        const struct kv_tr_comm *c = &s->comms[k];
+        size_t i = (size_t)comm_hash(c->members, c->size, c->inter) &
+                   (ct->nslot - 1);
+        while (ct->slot[i])
+            i = (i + 1) & (ct->nslot - 1);
+        ct->slot[i] = (uint32_t)k + 1;
+    }
+}
+
+/* The set's communicator of member list m[0..n) (taken, or freed when
+ * the set has it already). */
+static uint32_t intern_comm(struct kv_trace_set *s, int32_t *m, int32_t n,
+                            int inter)
+{
+    struct kv_tr_commtab *ct = s->commtab;
+    if (2 * s->ncomms >= ct->nslot)
+        commtab_grow(s);
+    size_t i = (size_t)comm_hash(m, n, inter) & (ct->nslot - 1);
+    for (; ct->slot[i]; i = (i + 1) & (ct->nslot - 1))
+        if (comm_same(&s->comms[ct->slot[i] - 1], m, n, inter)) {
+            free(m);
+            return ct->slot[i] - 1;
+        }
+    KM_GROW(s->comms, ct->cap, s->ncomms + 1);
+    struct kv_tr_comm *c = &s->comms[s->ncomms];
+    memset(c, 0, sizeof *c);
+    c->members = km_xrealloc(m, (size_t)n * sizeof *m);
+    c->size = n;
+    c->inter = inter != 0;
+    ct->slot[i] = (uint32_t)s->ncomms + 1;
+    return (uint32_t)s->ncomms++;
+}
+
+/* COMM: a part of communicator r->id of the file; 0 or -1 (printed). */
+static int define_comm(struct kv_trace *t, struct lcomm **lc, size_t *cap,
+                       const struct raw *r)
+{
+    if (r->extra < 1)
+        return corrupt(t, r->off, "a record without its extra slot");
+    if (r->id < 1 || r->id > MAX_COMM_ID)
+        return corrupt(t, r->off, "a communicator id out of range");
+    int32_t size = i32(r->x), first = i32(r->x + 4), count = i32(r->x + 8);
+    int32_t inter = i32(r->x + 12);
+    if (size < 1 || (t->nranks > 0 && size > t->nranks) || count < 1 ||
+        count > COMM_MEMBERS || first < 0 || (int64_t)first + count > size ||
+        (inter != 0 && inter != 1))
+        return corrupt(t, r->off, "a COMM record's size, first, count or "
+                       "inter out of range");
+    if (r->extra < 1 + (count + 3) / 4)
+        return corrupt(t, r->off, "a COMM record's members run past its "
+                       "slots");
+    size_t id = (size_t)r->id;
+    if (id >= *cap) {
+        size_t old = *cap;
+        KM_GROW(*lc, *cap, id + 1);
+        memset(*lc + old, 0, (*cap - old) * sizeof **lc);
+    }
+    struct lcomm *c = &(*lc)[id];
+    if (c->have == 0 && first == 0)
+        c->size = size, c->inter = inter;
+    else if (c->have && c->have == c->size)
+        return corrupt(t, r->off, "a communicator defined twice");
+    else if (first != c->have || size != c->size || inter != c->inter)
+        return corrupt(t, r->off, "a COMM record that does not continue "
+                       "its communicator's members");
+    KM_GROW(c->members, c->cap, (size_t)c->have + (size_t)count);
+    for (int32_t k = 0; k < count; k++) {
+        int32_t m = i32(r->x + REC + 4 * (size_t)k);
+        if (m < 0 || (t->nranks > 0 && m >= t->nranks))
+            return corrupt(t, r->off + 2 * REC + 4 * (uint64_t)k,
+                           "a communicator's member out of range");
+        c->members[c->have++] = m;
+    }
+    return 0;
+}
+
+/* After a file's scan: its communicators onto the set's (t->comm); a
+ * message on one its COMM records do not define whole is an error. */
+static int finish_comms(struct kv_trace_set *s, struct kv_trace *t,
+                        struct lcomm *lc, size_t n)
+{
+    int rc = 0;
+    t->ncomm = 1;
+    for (size_t id = 1; id < n; id++)
+        if (lc[id].have || lc[id].used_off)
+            t->ncomm = id + 1;
+    t->comm = km_xcalloc(t->ncomm, sizeof *t->comm);
+    for (size_t id = 1; id < t->ncomm; id++) {
+        struct lcomm *c = &lc[id];
+        t->comm[id] = UINT32_MAX;
+        if (rc == 0 && c->used_off && c->have == 0)
+            rc = corrupt(t, c->used_off, "a message on a communicator no "
+                         "COMM record defines");
+        else if (rc == 0 && c->used_off && c->have < c->size)
+            rc = corrupt(t, c->used_off, "a message on a communicator "
+                         "whose COMM records end before its last member");
+        if (rc == 0 && c->have && c->have == c->size) {
+            t->comm[id] = intern_comm(s, c->members, c->size, c->inter);
+            s->comms[t->comm[id]].collectives += c->collectives;
+            c->members = NULL;
+        }
+        free(c->members);
+    }
+    for (size_t id = t->ncomm; id < n; id++)
+        free(lc[id].members);
+    return rc;
+}
+
+struct world_rank { int32_t world, rank; };
+
+static int by_world_rank(const void *a, const void *b)
+{
+    const struct world_rank *x = a, *y = b;
+    if (x->world != y->world)
+        return x->world < y->world ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* c's ranks ordered by their world rank, for kv_trace_comm_rank. */
+static void order_by_world(struct kv_tr_comm *c)
+{
+    struct world_rank *v = km_xcalloc((size_t)c->size + 1, sizeof *v);
+    for (int32_t r = 0; r < c->size; r++)
+        v[r].world = c->members[r], v[r].rank = r;
+    qsort(v, (size_t)c->size, sizeof *v, by_world_rank);
+    c->by_world = km_xcalloc((size_t)c->size + 1, sizeof *c->by_world);
+    for (int32_t r = 0; r < c->size; r++)
+        c->by_world[r] = v[r].rank;
+    free(v);
+}
+
+/* The set's communicators numbered by their first file (by rank), then
+ * by its id, whatever order the files were read in; each file's pending
+ * messages then onto them. */
+static void number_comms(struct kv_trace_set *s)
+{
+    uint32_t *to = km_xcalloc(s->ncomms + 1, sizeof *to);
+    uint32_t next = 1;
+    for (size_t k = 0; k < s->n; k++)
+        for (size_t id = 1; id < s->t[k].ncomm; id++) {
+            uint32_t g = s->t[k].comm[id];
+            if (g != UINT32_MAX && !to[g])
+                to[g] = next++;
+        }
+    struct kv_tr_comm *c = km_xcalloc(s->ncomms + 1, sizeof *c);
+    c[0] = s->comms[0];
+    for (size_t g = 1; g < s->ncomms; g++)
+        c[to[g]] = s->comms[g];
+    free(s->comms);
+    s->comms = c;
+    s->commtab->cap = s->ncomms + 1;
+    free(s->commtab->slot);
+    s->commtab->slot = NULL;         /* no longer needed */
+    s->commtab->nslot = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        struct kv_trace *t = &s->t[k];
+        for (size_t id = 1; id < t->ncomm; id++)
+            if (t->comm[id] != UINT32_MAX)
+                t->comm[id] = to[t->comm[id]];
+        for (size_t j = 0; j < t->nthreads; j++)
+            for (size_t i = 0; i < KV_TR_LAST; i++) {
+                struct kv_tr_rec *r = &t->threads[j].last[i];
+                r->comm = r->comm < t->ncomm ? t->comm[r->comm] : UINT32_MAX;
+            }
+        flush_pending(s, t);
+        if (t->proc + 1 > s->comms[0].size)
+            s->comms[0].size = t->proc + 1;
+        if (t->nranks > s->comms[0].size)
+            s->comms[0].size = t->nranks;
+    }
+    for (size_t g = 1; g < s->ncomms; g++) {
+        struct kv_tr_comm *m = &s->comms[g];
+        order_by_world(m);
+        for (int32_t r = 0; r < m->size; r++)
+            if (m->members[r] + 1 > s->comms[0].size)
+                s->comms[0].size = m->members[r] + 1;
+    }
+    free(to);
+}
+
+int32_t kv_trace_comm_rank(const struct kv_trace_set *s, uint32_t comm,
+                           int32_t world)
+{
+    if (comm == 0)
+        return world >= 0 ? world : -1;
+    if (comm >= s->ncomms)
+        return -1;
+    const struct kv_tr_comm *c = &s->comms[comm];
+    size_t lo = 0, hi = (size_t)c->size;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int32_t w = c->members[c->by_world[mid]];
+        if (w == world)
+            return c->by_world[mid];
+        if (w < world)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+const char *kv_trace_comm_name(const struct kv_trace_set *s, uint32_t comm,
+                               char *buf, size_t size)
+{
+    if (comm == 0)
+        snprintf(buf, size, "MPI_COMM_WORLD");
+    else if (comm >= s->ncomms)
+        snprintf(buf, size, "communicator not known");
+    else if (s->comms[comm].inter)
+        snprintf(buf, size, "intercommunicator %u (remote group of %d "
+                 "rank%s)", (unsigned)comm, (int)s->comms[comm].size,
+                 s->comms[comm].size == 1 ? "" : "s");
+    else
+        snprintf(buf, size, "communicator %u (%d rank%s)", (unsigned)comm,
+                 (int)s->comms[comm].size, s->comms[comm].size == 1 ? "" : "s");
+    return buf;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -477,26 +829,47 @@ static void keep_last(struct kv_tr_thread *th, const struct raw *r)
                ? i64(r->x + 8) : 0;
     if (r->type == KV_TR_LEAVE && th->nopen)
         l->id = th->open[th->nopen - 1].id;  /* the region it leaves */
+    l->comm = r->type == KV_TR_SENT || r->type == KV_TR_RECEIVED ? r->comm : 0;
 }
 
 struct scan {
     struct kv_trace_set *s;
     struct kv_trace *t;
     size_t regcap, clockcap;
+    struct lcomm *lc;        /* the file's communicators, by id */
+    size_t caplc;
 };
 
-static void scan_record(struct scan *sc, struct kv_tr_thread *th,
-                        const struct raw *r)
+/* A message's communicator, the file's own: counted, its first use kept
+ * (its COMM records may come from any thread of the file). */
+static void use_comm(struct scan *sc, const struct raw *r)
+{
+    if (r->comm >= sc->caplc) {
+        size_t old = sc->caplc;
+        KM_GROW(sc->lc, sc->caplc, r->comm + 1);
+        memset(sc->lc + old, 0, (sc->caplc - old) * sizeof *sc->lc);
+    }
+    struct lcomm *c = &sc->lc[r->comm];
+    if (!c->used_off)
+        c->used_off = r->off;
+    if (i32(r->x) < 0)
+        c->collectives++;
+}
+
+static int scan_record(struct scan *sc, struct kv_tr_thread *th,
+                       const struct raw *r)
 {
     struct kv_trace *t = sc->t;
     if (r->type == KV_TR_REGION) {
         define_region(t, &sc->regcap, r);
-        return;
+        return 0;
     }
     if (r->type == KV_TR_CLOCK) {
         add_clock(t, &sc->clockcap, r->tick, i64(r->x));
-        return;
+        return 0;
     }
+    if (r->type == KV_TR_COMM)
+        return define_comm(t, &sc->lc, &sc->caplc, r);
     if (!th->any)
         th->first_tick = r->tick, th->any = true;
     th->last_tick = r->tick;
@@ -524,16 +897,23 @@ static void scan_record(struct scan *sc, struct kv_tr_thread *th,
             th->sent++;
         else
             th->received++;
+        if (r->comm)
+            use_comm(sc, r);
         if (i32(r->x) >= 0)
-            count_message(sc->s, t, r->type, i32(r->x), i32(r->x + 4));
-        else
+            count_message(sc->s, t, r->type, i32(r->x), i32(r->x + 4),
+                          r->comm);
+        else {
             sc->s->collectives++;
+            if (!r->comm)
+                sc->s->comms[0].collectives++;
+        }
         break;
     case KV_TR_END:
         th->ended = true;
         th->end_signal = r->id;
         break;
     }
+    return 0;
 }
 
 /* One block's records, by `each` (0 or -1). */
@@ -557,8 +937,7 @@ struct scan_thread { struct scan *sc; struct kv_tr_thread *th; };
 static int scan_one(void *ctx, const struct raw *r)
 {
     struct scan_thread *st = ctx;
-    scan_record(st->sc, st->th, r);
-    return 0;
+    return scan_record(st->sc, st->th, r);
 }
 
 static int by_tick(const void *a, const void *b)
@@ -588,7 +967,7 @@ static void count_undefined(struct kv_trace *t)
 
 static int scan_file(struct kv_trace_set *s, struct kv_trace *t)
 {
-    struct scan sc = { s, t, 0, 0 };
+    struct scan sc = { s, t, 0, 0, NULL, 0 };
     if (find_blocks(t))
         return -1;
     add_clock(t, &sc.clockcap, t->t0_tick, t->t0_real_ns);
@@ -602,6 +981,9 @@ static int scan_file(struct kv_trace_set *s, struct kv_trace *t)
     free(buf);
     order_clocks(t);
     count_undefined(t);
+    if (finish_comms(s, t, sc.lc, sc.caplc))
+        rc = -1;
+    free(sc.lc);
     return rc;
 }
 
@@ -749,6 +1131,11 @@ int kv_trace_set_open(struct kv_trace_set *s, const char *const *paths,
 {
     memset(s, 0, sizeof *s);
     s->t = km_xcalloc(n + 1, sizeof *s->t);
+    s->chans = km_xcalloc(1, sizeof *s->chans);
+    s->commtab = km_xcalloc(1, sizeof *s->commtab);
+    KM_GROW(s->comms, s->commtab->cap, 1);
+    memset(s->comms, 0, sizeof *s->comms);   /* 0: MPI_COMM_WORLD */
+    s->ncomms = 1;
     for (size_t k = 0; k < n; k++)
         s->t[k].fd = -1;
     s->n = n;
@@ -772,6 +1159,7 @@ int kv_trace_set_open(struct kv_trace_set *s, const char *const *paths,
     /* rank order, whatever order the shell gave (KM_trace.10 < .2) */
     qsort(s->t, s->n, sizeof *s->t, by_proc);
     unify_regions(s);
+    number_comms(s);
     match_channels(s);
     set_axis(s);
     return 0;
@@ -794,11 +1182,21 @@ void kv_trace_set_free(struct kv_trace_set *s)
         free(t->threads);
         free(t->regions);
         free(t->global);
+        free(t->comm);
+        chans_free(t->pending);
         free(t->clocks);
         free(t->path);
     }
     free(s->t);
-    free(s->chan);
+    chans_free(s->chans);
+    for (size_t k = 0; k < s->ncomms; k++) {
+        free(s->comms[k].members);
+        free(s->comms[k].by_world);
+    }
+    free(s->comms);
+    if (s->commtab)
+        free(s->commtab->slot);
+    free(s->commtab);
     free(s->regions);
     memset(s, 0, sizeof *s);
 }
@@ -840,7 +1238,8 @@ static void message_call(struct cursor *c, struct kv_tr_event *e)
 static int deliver(void *ctx, const struct raw *r)
 {
     struct cursor *c = ctx;
-    if (r->type == KV_TR_REGION || r->type == KV_TR_CLOCK)
+    if (r->type == KV_TR_REGION || r->type == KV_TR_CLOCK ||
+        r->type == KV_TR_COMM)
         return 0;
     struct kv_tr_event e = { 0 };
     e.type = r->type;
@@ -876,7 +1275,9 @@ static int deliver(void *ctx, const struct raw *r)
         e.peer = i32(r->x);
         e.tag = i32(r->x + 4);
         e.bytes = i64(r->x + 8);
-        e.flow = flow_id(c->s, c->t, r->type, e.peer, e.tag);
+        e.comm = r->comm == 0 ? 0 : r->comm < c->t->ncomm
+                 ? c->t->comm[r->comm] : UINT32_MAX;
+        e.flow = flow_id(c->s, c->t, r->type, e.peer, e.tag, r->comm);
         message_call(c, &e);
         break;
     }

@@ -13,7 +13,11 @@
  * a pass over a thread reads one block at a time.  The regions of every
  * file are also unified on the set (kv_trace_set.regions, each file's
  * ids mapped by kv_trace.global), and the threads can be grouped by
- * where they were at the end (kv_trace_groups).
+ * where they were at the end (kv_trace_groups).  The communicators of
+ * the messages (COMM records) are unified on the set too
+ * (kv_trace_set.comms, each file's ids mapped by kv_trace.comm): the same
+ * member list is the same communicator on every rank, and a message is
+ * matched with its partner on its communicator.
  */
 #ifndef KV_TRACE_H
 #define KV_TRACE_H
@@ -24,7 +28,8 @@
 
 enum kv_tr_type {
     KV_TR_ENTER = 1, KV_TR_LEAVE = 2, KV_TR_SENT = 3, KV_TR_RECEIVED = 4,
-    KV_TR_REGION = 5, KV_TR_CLOCK = 6, KV_TR_END = 7
+    KV_TR_REGION = 5, KV_TR_CLOCK = 6, KV_TR_END = 7,
+    KV_TR_COMM = 8
 };
 
 enum kv_tr_state {
@@ -45,6 +50,7 @@ struct kv_tr_rec {
     int type;
     int32_t id, peer, tag;
     int64_t bytes;
+    uint32_t comm;           /* SENT, RECEIVED: the set's communicator */
 };
 
 #define KV_TR_LAST 8         /* last events kept per thread */
@@ -101,6 +107,31 @@ struct kv_trace {
     uint32_t *global;        /* [id]: the set's region (kv_trace_set's
                                 regions), for ids 1 .. nregions;
                                 UINT32_MAX for an id nothing uses */
+    uint32_t *comm;          /* [id]: the set's communicator (kv_trace_set's
+                                comms) of this file's communicator id, for
+                                0 .. ncomm - 1 (0: MPI_COMM_WORLD);
+                                UINT32_MAX for an id no COMM record defines */
+    size_t ncomm;
+    struct kv_tr_chans *pending;    /* trace.c's: messages on the file's
+                                       own communicators, while opening */
+};
+
+/* A communicator of the run.  Index 0 is MPI_COMM_WORLD (members NULL:
+ * its rank i is world rank i).  The others are one per distinct member
+ * list of the files' COMM records (the same world ranks in the same
+ * order, and the same inter flag: the same communicator on every rank;
+ * each list is held once), numbered in order of their first file by
+ * rank, then by that file's id. */
+struct kv_tr_comm {
+    int32_t *members;        /* world ranks, by rank in the communicator */
+    int32_t *by_world;       /* its ranks ordered by their world rank */
+    int32_t size;            /* 0: the set's ranks, as far as known */
+    bool inter;              /* an intercommunicator: members its remote
+                                group, where its messages go */
+    /* its messages (an intercommunicator's matched on any, counted on
+     * the sender's): point-to-point matched, without a partner, and
+     * SENT and RECEIVED without a peer */
+    uint64_t matched, unmatched, collectives;
 };
 
 /* A region of the set: one per (kind, name, file, line) over the files,
@@ -110,7 +141,8 @@ struct kv_tr_gregion {
     int32_t id;                      /* its id there */
 };
 
-struct kv_tr_chan;           /* trace.c's message channels */
+struct kv_tr_chans;          /* trace.c's message channels */
+struct kv_tr_commtab;        /* trace.c's communicators by member list */
 
 /* Every file of a run. */
 struct kv_trace_set {
@@ -122,8 +154,10 @@ struct kv_trace_set {
     /* point-to-point messages: matched pairs, and those without one */
     uint64_t matched, unmatched_sent, unmatched_received;
     uint64_t collectives;    /* SENT and RECEIVED with peer -1 */
-    struct kv_tr_chan *chan;
-    size_t nchan, capchan;
+    struct kv_tr_chans *chans;
+    struct kv_tr_comm *comms;        /* the run's communicators, 0 first */
+    size_t ncomms;
+    struct kv_tr_commtab *commtab;
     struct kv_tr_gregion *regions;   /* the regions of every file, unified */
     size_t nregions;
 };
@@ -149,9 +183,12 @@ struct kv_tr_event {
     int64_t enter_ns;        /* LEAVE: its region's ENTER */
     int32_t peer, tag;       /* SENT, RECEIVED */
     int64_t bytes;
+    uint32_t comm;           /* SENT, RECEIVED: the set's communicator */
     int64_t flow;            /* SENT, RECEIVED to or from a peer: the
                                 message's id, shared with its partner's
-                                event; -1 when it has none */
+                                event (matched per sender, receiver,
+                                communicator and tag, in order); -1 when
+                                it has none */
     /* SENT, RECEIVED: the MPI call's region (the record's id), its ENTER
      * and LEAVE when the record follows that LEAVE (as libkm writes it);
      * call_depth -1 when it does not (a record inside its region) */
@@ -188,6 +225,14 @@ const struct kv_tr_region *kv_trace_region(const struct kv_trace *t,
  * line 30 in MAIN"); "region N" when not defined. */
 const char *kv_trace_region_label(const struct kv_trace *t, int32_t id,
                                   char *buf, size_t size);
+/* The rank of world rank `world` in communicator `comm` of the set
+ * (MPI_COMM_WORLD: itself), -1 when it is no member. */
+int32_t kv_trace_comm_rank(const struct kv_trace_set *s, uint32_t comm,
+                           int32_t world);
+/* "MPI_COMM_WORLD", "communicator 1 (4 ranks)", "intercommunicator 2
+ * (remote group of 3 ranks)". */
+const char *kv_trace_comm_name(const struct kv_trace_set *s, uint32_t comm,
+                               char *buf, size_t size);
 /* "program", "subroutine", ..., "DO", "MPI", ...; "?" */
 const char *kv_trace_kind_name(int kind);
 /* "running", "ended", "stopped at the size limit", "ended by a signal" */

@@ -8,7 +8,9 @@
  * child lies inside its parent as the trace has it), its name the
  * routine's or "KIND line L in ROUTINE", its category the region's kind,
  * its args the source file and line, and what moved inside it (bytes
- * sent and received, point-to-point and collective).  A point-to-point
+ * sent and received, point-to-point and collective, and the
+ * communicator when it is not MPI_COMM_WORLD: "comm": "communicator 1
+ * (4 ranks)", as on a flow's args).  A point-to-point
  * message is a flow: "ph":"s" at the sender's SENT, "ph":"f" with "bp":
  * "e" at the receiver's RECEIVED, sharing the id trace.c matched them by.
  * libkm writes a message's record right after its call's LEAVE, so a
@@ -32,10 +34,14 @@
 #include "kmview/out.h"
 #include "support/buf.h"
 
-struct acc { int64_t sent, received, coll_sent, coll_received; };
+struct acc {
+    int64_t sent, received, coll_sent, coll_received;
+    uint32_t comm;           /* the set's communicator of its messages */
+};
 
 struct jctx {
     FILE *f;
+    const struct kv_trace_set *s;
     /* the region last left, written when what follows it is not its own
      * message */
     bool pending;
@@ -49,6 +55,17 @@ struct jctx {
     size_t depth, cap;
     bool first;
 };
+
+/* ,"comm":"communicator 1 (4 ranks)" for a communicator not
+ * MPI_COMM_WORLD. */
+static void comm_arg(struct jctx *j, uint32_t comm)
+{
+    char name[96];
+    if (!comm)
+        return;
+    fputs(",\"comm\":", j->f);
+    kv_json_str(j->f, kv_trace_comm_name(j->s, comm, name, sizeof name));
+}
 
 /* ns as microseconds with three decimals, into b; its length. */
 static int put_us(char *b, int64_t ns)
@@ -143,6 +160,7 @@ static void complete(struct jctx *j, const struct kv_trace *t,
         fprintf(j->f, ",\"collective_sent_bytes\":%" PRId64 ","
                 "\"collective_received_bytes\":%" PRId64, a->coll_sent,
                 a->coll_received);
+    comm_arg(j, a->comm);
     if (e->at_end)
         fputs(",\"closed_at_end\":true", j->f);
     fputs("}}", j->f);
@@ -160,8 +178,10 @@ static void flow(struct jctx *j, const struct kv_trace *t,
     fwrite(b, 1, (size_t)put_us(b, kv_trace_message_ns(e)), j->f);
     if (!sent)
         fputs(",\"bp\":\"e\"", j->f);
-    fprintf(j->f, ",\"args\":{\"%s\":%d,\"tag\":%d,\"bytes\":%" PRId64 "}}",
+    fprintf(j->f, ",\"args\":{\"%s\":%d,\"tag\":%d,\"bytes\":%" PRId64,
             sent ? "to" : "from", e->peer, e->tag, e->bytes);
+    comm_arg(j, e->comm);
+    fputs("}}", j->f);
 }
 
 static void flush_pending(struct jctx *j)
@@ -179,6 +199,8 @@ static void add_bytes(struct jctx *j, const struct kv_tr_event *e)
                   : j->depth ? &j->stack[j->depth - 1] : NULL;
     if (!a)
         return;
+    if (e->comm)
+        a->comm = e->comm;
     if (e->peer >= 0)
         *(e->type == KV_TR_SENT ? &a->sent : &a->received) += e->bytes;
     else
@@ -225,7 +247,7 @@ static void free_fragments(struct jctx *j)
 
 int kv_trace_json(FILE *f, struct kv_trace_set *s)
 {
-    struct jctx j = { .f = f, .first = true };
+    struct jctx j = { .f = f, .s = s, .first = true };
     int rc = 0;
     kv_trace_rewind(s);
     fputs("{\"traceEvents\":[", f);

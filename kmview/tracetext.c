@@ -126,6 +126,11 @@ static void print_event(FILE *f, const struct kv_trace_set *s,
     else
         fprintf(f, "%" PRId64 " bytes %s rank %d, tag %d", e->bytes,
                 e->type == KV_TR_SENT ? "to" : "from", e->peer, e->tag);
+    if ((e->type == KV_TR_SENT || e->type == KV_TR_RECEIVED) && e->comm) {
+        char name[96];
+        fprintf(f, ", on %s", kv_trace_comm_name(s, e->comm, name,
+                                                 sizeof name));
+    }
     fputc('\n', f);
 }
 
@@ -219,6 +224,28 @@ static void print_groups(FILE *f, const struct kv_trace_set *s, bool *common)
     kv_trace_groups_free(&g);
 }
 
+/* The messages per communicator, when there are others than
+ * MPI_COMM_WORLD. */
+static void print_comms(FILE *f, const struct kv_trace_set *s)
+{
+    char b[3][32], name[96];
+    if (s->ncomms < 2)
+        return;
+    for (size_t k = 0; k < s->ncomms; k++) {
+        const struct kv_tr_comm *c = &s->comms[k];
+        fprintf(f, "  on %s: ", kv_trace_comm_name(s, (uint32_t)k, name,
+                                                  sizeof name));
+        if (c->inter)
+            fprintf(f, "%s without a peer (its point-to-point messages "
+                    "matched with every intercommunicator's)\n",
+                    count(b[0], c->collectives));
+        else
+            fprintf(f, "%s matched, %s without a partner, %s without a "
+                    "peer\n", count(b[0], c->matched),
+                    count(b[1], c->unmatched), count(b[2], c->collectives));
+    }
+}
+
 void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last)
 {
     bool *common = km_xcalloc(s->n + 1, sizeof *common);
@@ -232,6 +259,7 @@ void kv_trace_summary(FILE *f, struct kv_trace_set *s, int last)
             "source not known)\n",
             count(b[0], s->matched), count(b[1], s->unmatched_sent),
             count(b[2], s->unmatched_received), count(b[3], s->collectives));
+    print_comms(f, s);
     if (s->n > 1)
         print_groups(f, s, common);
     bool some = s->n > KV_TT_DETAIL;

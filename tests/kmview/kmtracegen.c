@@ -25,6 +25,18 @@
  *                     last block's used part
  *     --undefined     thread 0 of rank 0 enters region 999, which no
  *                     record defines
+ *     --comms         two communicators besides MPI_COMM_WORLD, with
+ *                     COMM records (ids that differ from rank to rank):
+ *                     "sub", ranks m-1 .. 0 (m: half the ranks, at least
+ *                     2), whose ranks also send every message to the next
+ *                     one on it (the same pairs and tags as the ring's,
+ *                     other bytes; received before the ring's, as MPI
+ *                     allows on another communicator) and call
+ *                     MPI_BARRIER on it every 5th; and "all", every rank
+ *                     in reverse order (several COMM records past 1016
+ *                     ranks), defined by the last thread with an
+ *                     MPI_BCAST on it at the start, and on which thread
+ *                     0 sends its 2nd message's once more (tag 7)
  *   The other threads' regions are closed before the end, as an OpenMP
  *   construct ends before the program does; they have no END.
  *
@@ -34,7 +46,10 @@
  * deepest nesting); and "events", "regions" (every ENTER, each a complete
  * event once the open ones are closed), "matched" (messages with a
  * partner), "unmatched_sent", "unmatched_received", "collectives"
- * (SENT and RECEIVED with peer -1).  Must never include kmview's code.
+ * (SENT and RECEIVED with peer -1); with --comms "comms" (2), and per
+ * communicator c (0 MPI_COMM_WORLD, 1 sub, 2 all, numbered as kmview
+ * does: by rank 0's ids) "comm.c.size", ".matched", ".unmatched",
+ * ".collectives".  Must never include kmview's code.
  */
 #include <fcntl.h>
 #include <math.h>
@@ -50,12 +65,14 @@
 #define MAXDEPTH 64
 #define NREG 16
 
-enum { ENTER = 1, LEAVE, SENT, RECEIVED, REGION, CLOCK, END };
+enum { ENTER = 1, LEAVE, SENT, RECEIVED, REGION, CLOCK, END, COMM };
+
+#define COMM_MEMBERS 1016        /* per COMM record, at most */
 
 struct opts {
     int ranks, threads, depth, messages;
     long events;
-    bool killed, undefined;
+    bool killed, undefined, comms;
 };
 
 struct thr {
@@ -80,9 +97,10 @@ struct rank {
 };
 
 /* Message counts per channel of the ring, from -> from + 1, and tag + 1;
- * tag -1 folds a pair. */
-static long (*nsent)[4], (*nrecv)[4];
-static long collectives;
+ * tag -1 folds a pair; per communicator (0 world, 1 sub, 2 all). */
+static long (*nsent[3])[9], (*nrecv[3])[9];
+static long collectives, comm_coll[3];
+static int sub_size;             /* --comms: the sub-communicator's ranks */
 
 static void *xcalloc(size_t n, size_t s)
 {
@@ -109,7 +127,7 @@ static void flush_block(struct rank *k, struct thr *t, size_t len)
 }
 
 static void record(struct rank *k, int tn, int type, int extra, int32_t id,
-                   const unsigned char *slots);
+                   int comm, const unsigned char *slots);
 
 /* Claim the thread's next block: header, then a CLOCK record. */
 static void claim(struct rank *k, int tn)
@@ -126,11 +144,11 @@ static void claim(struct rank *k, int tn)
     unsigned char c[16];
     put64(c, (uint64_t)real_of(k, t->tick));
     put64(c + 8, (uint64_t)t->tick);
-    record(k, tn, CLOCK, 1, 0, c);
+    record(k, tn, CLOCK, 1, 0, 0, c);
 }
 
 static void record(struct rank *k, int tn, int type, int extra, int32_t id,
-                   const unsigned char *slots)
+                   int comm, const unsigned char *slots)
 {
     struct thr *t = &k->th[tn];
     size_t need = REC * (size_t)(1 + extra);
@@ -140,13 +158,16 @@ static void record(struct rank *k, int tn, int type, int extra, int32_t id,
     memcpy(p + REC, slots, REC * (size_t)extra);
     put64(p, type == REGION ? 0 : (uint64_t)t->tick);
     p[9] = (unsigned char)extra;
+    p[10] = (unsigned char)(comm & 0xff);
+    p[11] = (unsigned char)(comm >> 8);
     put32(p + 12, (uint32_t)id);
     p[8] = (unsigned char)type;      /* last: makes the record valid */
     t->used += need;
 }
 
 /* Regions: 1 MAIN, 2 the DO, 3.. SUBn, 10 send, 11 receive, 12 allreduce,
- * 13 the OpenMP construct. */
+ * 13 the OpenMP construct, 14 send and 15 receive on a communicator, 16
+ * its barrier, 17 its broadcast. */
 static void region_def(int id, int *kind, int *line, int *routine,
                        char *text, size_t size)
 {
@@ -159,6 +180,10 @@ static void region_def(int id, int *kind, int *line, int *routine,
     } else if (id == 10) { *kind = 12; *line = 30; snprintf(text, size, "CALL MPI_SEND(A, N, MPI_REAL8, NEXT, TAG, COMM, IERR)"); }
     else if (id == 11) { *kind = 12; *line = 31; snprintf(text, size, "CALL MPI_RECV(B, N, MPI_REAL8, PREV, TAG, COMM, ST, IERR)"); }
     else if (id == 12) { *kind = 12; *line = 32; snprintf(text, size, "CALL MPI_ALLREDUCE(X, Y, 1, MPI_REAL8, MPI_SUM, COMM, IERR)"); }
+    else if (id == 14) { *kind = 12; *line = 50; snprintf(text, size, "CALL MPI_SEND(C, N, MPI_REAL8, TO, TAG, SUB, IERR)"); }
+    else if (id == 15) { *kind = 12; *line = 51; snprintf(text, size, "CALL MPI_RECV(D, N, MPI_REAL8, FROM, TAG, SUB, ST, IERR)"); }
+    else if (id == 16) { *kind = 12; *line = 52; snprintf(text, size, "CALL MPI_BARRIER(SUB, IERR)"); }
+    else if (id == 17) { *kind = 12; *line = 53; snprintf(text, size, "CALL MPI_BCAST(N, 1, MPI_INTEGER, 0, ALL, IERR)"); }
     else { *kind = 15; *line = 40; snprintf(text, size, "!$OMP PARALLEL DO"); }
 }
 
@@ -180,7 +205,7 @@ static void define(struct rank *k, int tn, int id)
     put32(x + 8, (uint32_t)routine);
     put32(x + 12, (uint32_t)n);
     memcpy(x + REC, text, (size_t)n);
-    record(k, tn, REGION, slots, id, x);
+    record(k, tn, REGION, slots, id, 0, x);
 }
 
 static bool done(struct thr *t) { return t->stopped; }
@@ -192,7 +217,7 @@ static void tick(struct rank *k, int tn)
 }
 
 /* One event; a killed run's thread stops taking them at its stop. */
-static bool event(struct rank *k, int tn, int type, int32_t id,
+static bool event(struct rank *k, int tn, int type, int32_t id, int comm,
                   const unsigned char *slot)
 {
     struct thr *t = &k->th[tn];
@@ -203,7 +228,7 @@ static bool event(struct rank *k, int tn, int type, int32_t id,
     tick(k, tn);
     if (type == ENTER)
         define(k, tn, id);
-    record(k, tn, type, slot ? 1 : 0, id, slot);
+    record(k, tn, type, slot ? 1 : 0, id, comm, slot);
     t->events++;
     if (type == ENTER) {
         t->enters++;
@@ -217,17 +242,24 @@ static bool event(struct rank *k, int tn, int type, int32_t id,
     return true;
 }
 
-static void enter(struct rank *k, int tn, int id) { event(k, tn, ENTER, id, NULL); }
+static void enter(struct rank *k, int tn, int id) { event(k, tn, ENTER, id, 0, NULL); }
 static void leave(struct rank *k, int tn)
 {
     struct thr *t = &k->th[tn];
     if (t->depth)
-        event(k, tn, LEAVE, t->stack[t->depth - 1], NULL);
+        event(k, tn, LEAVE, t->stack[t->depth - 1], 0, NULL);
 }
 
-/* A call at site `id` moving a message: its region, then the record. */
+/* The file's id of communicator c (1 sub, 2 all): another on each rank. */
+static int comm_id(const struct rank *k, int c)
+{
+    return c == 1 ? 1 + k->r % 3 : 10 + k->r % 4;
+}
+
+/* A call at site `id` moving a message on communicator c (0 world, 1
+ * sub, 2 all): its region, then the record. */
 static void message(struct rank *k, int tn, int id, int type, int peer,
-                    int tag, long bytes)
+                    int tag, long bytes, int c)
 {
     unsigned char x[16];
     enter(k, tn, id);
@@ -235,18 +267,37 @@ static void message(struct rank *k, int tn, int id, int type, int peer,
     put32(x, (uint32_t)peer);
     put32(x + 4, (uint32_t)tag);
     put64(x + 8, (uint64_t)bytes);
-    if (!event(k, tn, type, id, x))
+    if (!event(k, tn, type, id, c ? comm_id(k, c) : 0, x))
         return;
     struct thr *t = &k->th[tn];
     if (type == SENT) t->sent++; else t->received++;
     if (peer < 0) {
         collectives++;
+        comm_coll[c]++;
         return;
     }
     int from = type == SENT ? k->r : peer, to = type == SENT ? peer : k->r;
     (void)to;                        /* the ring's: from + 1 */
-    if (type == SENT) nsent[from][tag + 1]++;
-    else nrecv[from][tag + 1]++;
+    if (type == SENT) nsent[c][from][tag + 1]++;
+    else nrecv[c][from][tag + 1]++;
+}
+
+/* COMM records of communicator c (1 sub, 2 all): members world ranks
+ * n-1 .. 0, at most COMM_MEMBERS a record. */
+static void define_comm(struct rank *k, int tn, int c, int n)
+{
+    static unsigned char x[REC * 256];
+    for (int first = 0; first < n; first += COMM_MEMBERS) {
+        int count = n - first < COMM_MEMBERS ? n - first : COMM_MEMBERS;
+        memset(x, 0, sizeof x);
+        put32(x, (uint32_t)n);
+        put32(x + 4, (uint32_t)first);
+        put32(x + 8, (uint32_t)count);
+        put32(x + 12, 0);
+        for (int j = 0; j < count; j++)
+            put32(x + REC + 4 * j, (uint32_t)(n - 1 - (first + j)));
+        record(k, tn, COMM, 1 + (count + 3) / 4, comm_id(k, c), 0, x);
+    }
 }
 
 /* Message i of rank r: to the next rank, from the previous one. */
@@ -256,10 +307,24 @@ static void exchange(struct rank *k, int tn, int i, int nranks, int depth)
     long bytes = 8L * (i + 1);
     if (k->th[tn].depth >= depth)
         return;
-    message(k, tn, 10, SENT, next, i % 3, bytes);
-    message(k, tn, 11, RECEIVED, prev, k->r == 1 ? -1 : i % 3, bytes);
+    bool sub = sub_size && k->r < sub_size;
+    int snext = (k->r + 1) % sub_size, sprev = (k->r + sub_size - 1) % sub_size;
+    if (sub && i == 0)
+        define_comm(k, tn, 1, sub_size);
+    message(k, tn, 10, SENT, next, i % 3, bytes, 0);
+    if (sub) {                   /* the same pairs, received first */
+        message(k, tn, 14, SENT, snext, i % 3, 1000 + bytes, 1);
+        message(k, tn, 15, RECEIVED, sprev, i % 3, 1000 + bytes, 1);
+    }
+    message(k, tn, 11, RECEIVED, prev, k->r == 1 ? -1 : i % 3, bytes, 0);
     if (i % 4 == 3)
-        message(k, tn, 12, SENT, -1, -1, 8);     /* a collective */
+        message(k, tn, 12, SENT, -1, -1, 8, 0);     /* a collective */
+    if (sub && i % 5 == 4)
+        message(k, tn, 16, SENT, -1, -1, 0, 1);
+    if (sub_size && i == 1) {    /* once more on "all", tag 7 */
+        message(k, tn, 10, SENT, next, 7, 16, 2);
+        message(k, tn, 11, RECEIVED, prev, 7, 16, 2);
+    }
 }
 
 /* One iteration of a thread: SUB1 .. down to the depth, a message on
@@ -273,7 +338,7 @@ static void iteration(struct rank *k, int tn, long it, const struct opts *o)
     if (tn == 0 && it < o->messages)
         exchange(k, tn, (int)it, o->ranks, o->depth);
     if (o->undefined && k->r == 0 && tn == 0 && it == 1) {
-        event(k, tn, ENTER, 999, NULL);
+        event(k, tn, ENTER, 999, 0, NULL);
         leave(k, tn);
     }
     while (t->depth > base && !done(t))
@@ -301,7 +366,7 @@ static void write_header(struct rank *k, const struct opts *o, bool killed)
     put64(h + 96, 4096ull << 20);
     strcpy((char *)h + 104, "TSC (kmtracegen)");
     strcpy((char *)h + 168, "./kmtracegen.x");
-    if (pwrite(k->fd, h, BS, 0) != BS) {
+    if (pwrite(k->fd, h, 512, 0) != 512) {   /* the zeros after: a hole */
         perror("kmtracegen: header");
         exit(1);
     }
@@ -326,6 +391,10 @@ static void run_rank(struct rank *k, const struct opts *o, FILE *ex)
         if (tn == 0)
             enter(k, tn, 2);
     }
+    if (o->comms) {              /* "all": defined by the last thread */
+        define_comm(k, o->threads - 1, 2, o->ranks);
+        message(k, o->threads - 1, 17, SENT, -1, -1, 8, 2);
+    }
     /* round robin so that the threads' blocks interleave as libkm's do */
     bool more = true;
     for (long it = 0; more; it++) {
@@ -343,13 +412,13 @@ static void run_rank(struct rank *k, const struct opts *o, FILE *ex)
             leave(k, tn);
     if (!o->killed) {                 /* END, then what thread 0 left open */
         struct thr *t = &k->th[0];
-        event(k, 0, END, 0, NULL);
+        event(k, 0, END, 0, 0, NULL);
         while (t->depth)
             leave(k, 0);
         unsigned char c[16];
         put64(c, (uint64_t)real_of(k, t->tick));
         put64(c + 8, (uint64_t)t->tick);
-        record(k, 0, CLOCK, 1, 0, c);
+        record(k, 0, CLOCK, 1, 0, 0, c);
     }
     /* partial blocks: whole (zeros after the used part), except that a
      * killed run's file ends after its last block's used part */
@@ -358,9 +427,8 @@ static void run_rank(struct rank *k, const struct opts *o, FILE *ex)
     for (int tn = 0; tn < o->threads; tn++)
         if (k->th[tn].index > last)
             last = k->th[tn].index, lastt = tn;
-    for (int tn = 0; tn < o->threads; tn++)
-        flush_block(k, &k->th[tn],
-                    o->killed && tn == lastt ? k->th[tn].used : BS);
+    for (int tn = 0; tn < o->threads; tn++)   /* the zeros after: holes */
+        flush_block(k, &k->th[tn], k->th[tn].used);
     if (o->killed) {
         if (ftruncate(k->fd, (off_t)(1 + last) * BS + (off_t)k->th[lastt].used))
             perror("kmtracegen: ftruncate");
@@ -389,7 +457,7 @@ static long arg(int argc, char **argv, int *i)
 
 int main(int argc, char **argv)
 {
-    struct opts o = { 2, 1, 4, 10, 1000, false, false };
+    struct opts o = { 2, 1, 4, 10, 1000, false, false, false };
     const char *dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--ranks")) o.ranks = (int)arg(argc, argv, &i);
@@ -399,13 +467,15 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--messages")) o.messages = (int)arg(argc, argv, &i);
         else if (!strcmp(argv[i], "--killed")) o.killed = true;
         else if (!strcmp(argv[i], "--undefined")) o.undefined = true;
+        else if (!strcmp(argv[i], "--comms")) o.comms = true;
         else if (argv[i][0] != '-' && !dir) dir = argv[i];
         else { fprintf(stderr, "kmtracegen: bad argument %s\n", argv[i]); return 2; }
     }
     if (!dir || o.ranks < 1 || o.ranks > 100000 || o.threads < 1 || o.depth < 3 ||
-        o.depth > 9 || o.events < 10) {
+        o.depth > 9 || o.events < 10 || (o.comms && o.ranks < 2)) {
         fputs("usage: kmtracegen [--ranks N<=100000] [--threads T] [--depth 3..9] "
-              "[--events E>=10] [--messages M] [--killed] [--undefined] DIR\n", stderr);
+              "[--events E>=10] [--messages M] [--killed] [--undefined] "
+              "[--comms (2 ranks at least)] DIR\n", stderr);
         return 2;
     }
     char path[4096];
@@ -413,8 +483,12 @@ int main(int argc, char **argv)
     FILE *ex = fopen(path, "w");
     if (!ex) { perror(path); return 1; }
     long events = 0, regions = 0;
-    nsent = xcalloc((size_t)o.ranks, sizeof *nsent);
-    nrecv = xcalloc((size_t)o.ranks, sizeof *nrecv);
+    for (int c = 0; c < 3; c++) {
+        nsent[c] = xcalloc((size_t)o.ranks, sizeof *nsent[c]);
+        nrecv[c] = xcalloc((size_t)o.ranks, sizeof *nrecv[c]);
+    }
+    if (o.comms)
+        sub_size = o.ranks / 2 > 2 ? o.ranks / 2 : 2;
     for (int r = 0; r < o.ranks; r++) {
         struct rank k = { 0 };
         k.r = r;
@@ -429,21 +503,34 @@ int main(int argc, char **argv)
         free(k.defined);
     }
     long matched = 0, us = 0, ur = 0;
-    for (int a = 0; a < o.ranks; a++) {
-        bool fold = nsent[a][0] || nrecv[a][0];
-        long s = 0, rv = 0;
-        for (int g = 0; g < 4; g++) {
-            if (fold) { s += nsent[a][g]; rv += nrecv[a][g]; continue; }
-            long m = nsent[a][g] < nrecv[a][g] ? nsent[a][g] : nrecv[a][g];
-            matched += m, us += nsent[a][g] - m, ur += nrecv[a][g] - m;
+    for (int c = 0; c < 3; c++) {
+        long cm = 0, cu = 0;
+        for (int a = 0; a < o.ranks; a++) {
+            long *ns = nsent[c][a], *nr = nrecv[c][a];
+            bool fold = ns[0] || nr[0];
+            long s = 0, rv = 0;
+            for (int g = 0; g < 9; g++) {
+                if (fold) { s += ns[g]; rv += nr[g]; continue; }
+                long m = ns[g] < nr[g] ? ns[g] : nr[g];
+                cm += m, us += ns[g] - m, ur += nr[g] - m;
+                cu += ns[g] + nr[g] - 2 * m;
+            }
+            if (fold) {
+                long m = s < rv ? s : rv;
+                cm += m, us += s - m, ur += rv - m, cu += s + rv - 2 * m;
+            }
         }
-        if (fold) {
-            long m = s < rv ? s : rv;
-            matched += m, us += s - m, ur += rv - m;
-        }
+        matched += cm;
+        if (o.comms)
+            fprintf(ex, "comm.%d.size %d\ncomm.%d.matched %ld\n"
+                    "comm.%d.unmatched %ld\ncomm.%d.collectives %ld\n", c,
+                    c == 0 ? o.ranks : c == 1 ? sub_size : o.ranks, c, cm,
+                    c, cu, c, comm_coll[c]);
+        free(nsent[c]);
+        free(nrecv[c]);
     }
-    free(nsent);
-    free(nrecv);
+    if (o.comms)
+        fprintf(ex, "comms 2\n");
     fprintf(ex, "events %ld\nregions %ld\nmatched %ld\nunmatched_sent %ld\n"
             "unmatched_received %ld\ncollectives %ld\n", events, regions,
             matched, us, ur, collectives);

@@ -16,14 +16,16 @@ Rules checked (a failure prints "FAIL rule: detail" and exits 1):
   * flow events: every "s" id has exactly one "f" with the same id, cat
     and name, and the "f" has "bp": "e"; each lies inside an X event of
     category MPI on its thread; the receiver's args.from is the sender's
-    pid and the sender's args.to the receiver's pid.
+    pid and the sender's args.to the receiver's pid, and both name the
+    same communicator (args.comm, none for MPI_COMM_WORLD).
 
 Printed: regions (X events), closed_at_end, matched (flow pairs),
-P.T.regions per pid and tid, max_depth.
+P.T.regions per pid and tid, max_depth, "comm NAME: N" the flow pairs
+per communicator.
 """
 import json
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from decimal import Decimal
 
 
@@ -106,15 +108,21 @@ def main(path):
             inside = [x for x in xs[(e["pid"], e["tid"])] if x[0] <= t <= x[1] and x[2]["cat"] == "MPI"]
             if not inside:
                 fail("flow", "%s not inside an MPI region: %r" % (ph, e))
+    comms = Counter()
     for ident, s in flows["s"].items():
         f = flows["f"][ident]
         if s.get("cat") != f.get("cat") or s.get("name") != f.get("name"):
             fail("flow", "id %r: cat or name differ" % ident)
         if f["args"]["from"] != s["pid"] or s["args"]["to"] != f["pid"]:
             fail("flow", "id %r: ranks do not agree: %r %r" % (ident, s, f))
+        if s["args"].get("comm") != f["args"].get("comm"):
+            fail("flow", "id %r: communicators differ: %r %r" % (ident, s, f))
+        comms[s["args"].get("comm", "MPI_COMM_WORLD")] += 1
     print("regions %d" % sum(len(v) for v in xs.values()))
     print("closed_at_end %d" % closed)
     print("matched %d" % len(flows["s"]))
+    for name, n in sorted(comms.items()):
+        print("comm %s: %d" % (name, n))
     for (p, t), evs in sorted(xs.items()):
         print("%d.%d.regions %d" % (p, t, len(evs)))
     print("max_depth %d" % depth_max)
