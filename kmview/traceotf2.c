@@ -16,8 +16,13 @@
  * back until the next event and the messages go inside the call: MpiSend
  * at the call's start, MpiRecv at its end, a collective (by the call's
  * routine: MPI_BCAST, ...) as MpiCollectiveBegin at the start and
- * MpiCollectiveEnd at the end with the bytes, all on MPI_COMM_WORLD.  The
- * two events of a matched message carry the sender's bytes and the tag
+ * MpiCollectiveEnd at the end with the bytes, on the message's
+ * communicator: MPI_COMM_WORLD, or one OTF2 communicator per other
+ * communicator of the set (trace.h: the same member list on every rank),
+ * its group its members' indices into MPI_COMM_WORLD's locations, a peer
+ * given as its rank in it (an intercommunicator's messages go on
+ * MPI_COMM_WORLD, with world ranks: the trace lists only its remote
+ * group).  The two events of a matched message carry the sender's bytes and the tag
  * known on either side (a first pass over the threads with messages, 12
  * bytes per matched message); a tag known nowhere is
  * OTF2_UNDEFINED_UINT32.
@@ -147,6 +152,7 @@ struct location {
 struct open {
     OTF2_RegionRef region;
     uint64_t sent, received;
+    OTF2_CommRef comm;       /* a collective's */
 };
 
 /* An MPI call's LEAVE held back for the messages that follow it. */
@@ -155,6 +161,7 @@ struct held {
     OTF2_RegionRef region;
     uint64_t enter, leave;   /* timestamps */
     uint64_t sent, received; /* a collective's bytes */
+    OTF2_CommRef comm;       /* ... and communicator */
 };
 
 struct ow {
@@ -561,7 +568,7 @@ static int release(struct ow *w)
            "MpiCollectiveBegin");
         OK(w, OTF2_EvtWriter_MpiCollectiveEnd(w->evt, NULL, at(w, h->leave),
                                               (OTF2_CollectiveOp)r->op,
-                                              COMM_WORLD, OTF2_UNDEFINED_UINT32,
+                                              h->comm, OTF2_UNDEFINED_UINT32,
                                               h->sent, h->received),
            "MpiCollectiveEnd");
     }
@@ -570,20 +577,35 @@ static int release(struct ow *w)
     return 0;
 }
 
+/* The OTF2 communicator of the set's communicator `comm`: the same
+ * number, MPI_COMM_WORLD for an intercommunicator's (not defined). */
+static OTF2_CommRef comm_ref(const struct ow *w, uint32_t comm)
+{
+    return comm < w->s->ncomms && !w->s->comms[comm].inter
+           ? (OTF2_CommRef)comm : COMM_WORLD;
+}
+
 static int message(struct ow *w, const struct kv_tr_event *e, uint64_t ts)
 {
     struct held *h = &w->held;
     bool sent = e->type == KV_TR_SENT;
+    OTF2_CommRef comm = comm_ref(w, e->comm);
     if (e->peer < 0) {
         struct open *o = w->depth ? &w->stack[w->depth - 1] : NULL;
-        if (h->on && w->regions[h->region].op >= 0)
+        if (h->on && w->regions[h->region].op >= 0) {
             *(sent ? &h->sent : &h->received) += (uint64_t)e->bytes;
-        else if (!h->on && o && w->regions[o->region].op >= 0)
+            h->comm = comm;
+        } else if (!h->on && o && w->regions[o->region].op >= 0) {
             *(sent ? &o->sent : &o->received) += (uint64_t)e->bytes;
-        else
+            o->comm = comm;
+        } else
             w->dropped++;
         return 0;
     }
+    /* the peer as its rank in the communicator (OTF2's convention) */
+    int32_t peer = kv_trace_comm_rank(w->s, comm, e->peer);
+    if (peer < 0)
+        comm = COMM_WORLD, peer = e->peer;
     uint32_t tag = e->tag >= 0 ? (uint32_t)e->tag : OTF2_UNDEFINED_UINT32;
     uint64_t bytes = (uint64_t)e->bytes;
     if (e->flow >= 0) {
@@ -595,11 +617,11 @@ static int message(struct ow *w, const struct kv_tr_event *e, uint64_t ts)
     w->comm_used = true;
     if (sent)
         OK(w, OTF2_EvtWriter_MpiSend(w->evt, NULL, at(w, h->on ? h->enter : ts),
-                                     (uint32_t)e->peer, COMM_WORLD, tag, bytes),
+                                     (uint32_t)peer, comm, tag, bytes),
            "MpiSend");
     else
         OK(w, OTF2_EvtWriter_MpiRecv(w->evt, NULL, at(w, h->on ? h->leave : ts),
-                                     (uint32_t)e->peer, COMM_WORLD, tag, bytes),
+                                     (uint32_t)peer, comm, tag, bytes),
            "MpiRecv");
     return 0;
 }
@@ -618,7 +640,7 @@ static int on_event(void *ctx, const struct kv_trace *t,
             return -1;
         uint32_t r = region_ref(w, t, e->id);
         KM_GROW(w->stack, w->capstack, w->depth + 1);
-        w->stack[w->depth++] = (struct open){ r, 0, 0 };
+        w->stack[w->depth++] = (struct open){ r, 0, 0, COMM_WORLD };
         OK(w, OTF2_EvtWriter_Enter(w->evt, NULL, at(w, ts), r), "Enter");
         return 0;
     }
@@ -626,13 +648,13 @@ static int on_event(void *ctx, const struct kv_trace *t,
         if (release(w))
             return -1;
         uint32_t r = region_ref(w, t, e->id);
-        struct open o = { r, 0, 0 };
+        struct open o = { r, 0, 0, COMM_WORLD };
         if (w->depth)
             o = w->stack[--w->depth];
         if (w->regions[r].mpi && !e->at_end) {
             int64_t enter = w->s->origin_ns + e->enter_ns;
             w->held = (struct held){ true, r, enter > 0 ? (uint64_t)enter : 0,
-                                     ts, o.sent, o.received };
+                                     ts, o.sent, o.received, o.comm };
             return 0;
         }
         OK(w, OTF2_EvtWriter_Leave(w->evt, NULL, at(w, ts), r), "Leave");
@@ -695,6 +717,8 @@ static int world_size(const struct ow *w)
         const struct kv_trace *t = &w->s->t[k];
         if (t->nranks > n)
             n = t->nranks;
+        if (w->s->comms[0].size > n)
+            n = w->s->comms[0].size;
         if (t->proc + 1 > n)
             n = t->proc + 1;
     }
@@ -779,6 +803,8 @@ static void name_everything(struct ow *w)
         location_name(w, &w->locs[k], buf, sizeof buf);
         str(w, buf);
     }
+    for (size_t k = 1; w->comm_used && k < w->s->ncomms; k++)
+        str(w, kv_trace_comm_name(w->s, (uint32_t)k, buf, sizeof buf));
 }
 
 static int write_strings(struct ow *w, OTF2_GlobalDefWriter *g)
@@ -880,6 +906,35 @@ static int write_world(struct ow *w, OTF2_GlobalDefWriter *g, int nworld)
     return 0;
 }
 
+/* The set's other communicators (not the intercommunicators): communicator
+ * k of group 1 + k, its members their indices into MPI_COMM_WORLD's
+ * locations (their world ranks), MPI_COMM_WORLD its parent. */
+static int write_comms(struct ow *w, OTF2_GlobalDefWriter *g)
+{
+    char name[96];
+    for (size_t k = 1; k < w->s->ncomms; k++) {
+        const struct kv_tr_comm *c = &w->s->comms[k];
+        if (c->inter)
+            continue;
+        uint64_t *members = km_xcalloc((size_t)c->size + 1, sizeof *members);
+        for (int32_t r = 0; r < c->size; r++)
+            members[r] = (uint64_t)c->members[r];
+        OTF2_StringRef s = str(w, kv_trace_comm_name(w->s, (uint32_t)k, name,
+                                                     sizeof name));
+        OTF2_ErrorCode rc = OTF2_GlobalDefWriter_WriteGroup(g,
+            (OTF2_GroupRef)(1 + k), s, OTF2_GROUP_TYPE_COMM_GROUP,
+            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, (uint32_t)c->size,
+            members);
+        free(members);
+        if (rc != OTF2_SUCCESS)
+            return otf2_failed(w, rc, "WriteGroup");
+        OK(w, OTF2_GlobalDefWriter_WriteComm(g, (OTF2_CommRef)k, s,
+                                             (OTF2_GroupRef)(1 + k), COMM_WORLD,
+                                             OTF2_COMM_FLAG_NONE), "WriteComm");
+    }
+    return 0;
+}
+
 static int write_definitions(struct ow *w, int nworld)
 {
     OK(w, OTF2_Archive_OpenDefFiles(w->archive), "OpenDefFiles");
@@ -900,7 +955,8 @@ static int write_definitions(struct ow *w, int nworld)
     qsort(w->locs, w->nlocs, sizeof *w->locs, by_proc_thread);
     name_everything(w);
     if (write_strings(w, g) || write_paradigms(w, g) || write_system(w, g) ||
-        write_regions(w, g) || (w->comm_used && write_world(w, g, nworld)))
+        write_regions(w, g) || (w->comm_used && write_world(w, g, nworld)) ||
+        (w->comm_used && write_comms(w, g)))
         return -1;
     return 0;
 }
