@@ -320,7 +320,7 @@ static void chan_grow(struct kv_tr_chans *ch)
 {
     struct kv_tr_chan *old = ch->chan;
     size_t oldcap = ch->cap;
-    ch->cap = oldcap ? oldcap * 2 : 256;
+    ch->cap = oldcap ? oldcap * 2 : 8;   /* a file's pending table: few */
     ch->chan = km_xcalloc(ch->cap, sizeof *ch->chan);
     ch->n = 0;
     for (size_t k = 0; k < oldcap; k++)
