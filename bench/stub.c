@@ -37,7 +37,7 @@ void km_opt_f(const char *text) { (void)text; }
 #define km_mpi_finalize_c F77_FUNC_(km_mpi_finalize_c, KM_MPI_FINALIZE_C)
 void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
                     const int64_t *bytes, const int32_t *peer,
-                    const int32_t *tag);
+                    const int32_t *tag, const int32_t *comm);
 void km_mpi_coll_peer_c(const int32_t *peer, const int64_t *bytes);
 void km_mpi_peer_c(const int32_t *comm, const int32_t *peer, int32_t *world);
 void km_mpi_forget_c(const int32_t *comm);
@@ -46,8 +46,9 @@ void km_mpi_finalize_c(void);
 
 void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
                     const int64_t *bytes, const int32_t *peer,
-                    const int32_t *tag)
+                    const int32_t *tag, const int32_t *comm)
 {
+    (void)comm;
     (void)h;
     (void)what;
     (void)bytes;

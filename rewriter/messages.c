@@ -250,16 +250,16 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
                                           v[3], cm));
         free(t);
     }
-    free(cm);
     const char *buf = km_mpi_actual(&a, s->dummies, "SENDBUF");
     bool in_place = buf && strcmp(buf, "MPI_IN_PLACE") == 0;
     const char *coll = in_place ? s->in_place : s->coll;
-    if (coll && role(&a, s->dummies, coll, 2, v)) {
+    if (cm && coll && role(&a, s->dummies, coll, 2, v)) {
         char *t = km_mpi_handle(v[1]);
-        km_code_add(out, 0, 0, km_fmt("CALL KM_MPIC(%s(%d), %s, %s)", c->h,
-                                      h, v[0], t));
+        km_code_add(out, 0, 0, km_fmt("CALL KM_MPIC(%s(%d), %s, %s, %s)",
+                                      c->h, h, v[0], t, cm));
         free(t);
     }
+    free(cm);
     static const struct {
         size_t off;
         const char *routine;

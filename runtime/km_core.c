@@ -662,15 +662,25 @@ static void trace(struct km_thread *t, struct km_region *r, int in,
 /* km_msg.c's: a message of MPI call site id, into the trace if its region
  * is traced. */
 void km_core_trace_message(int32_t id, int sent, int64_t bytes, int32_t peer,
-                           int32_t tag)
+                           int32_t tag, int comm)
 {
     struct km_thread *t = self;
     if (!km_trace_active() || !t || id <= 0 || id > t->nreg ||
         !(t->tab[id - 1]->hooks & KM_HOOK_TRACE))
         return;
     struct km_trace_run run = trace_run();
-    km_trace_message(&t->trace, &run, id, sent, bytes, peer, tag,
+    km_trace_message(&t->trace, &run, id, sent, bytes, peer, tag, comm,
                      trace_now(t));
+}
+
+void km_core_trace_comm(int id, int32_t size, int32_t inter,
+                        const int32_t *world)
+{
+    struct km_thread *t = self;
+    if (!km_trace_active() || !t)
+        return;
+    struct km_trace_run run = trace_run();
+    km_trace_comm(&t->trace, &run, id, size, inter, world, trace_now(t));
 }
 
 static void enter_hooks(struct km_thread *t, struct km_region *r,

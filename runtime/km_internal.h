@@ -550,7 +550,8 @@ void km_trace_event(struct km_trace_cursor *c, const struct km_trace_run *run,
  * known).  Nothing unless the trace is being written. */
 void km_trace_message(struct km_trace_cursor *c,
                       const struct km_trace_run *run, int32_t id, int sent,
-                      int64_t bytes, int32_t peer, int32_t tag, km_tick now);
+                      int64_t bytes, int32_t peer, int32_t tag, int comm,
+                      km_tick now);
 /* The rank is known (KM_MPII): the file takes this rank's name. */
 void km_trace_rank(int rank, int nranks);
 /* The final results were written (sig 0) or signal `sig` came: the
@@ -566,7 +567,16 @@ int km_trace_active(void);
 /* km_core.c: a message into the calling thread's trace (see
  * km_trace_message). */
 void km_core_trace_message(int32_t id, int sent, int64_t bytes, int32_t peer,
-                           int32_t tag);
+                           int32_t tag, int comm);
+/* km_core.c: communicator `id` of the trace (its members' world ranks)
+ * into the calling thread's trace. */
+void km_core_trace_comm(int id, int32_t size, int32_t inter,
+                        const int32_t *world);
+/* km_trace.c: the COMM records of communicator `id`: `size` members,
+ * their world ranks, `inter` 1 for an intercommunicator. */
+void km_trace_comm(struct km_trace_cursor *c, const struct km_trace_run *run,
+                   int id, int32_t size, int32_t inter, const int32_t *world,
+                   km_tick now);
 
 /* ---- memory for writes (km_mem.c) --------------------------------------- */
 

@@ -32,6 +32,11 @@
 #define kmx_end F77_FUNC_(km_xmpi_end, KM_XMPI_END)
 #define kmx_group_size F77_FUNC_(km_xmpi_group_size, KM_XMPI_GROUP_SIZE)
 #define kmx_world_ranks F77_FUNC_(km_xmpi_world_ranks, KM_XMPI_WORLD_RANKS)
+#define kmx_is_inter F77_FUNC_(km_xmpi_is_inter, KM_XMPI_IS_INTER)
+#define km_mpi_bytes_c F77_FUNC_(km_mpi_bytes_c, KM_MPI_BYTES_C)
+void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
+                    const int64_t *bytes, const int32_t *peer,
+                    const int32_t *tag, const int32_t *comm);
 #define km_mpi_peer_c F77_FUNC_(km_mpi_peer_c, KM_MPI_PEER_C)
 #define km_mpi_forget_c F77_FUNC_(km_mpi_forget_c, KM_MPI_FORGET_C)
 #define km_mpi_init_c F77_FUNC_(km_mpi_init_c, KM_MPI_INIT_C)
@@ -47,6 +52,7 @@ void kmx_bcast(int32_t *v, int32_t *err);
 void kmx_barrier(int32_t *err);
 void kmx_end(void);
 void kmx_group_size(const int32_t *comm, int32_t *n, int32_t *err);
+void kmx_is_inter(const int32_t *comm, int32_t *flag);
 void kmx_world_ranks(const int32_t *comm, const int32_t *n, int32_t *ranks,
                      int32_t *err);
 void km_mpi_peer_c(const int32_t *comm, const int32_t *peer, int32_t *world);
@@ -151,7 +157,9 @@ void km_mpi_finalize_c(void)
 static struct comm_ranks {
     int32_t comm, n;
     int32_t *world;          /* NULL: a free entry */
+    int trace_id;            /* its id in the trace, 0: none yet */
 } comms[NCOMMS];
+static int last_trace_id;
 static int next_victim;
 static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -183,7 +191,7 @@ static struct comm_ranks *comm_entry(int32_t comm)
         next_victim = (next_victim + 1) % NCOMMS;
         free(comms[slot].world);
     }
-    comms[slot] = (struct comm_ranks){ comm, n, world };
+    comms[slot] = (struct comm_ranks){ comm, n, world, 0 };
     return &comms[slot];
 }
 
@@ -195,6 +203,41 @@ void km_mpi_peer_c(const int32_t *comm, const int32_t *peer, int32_t *world)
     if (c && *peer >= 0 && *peer < c->n)
         *world = c->world[*peer];
     pthread_mutex_unlock(&comms_lock);
+}
+
+/* The trace's id of communicator `comm` (not MPI_COMM_WORLD), its COMM
+ * records written into the calling thread's trace the first time; 0 when
+ * its members cannot be told. */
+static int trace_comm_id(int32_t comm)
+{
+    pthread_mutex_lock(&comms_lock);
+    struct comm_ranks *e = comm_entry(comm);
+    int id = 0;
+    if (e && !e->trace_id && last_trace_id < 65535) {
+        int32_t handle = comm, inter = 0;
+        kmx_is_inter(&handle, &inter);
+        e->trace_id = ++last_trace_id;
+        km_core_trace_comm(e->trace_id, e->n, inter, e->world);
+    }
+    if (e)
+        id = e->trace_id;
+    pthread_mutex_unlock(&comms_lock);
+    return id;
+}
+
+/* KM_libkm_mpi.f's call: `what` KM_MSG_SENT or KM_MSG_RECEIVED, `peer`
+ * the rank in MPI_COMM_WORLD sent to or received from, or -1 (a
+ * collective, a source unknown); for the trace, `tag` (-1 if none) and
+ * `comm` (its Fortran handle; -1 for MPI_COMM_WORLD). */
+void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
+                    const int64_t *bytes, const int32_t *peer,
+                    const int32_t *tag, const int32_t *comm)
+{
+    km_msg_record(*h, *what, *bytes, *peer);
+    if (!km_trace_active())
+        return;
+    int c = *comm == -1 ? 0 : trace_comm_id(*comm);
+    km_core_trace_message(*h, *what == KM_MSG_SENT, *bytes, *peer, *tag, c);
 }
 
 void km_mpi_forget_c(const int32_t *comm)

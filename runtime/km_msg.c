@@ -5,7 +5,8 @@
  *
  * The instrumented code calls KM_libkm_mpi.f's KM_MPIS / KM_MPIQ / KM_MPIR
  * / KM_MPIC after a measured MPI call; they find the size of the datatype
- * through the user's MPI and call KM_MPI_BYTES_C here with the bytes.
+ * through the user's MPI and call KM_MPI_BYTES_C (km_mpi.c, which serial
+ * programs do not link) with the bytes, which records them here.
  * The figures are the rank's, over all its threads: a table per rank,
  * indexed by region id, in chunks that never move (a thread reads its
  * chunk without a lock), updated with relaxed atomic adds (threads of a
@@ -27,10 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define km_mpi_bytes_c F77_FUNC_(km_mpi_bytes_c, KM_MPI_BYTES_C)
-void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
-                    const int64_t *bytes, const int32_t *peer,
-                    const int32_t *tag);
 #define km_mpi_coll_peer_c F77_FUNC_(km_mpi_coll_peer_c, KM_MPI_COLL_PEER_C)
 void km_mpi_coll_peer_c(const int32_t *peer, const int64_t *bytes);
 
@@ -157,17 +154,6 @@ struct km_msg *km_msg_copy(int32_t nreg)
         }
     }
     return v;
-}
-
-/* KM_libkm_mpi.f's call: `what` KM_MSG_SENT or KM_MSG_RECEIVED, `peer`
- * the rank in MPI_COMM_WORLD sent to or received from, or -1 (a
- * collective, a source unknown); `tag` for the trace, -1 if none. */
-void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
-                    const int64_t *bytes, const int32_t *peer,
-                    const int32_t *tag)
-{
-    km_msg_record(*h, *what, *bytes, *peer);
-    km_core_trace_message(*h, *what == KM_MSG_SENT, *bytes, *peer, *tag);
 }
 
 /* KM_libkm_mpi.f's call for each destination of an all-to-all: `bytes`

@@ -46,7 +46,8 @@
 #define DISK_MARGIN ((uint64_t)256 << 20)      /* never leave less free */
 #define BLOCK_MAGIC 0x42544d4bu                /* "KMTB" */
 
-enum { T_ENTER = 1, T_LEAVE, T_SENT, T_RECEIVED, T_REGION, T_CLOCK, T_END };
+enum { T_ENTER = 1, T_LEAVE, T_SENT, T_RECEIVED, T_REGION, T_CLOCK, T_END,
+       T_COMM };
 enum { S_RUNNING = 1, S_ENDED, S_LIMIT, S_SIGNAL };
 
 /* Block 0, as doc/KM_trace.md lays it out. */
@@ -294,13 +295,22 @@ static struct record *slot(struct km_trace_cursor *c, int n)
     return r;
 }
 
-static void publish(struct record *r, int type, int extra, int32_t id,
-                    int64_t time)
+/* The record's fields, its type word last: `comm` for SENT and RECEIVED
+ * (the record's bits 16-31), else 0. */
+static void publish_comm(struct record *r, int type, int extra, int comm,
+                         int32_t id, int64_t time)
 {
     r->time = time;
     r->id = id;
-    __atomic_store_n(&r->type_extra, (uint32_t)type | (uint32_t)extra << 8,
+    __atomic_store_n(&r->type_extra, (uint32_t)type | (uint32_t)extra << 8 |
+                                         (uint32_t)comm << 16,
                      __ATOMIC_RELEASE);
+}
+
+static void publish(struct record *r, int type, int extra, int32_t id,
+                    int64_t time)
+{
+    publish_comm(r, type, extra, 0, id, time);
 }
 
 static void put_clock(struct km_trace_cursor *c, km_tick now)
@@ -405,7 +415,8 @@ void km_trace_event(struct km_trace_cursor *c, const struct km_trace_run *run,
 
 void km_trace_message(struct km_trace_cursor *c,
                       const struct km_trace_run *run, int32_t id, int sent,
-                      int64_t bytes, int32_t peer, int32_t tag, km_tick now)
+                      int64_t bytes, int32_t peer, int32_t tag, int comm,
+                      km_tick now)
 {
     if (tr.state <= 0 || !ready(run, now) || !room(c, 2, now))
         return;
@@ -414,7 +425,33 @@ void km_trace_message(struct km_trace_cursor *c,
     x[0] = peer;
     x[1] = tag;
     memcpy(x + 2, &bytes, sizeof bytes);
-    publish(r, sent ? T_SENT : T_RECEIVED, 1, id, now);
+    publish_comm(r, sent ? T_SENT : T_RECEIVED, 1, comm, id, now);
+}
+
+#define COMM_PER_RECORD 1016         /* (255 - 1) slots of 4 members */
+
+void km_trace_comm(struct km_trace_cursor *c, const struct km_trace_run *run,
+                   int id, int32_t size, int32_t inter, const int32_t *world,
+                   km_tick now)
+{
+    if (tr.state <= 0 || !ready(run, now))
+        return;
+    for (int32_t first = 0; first < size; first += COMM_PER_RECORD) {
+        int32_t count = size - first < COMM_PER_RECORD ? size - first
+                                                       : COMM_PER_RECORD;
+        int slots = 1 + (count * 4 + REC - 1) / REC;
+        if (!room(c, 1 + slots, now))
+            return;
+        struct record *r = slot(c, 1 + slots);
+        int32_t *x = (int32_t *)(r + 1);
+        x[0] = size;
+        x[1] = first;
+        x[2] = count;
+        x[3] = inter;
+        memset(x + 4, 0, (size_t)(slots - 1) * REC);
+        memcpy(x + 4, world + first, (size_t)count * sizeof *world);
+        publish(r, T_COMM, slots, id, now);
+    }
 }
 
 void km_trace_rank(int rank, int nranks)

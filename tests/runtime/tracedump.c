@@ -10,8 +10,9 @@
  *
  *   T IN|OUT DEPTH NAME        an entry or exit on thread T (DEPTH: of the
  *                              region, 1 outermost, counted per thread)
- *   T SENT|RECEIVED NAME PEER TAG BYTES
- *   T CLOCK | T END SIGNAL     (REGION records are not printed)
+ *   T SENT|RECEIVED NAME PEER TAG BYTES COMM
+ *   T COMM ID SIZE FIRST COUNT INTER MEMBER...
+ *   T CLOCK | T END 0          (REGION records are not printed)
  *
  * and last "open T NAME..." for each thread with regions still open,
  * outermost first.  Exits 1 on a malformed file.
@@ -111,9 +112,9 @@ int main(int argc, char **argv)
                 memcpy(&peer, x, 4);
                 memcpy(&tag, x + 4, 4);
                 memcpy(&bytes, x + 8, 8);
-                printf("%d %s %s %d %d %lld\n", th,
+                printf("%d %s %s %d %d %lld %d\n", th,
                        type == 3 ? "SENT" : "RECEIVED", name_of(id), peer,
-                       tag, (long long)bytes);
+                       tag, (long long)bytes, p[10] | p[11] << 8);
                 break;
             case 5:
                 define(id, x, extra);
@@ -124,6 +125,21 @@ int main(int argc, char **argv)
             case 7:
                 printf("%d END %d\n", th, id);
                 break;
+            case 8: {
+                int32_t h[4];
+                memcpy(h, x, sizeof h);
+                if (h[2] < 0 || h[2] > 1016 || 16 + 4 * h[2] > 16 * extra)
+                    return 1;
+                printf("%d COMM %d %d %d %d %d", th, id, h[0], h[1], h[2],
+                       h[3]);
+                for (int32_t k = 0; k < h[2]; k++) {
+                    int32_t m;
+                    memcpy(&m, x + 16 + 4 * k, 4);
+                    printf(" %d", m);
+                }
+                printf("\n");
+                break;
+            }
             default:
                 return 1;
             }
