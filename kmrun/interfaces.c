@@ -93,6 +93,18 @@ static void free_lines(char **lines, int n)
     free(lines);
 }
 
+bool km_is_foreign_index(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return false;
+    char head[sizeof MAGIC];
+    bool ours = fread(head, 1, sizeof head - 1, fp) == sizeof head - 1 &&
+                memcmp(head, MAGIC, sizeof head - 1) == 0;
+    fclose(fp);
+    return !ours;
+}
+
 /* The interfaces an index file holds, into from->separates. */
 static void read_index(const char *path, struct km_program *from)
 {

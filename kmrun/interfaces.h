@@ -35,6 +35,11 @@ bool km_interface_index(const struct km_program *p, int unit, char **name,
 void km_find_interfaces(struct km_program *p, const char *const *dirs,
                         int ndirs);
 
+/* Is there a file at `path` that is not one of kmtool's index files (a
+ * user's own file that happens to bear the name)?  kmrun never writes
+ * over one. */
+bool km_is_foreign_index(const char *path);
+
 /* Add to p the specification of every module its units USE that p holds
  * none of, from the index file in one of the directories that has one;
  * then of those they USE, and so on. */

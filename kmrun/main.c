@@ -564,7 +564,12 @@ static bool write_interfaces(const struct options *o, const struct input *in,
         char *name = NULL;
         if (km_interface_index(&in->prog, u, &name, &text)) {
             char *path = km_path_join(o->module_dir, name);
-            ok = write_whole(path, text.data, text.len, d) && ok;
+            if (km_is_foreign_index(path))
+                km_warning(d, path, 0, 0, "not an index file of kmtool's: "
+                           "left as it is (the module's declarations are "
+                           "not written down for later compiles)");
+            else
+                ok = write_whole(path, text.data, text.len, d) && ok;
             free(path);
             free(name);
         }
