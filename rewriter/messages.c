@@ -189,7 +189,8 @@ static const struct shape *shape_of(const char *name)
     return NULL;
 }
 
-bool km_uses_f08(const struct plan *P, int unit)
+/* Does unit `unit`, or a unit it is inside, use MPI_F08? */
+static bool uses_f08(const struct plan *P, int unit)
 {
     const struct km_program *prog = P->prog;
     for (int x = unit; x >= 0; x = prog->units[x].host) {
@@ -207,6 +208,16 @@ bool km_uses_f08(const struct plan *P, int unit)
         }
     }
     return false;
+}
+
+const char *km_mpi_status(const struct plan *P, int unit,
+                          const struct km_actuals *a, const char *dummies)
+{
+    const char *status = km_mpi_actual(a, dummies, "STATUS");
+    if (!status || strncmp(status, "MPI_STATUS", 10) == 0 ||
+        uses_f08(P, unit))
+        return NULL;
+    return status;
 }
 
 char *km_mpi_handle(const char *t)
@@ -238,10 +249,9 @@ static void message_calls(struct plan *P, struct unit_ctx *c, int i, int h,
     if (cm && s->recv && role(&a, s->dummies, s->recv, 4, v)) {
         char *t = km_mpi_handle(v[1]);
         const char *status = strstr(s->recv, "STATUS")
-                                 ? km_mpi_actual(&a, s->dummies, "STATUS")
+                                 ? km_mpi_status(P, c->index, &a, s->dummies)
                                  : NULL;
-        if (status && strncmp(status, "MPI_STATUS", 10) != 0 &&
-            !km_uses_f08(P, c->index))
+        if (status)
             km_code_add(out, 0, 0, km_fmt("CALL KM_MPIR(%s(%d), %s, %s, %s)",
                                           c->h, h, t, status, cm));
         else

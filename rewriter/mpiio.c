@@ -113,10 +113,8 @@ static char *bytes_call(struct plan *P, struct unit_ctx *c,
     if (!count || !type)
         return NULL;
     char *t = km_mpi_handle(type), *call;
-    const char *status = strstr(s->dummies, "STATUS")
-                             ? km_mpi_actual(a, s->dummies, "STATUS") : NULL;
-    if (status && strncmp(status, "MPI_STATUS", 10) != 0 &&
-        !km_uses_f08(P, c->index))
+    const char *status = km_mpi_status(P, c->index, a, s->dummies);
+    if (status)
         call = km_fmt("CALL KM_MPIG(%s, %s, %s)", count, t, status);
     else
         call = km_fmt("CALL KM_MPIB(%s, %s)", count, t);

@@ -370,8 +370,11 @@ const char *km_mpi_actual(const struct km_actuals *a, const char *dummies,
 const char *km_mpi_routine(const char *name);
 /* Is `name` one of the blank-separated `words`? */
 bool km_word_in(const char *words, const char *name);
-/* Does unit `unit`, or a unit it is inside, use MPI_F08? */
-bool km_uses_f08(const struct plan *P, int unit);
+/* The STATUS actual of an MPI call whose `dummies` name one, in unit
+ * `unit`, if the glue can read it (an INTEGER array: not
+ * MPI_STATUS(ES)_IGNORE, not a TYPE(MPI_Status) of MPI_F08); else NULL. */
+const char *km_mpi_status(const struct plan *P, int unit,
+                          const struct km_actuals *a, const char *dummies);
 /* An MPI handle as a default INTEGER: TRANSFER(handle, 0), which keeps an
  * INTEGER handle (mpif.h, USE MPI) and gives a TYPE(MPI_...) of MPI_F08
  * its one INTEGER component.  Free it. */
