@@ -15,12 +15,8 @@
 # folder, after make install into its prefix/); F77 default gfortran.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-build=$(cd "${1:-$here/../build}" && pwd)
-fc=${2:-gfortran}
-prefix="$build/prefix"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+. "$here/scratch.sh"
+bench_scratch gfortran "$@"
 cat > io.f <<'F'
       PROGRAM IO
       INTEGER N, I, K, R

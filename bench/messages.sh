@@ -14,12 +14,8 @@
 # --allow-run-as-root, Open MPI's).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-build=${1:-$here/../build}
-fc=${2:-mpif77}
-prefix="$build/prefix"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+. "$here/scratch.sh"
+bench_scratch mpif77 "$@"
 cat > loop.f <<'F'
       PROGRAM LOOP
       INCLUDE 'mpif.h'

@@ -17,12 +17,8 @@
 # --allow-run-as-root, Open MPI's).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-build=$(cd "${1:-$here/../build}" && pwd)
-fc=${2:-mpif77}
-prefix="$build/prefix"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+. "$here/scratch.sh"
+bench_scratch mpif77 "$@"
 cat > mio.f <<'F'
       PROGRAM MIO
       INCLUDE 'mpif.h'
