@@ -566,6 +566,7 @@ static KM_NOINLINE struct km_thread *attach(void)
     pthread_mutex_lock(&st.lock);
     t->index = t == &main_thread ? 0 : ++st.nthreads;
     pthread_mutex_unlock(&st.lock);
+    t->trace.thread = t->index;  /* (a recycled state keeps both) */
     if (!t->started) {               /* not the thread init_once set up */
         reset_root(t);
         t->rng = st.seed ^ (0x9e3779b97f4a7c15u * (uint64_t)(t->index + 1));
@@ -655,7 +656,6 @@ static void trace(struct km_thread *t, struct km_region *r, int in,
     struct km_trace_run run = trace_run();
     if (now == KM_UNREAD)
         now = trace_now(t);
-    t->trace.thread = t->index;
     km_trace_event(&t->trace, &run, r, t->tab[r->routine - 1], in, now);
 }
 
