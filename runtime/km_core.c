@@ -1151,9 +1151,38 @@ static void resnap_open_frames(struct km_thread *t, int32_t a, int32_t h,
     }
 }
 
+static km_time elapsed_so_far(const struct km_thread *t,
+                              const struct km_frame *f, km_tick now);
+
+/* Measured time spent so far in the frames open above anchor a, which
+ * reaches a's callee time only as they close: the open measured callee
+ * nearest a (everything above it is inside it), and what the estimated
+ * callees below it have taken in from measured frames already closed.
+ * A checkpoint must not let estimates take that time: when the frame
+ * closes, its measured time would not fit (a long sample still open at
+ * a slot's end made a caller shorter than its callee). */
+static km_time open_measured_above(const struct km_thread *t, int32_t a,
+                                   km_tick now)
+{
+    km_time sum = 0;
+    for (int32_t j = a + 1; j <= t->sp; j++) {
+        const struct km_frame *f = &t->stack[j];
+        if (!f->r || !f->r->callee)
+            continue;
+        if (f->start != KM_UNREAD) {
+            km_time e = elapsed_so_far(t, f, now);
+            return sum + (e > 0 ? e : 0);
+        }
+        if (f->child > f->inv)
+            sum += f->child - f->inv;
+    }
+    return sum;
+}
+
 /* Anchor a's table is full: settle it now against the time the anchor
  * has measured so far, as if it closed (the executions it holds all lie
- * within that time), and carry on with an empty table. */
+ * within that time, less what frames still open above it have measured),
+ * and carry on with an empty table. */
 static KM_NOINLINE void checkpoint(struct km_thread *t, int32_t a)
 {
     struct km_frame *f = &t->stack[a];
@@ -1167,6 +1196,7 @@ static KM_NOINLINE void checkpoint(struct km_thread *t, int32_t a)
         e = KM_SUB(now - f->start) - st.cost_inner - (t->ovh - f->ovh0);
         inside(t->stack, f, &cc, &ci);
     }
+    e -= open_measured_above(t, a, now);
     km_time ci0 = ci;
     settle(LIVE(t), f, e, &cc, &ci);
     /* what stays is settled: the callee time that holds it loses what was

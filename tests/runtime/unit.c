@@ -818,6 +818,38 @@ static void test_checkpoint_in_estimated_loop(void)
     km_report_free(&rep);
 }
 
+/* A checkpoint while a measured execution is open above the anchor (the
+ * first exit past a time slot's end settles the open frames): the time
+ * that execution has spent so far is not in the anchor's callee time
+ * yet, so the estimates must not be kept to fill it.  Here every
+ * measured execution of A is long and every estimated one short (a
+ * bimodal cost; on a loaded machine, a sample that waited for a
+ * processor): the estimates, learned from the long ones, are cut to the
+ * time left.  Before, MAIN came out shorter than A and the overhead
+ * negative. */
+static void test_checkpoint_open_measured(void)
+{
+    begin("checkpoint_open_measured");
+    km_test_set_interval(4);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t a = reg_routine("2 10 2 0 A m.f");
+    km_tick now = 0;
+    in_at(now, m);
+    for (int i = 0; i < 4000; i++) {
+        long long reads = fake_reads;
+        in_at(now, a);
+        now += fake_reads > reads ? 3000000 : 10;  /* measured: long */
+        out_at(now, a);
+        now += 5;
+    }
+    out_at(now, m);
+    struct km_report rep = report_at(now);
+    CHECK(R(&rep, a)->count > R(&rep, a)->measured);
+    CHECK(R(&rep, a)->elapsed <= R(&rep, m)->elapsed);
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
 /* A loop estimated longer than the routine around it is cut to it. */
 static void test_fit_in_parent(void)
 {
@@ -2208,6 +2240,7 @@ int main(void)
     test_fit_in_parent();
     test_overhead();
     test_checkpoint_in_estimated_loop();
+    test_checkpoint_open_measured();
     test_sampling_rate();
     test_per_caller();
     test_changing_costs();
