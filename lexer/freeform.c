@@ -21,8 +21,9 @@
  * begins a preprocessor line.  `!$omp` and `!$acc` lines are comments
  * here: directives are not the reader's business.  A `!$` conditional
  * compilation line (the sentinel, preceded only by blanks, followed by a
- * blank) is code to a compiler with OpenMP, so it is read as code with
- * its sentinel taken for blanks, and marked never to be edited.
+ * blank, or by `&` on a continuation line) is code to a compiler with
+ * OpenMP, so it is read as code with its sentinel taken for blanks, and
+ * marked never to be edited.
  *
  * Every piece of statement text goes to reader.c (assemble.h) with its
  * physical line and column, as the fixed-form reader's does, so nothing
@@ -314,12 +315,15 @@ static void cpp_include(struct free_state *fs, int n, char *name)
 }
 
 /* An OpenMP conditional compilation line: `!$` after blanks only, then a
- * blank or the end of the line.  Returns the sentinel's index, or -1. */
-static int conditional_sentinel(const char *p, int len)
+ * blank or the end of the line, or, on a line that continues a statement,
+ * an `&` (`!$& b`: OpenMP allows the ampersand right after the sentinel
+ * there).  Returns the sentinel's index, or -1. */
+static int conditional_sentinel(const char *p, int len, bool continued)
 {
     int b = skip_blanks(p, 0, len);
     if (b + 1 < len && p[b] == '!' && p[b + 1] == '$' &&
-        (b + 2 == len || km_is_blank(p[b + 2])))
+        (b + 2 == len || km_is_blank(p[b + 2]) ||
+         (continued && p[b + 2] == '&')))
         return b;
     return -1;
 }
@@ -352,7 +356,7 @@ bool km_read_free(struct km_source *src, int file, int depth)
         fs.saw_comment = false;
         fs.line_flags = 0;
         fs.cpp_if = km_cpp_innermost(&cpp);
-        int sentinel = conditional_sentinel(p, len);
+        int sentinel = conditional_sentinel(p, len, fs.continued);
         if (sentinel >= 0) {
             if (copy_size < (size_t)len + 1) {
                 copy_size = (size_t)len + 1;

@@ -465,6 +465,17 @@ static bool expand_include(struct km_source *src, int i, int depth)
                    "cannot find '%s' (#include): what it declares is not "
                    "read (add its directory with -I)", name);
         ok = true;
+    } else if (!path && (s->flags & KM_SF_CONDITIONAL)) {
+        /* `!$ include 'omp_lib.h'`: the compiler finds it in its own
+         * directory with OpenMP, and reads a comment without.  omp_lib.h
+         * declares only OpenMP's procedures and constants, which nothing
+         * kmrun decides depends on; another file may declare arrays. */
+        if (strcmp(name, "omp_lib.h") != 0)
+            km_warning(src->diag, from, line, col,
+                       "cannot find '%s' (an OpenMP conditional INCLUDE): "
+                       "what it declares is not read (add its directory "
+                       "with -I)", name);
+        ok = true;
     } else if (!path) {
         km_error(src->diag, from, line, col,
                  "cannot find include file '%s' (add its directory with -I)",
