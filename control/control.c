@@ -3,7 +3,9 @@
  *
  * Line oriented: `KEY = value`, `!` comments, `IF_ROUTINE = a,b` ...
  * `END_IF` blocks holding level keys, and `END_OF_DATA`, after which
- * nothing is read.  Every error names the file, line and column.
+ * nothing is read.  Every error names the file, line and column.  Only
+ * a regular file of at most KM_CONTROL_MAX_SIZE bytes without a NUL byte
+ * is read: a device or a FIFO could be read forever.
  */
 #include "control/control.h"
 
@@ -33,7 +35,7 @@ static const struct key keys[] = {
     {"MPI_MEASURED_LEVEL", K_LEVEL, 0, 2, KM_LV_MPI},
     {"IO_MEASURED_LEVEL", K_LEVEL, 0, 2, KM_LV_IO},
     {"OMP_MEASURED_LEVEL", K_LEVEL, 0, 1, KM_LV_OMP},
-    {"TIME_PREDICTION_MODE_NUMBER", K_INT, 1, 2000000000L, 0},
+    {"TIME_PREDICTION_MODE_NUMBER", K_INT, 0, 2000000000L, 0},
     {"TRACE_FILE_NUMBER", K_INT, 0, 99999, 0},
     {"TRACE_SIZE_LIMIT", K_INT, 1, 1048576, 0},
     {"OUTPUT_FILE_NUMBER", K_INT, 1, 99999, 0},
@@ -457,17 +459,46 @@ bool km_control_parse(const char *path, const char *text,
     return r.ok;
 }
 
+/* A NUL byte would end the text early, and what follows it would go
+ * unread without a word: say where the first one is. */
+static bool has_nul(const char *path, const char *text, size_t len,
+                    struct km_diag *d)
+{
+    const char *nul = memchr(text, '\0', len);
+    if (!nul)
+        return false;
+    int line = 1, col = 1;
+    for (const char *p = text; p < nul; p++) {
+        if (*p == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    km_error(d, path, line, col, "NUL character in the control file (is it "
+             "a text file?)");
+    return true;
+}
+
+bool km_control_load(const char *path, struct km_buf *b, struct km_diag *d)
+{
+    const char *why = "";
+    if (!km_buf_read_regular(b, path, KM_CONTROL_MAX_SIZE,
+                             "larger than " KM_CONTROL_MAX_SIZE_TEXT
+                             " (is it a control file?)", &why)) {
+        km_error(d, path, 0, 0, "cannot read the control file: %s", why);
+        return false;
+    }
+    return !has_nul(path, b->data, b->len, d);
+}
+
 bool km_control_read(const char *path, struct km_settings *s,
                      struct km_diag *d)
 {
     struct km_buf b = {0};
-    if (!km_buf_read_file(&b, path)) {
-        km_error(d, path, 0, 0, "cannot read the control file: %s",
-                 strerror(errno));
-        km_buf_free(&b);
-        return false;
-    }
-    bool ok = km_control_parse(path, b.data, s, d);
+    bool ok = km_control_load(path, &b, d) &&
+              km_control_parse(path, b.data, s, d);
     km_buf_free(&b);
     return ok;
 }

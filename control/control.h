@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "support/buf.h"
 #include "support/diag.h"
 
 struct km_levels {
@@ -50,7 +51,18 @@ struct km_settings {
     int kmpi_for_sta, tabnum, tabcode;
 };
 
+/* The largest control file read.  The installed one is 4 KiB; 16 MiB
+ * holds lists of half a million routine names, more than any program
+ * has, and bounds what a wrong file (/dev/zero) can cost. */
+#define KM_CONTROL_MAX_SIZE ((size_t)16 << 20)
+#define KM_CONTROL_MAX_SIZE_TEXT "16 MiB"
+
 void km_settings_default(struct km_settings *s);
+/* Read the control file `path` into b, as km_control_read does: false,
+ * with an error naming it, for anything but a regular file of at most
+ * KM_CONTROL_MAX_SIZE bytes, or with the line and column of its first
+ * NUL byte. */
+bool km_control_load(const char *path, struct km_buf *b, struct km_diag *d);
 /* Read `path` over the defaults.  Returns false, with a diagnostic naming
  * the line, for an unknown key, a bad value, a missing '=', a duplicate
  * key or an unterminated IF_ROUTINE block. */

@@ -336,9 +336,7 @@ static char *find_default_control(void)
 static bool copy_default(const char *from, const char *to, struct km_diag *d)
 {
     struct km_buf b = {0};
-    if (!km_buf_read_file(&b, from)) {
-        km_error(d, from, 0, 0, "cannot read the default control file: %s",
-                 strerror(errno));
+    if (!km_control_load(from, &b, d)) {
         km_buf_free(&b);
         return false;
     }
@@ -393,7 +391,7 @@ static bool prepare_control(const struct options *o, struct km_settings *set,
         if (a == RESET) {
             char *old = km_path_join(o->dir, "KM_control.dat.old");
             struct km_buf b = {0};
-            ok = km_buf_read_file(&b, path) &&
+            ok = km_control_load(path, &b, d) &&
                  write_whole(old, b.data ? b.data : "", b.len, d) &&
                  copy_default(def, path, d);
             if (ok)
@@ -461,6 +459,14 @@ static bool read_input(const struct options *o, struct input *in,
 {
     if (!runs_preprocessor(o, in->file))
         return km_read_source(&in->src, in->file, ro, d);
+    /* the preprocessor would wait on a FIFO forever, or read a device */
+    struct stat st;
+    if (stat(in->file, &st) == 0 && !S_ISREG(st.st_mode)) {
+        km_error(d, in->file, 0, 0, "cannot read: %s", S_ISDIR(st.st_mode)
+                 ? "is a directory" : "not a regular file (a device, FIFO "
+                 "or socket is refused: it could be read forever)");
+        return false;
+    }
     struct km_buf text = {0};
     bool ok = km_preprocess(&o->cpp_opts, in->file, &text, d);
     if (ok) {

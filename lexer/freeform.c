@@ -11,15 +11,19 @@
  * or blank line, where an `&` as the first nonblank character marks where
  * the text resumes (without one the text resumes at column 1, except that
  * a character constant resumes at the first nonblank character, as
- * gfortran reads the missing `&`); up to 255 continuation lines.
+ * gfortran reads the missing `&`).  The standard's limit of 255
+ * continuation lines is not enforced: gfortran compiles more (a warning
+ * with -std=f2003 or later, nothing by default), so kmrun reads any
+ * number, as in fixed form.
  * Characters past the line length (132) may only be blanks or a comment:
  * gfortran refuses anything else ("line truncated"), and so does the
  * reader.  Tabs are blanks and count as one column.  A `#` in column 1
  * begins a preprocessor line.  `!$omp` and `!$acc` lines are comments
  * here: directives are not the reader's business.  A `!$` conditional
  * compilation line (the sentinel, preceded only by blanks, followed by a
- * blank) is code to a compiler with OpenMP, so it is read as code with
- * its sentinel taken for blanks, and marked never to be edited.
+ * blank, or by `&` on a continuation line) is code to a compiler with
+ * OpenMP, so it is read as code with its sentinel taken for blanks, and
+ * marked never to be edited.
  *
  * Every piece of statement text goes to reader.c (assemble.h) with its
  * physical line and column, as the fixed-form reader's does, so nothing
@@ -33,7 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CONTINUATIONS 255
 #define MAX_LABEL_DIGITS 5
 #define LONE_AMP "a line holding only '&' (the standard forbids it: there " \
                  "is nothing to continue)"
@@ -44,7 +47,6 @@ struct free_state {
     const char *path;
     bool continued;           /* the last statement line ended with `&` */
     int amp_line, amp_col;    /* where that `&` is */
-    int ncont;                /* continuation lines of the open statement */
     bool saw_comment;         /* the current line holds a `!` comment */
     int line_flags;           /* flags of statements the line begins */
     int cpp_if;               /* ... and the #if they begin in */
@@ -79,7 +81,6 @@ static void close_current(struct free_state *fs)
 {
     if (!km_close_statement(&fs->st))
         fs->ok = false;
-    fs->ncont = 0;
 }
 
 /* --- statement text ------------------------------------------------------------ */
@@ -198,7 +199,6 @@ static int start_statement(struct free_state *fs, int n, const char *p,
     int i = km_open_statement(&fs->st, n, label, label ? b + 1 : 0,
                               flags | fs->line_flags);
     fs->st.src->stmts[i].cpp_if = fs->cpp_if;
-    fs->ncont = 0;
     return skip_blanks(p, text, len);
 }
 
@@ -232,9 +232,6 @@ static void read_pieces(struct free_state *fs, int n, const char *p,
 static int resume_at(struct free_state *fs, int n, const char *p, int b,
                      int len)
 {
-    if (++fs->ncont == MAX_CONTINUATIONS + 1)
-        error_at(fs, n, b + 1, "more than 255 continuation lines in one "
-                 "statement");
     if (p[b] == '&') {
         if (nothing_but_comment(p, b + 1, len)) {
             error_at(fs, n, b + 1, LONE_AMP);
@@ -318,12 +315,15 @@ static void cpp_include(struct free_state *fs, int n, char *name)
 }
 
 /* An OpenMP conditional compilation line: `!$` after blanks only, then a
- * blank or the end of the line.  Returns the sentinel's index, or -1. */
-static int conditional_sentinel(const char *p, int len)
+ * blank or the end of the line, or, on a line that continues a statement,
+ * an `&` (`!$& b`: OpenMP allows the ampersand right after the sentinel
+ * there).  Returns the sentinel's index, or -1. */
+static int conditional_sentinel(const char *p, int len, bool continued)
 {
     int b = skip_blanks(p, 0, len);
     if (b + 1 < len && p[b] == '!' && p[b + 1] == '$' &&
-        (b + 2 == len || km_is_blank(p[b + 2])))
+        (b + 2 == len || km_is_blank(p[b + 2]) ||
+         (continued && p[b + 2] == '&')))
         return b;
     return -1;
 }
@@ -331,7 +331,7 @@ static int conditional_sentinel(const char *p, int len)
 bool km_read_free(struct km_source *src, int file, int depth)
 {
     struct free_state fs = {{src, file, depth, -1, 0, 0, 0, 0},
-                            src->files[file].path, false, 0, 0, 0, false,
+                            src->files[file].path, false, 0, 0, false,
                             0, 0, true};
     char *copy = NULL;        /* a conditional line, its sentinel blanked */
     size_t copy_size = 0;
@@ -356,7 +356,7 @@ bool km_read_free(struct km_source *src, int file, int depth)
         fs.saw_comment = false;
         fs.line_flags = 0;
         fs.cpp_if = km_cpp_innermost(&cpp);
-        int sentinel = conditional_sentinel(p, len);
+        int sentinel = conditional_sentinel(p, len, fs.continued);
         if (sentinel >= 0) {
             if (copy_size < (size_t)len + 1) {
                 copy_size = (size_t)len + 1;

@@ -66,7 +66,8 @@ void km_raw_position(const struct km_source *src, const struct km_stmt *s,
 static char *slurp(const char *path, size_t limit, const char *too_large,
                    struct stat *st, size_t *size, const char **why)
 {
-    int fd = open(path, O_RDONLY);
+    /* (O_NONBLOCK: the open of a FIFO would wait for a writer) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
         *why = strerror(errno);
         return NULL;
@@ -75,7 +76,9 @@ static char *slurp(const char *path, size_t limit, const char *too_large,
     if (fstat(fd, st) != 0) {
         *why = strerror(errno);
     } else if (!S_ISREG(st->st_mode)) {
-        *why = S_ISDIR(st->st_mode) ? "is a directory" : "not a regular file";
+        *why = S_ISDIR(st->st_mode) ? "is a directory" : "not a regular file "
+               "(a device, FIFO or socket is refused: it could be read "
+               "forever)";
     } else if ((unsigned long long)st->st_size > limit) {
         *why = too_large;
     } else {
@@ -270,6 +273,15 @@ void km_add_text(struct asm_state *st, int line, int col, int field_col,
 {
     if (len <= 0)
         return;
+    /* gfortran drops NUL bytes (binary_file): the text around one goes
+     * in as pieces of their own, each with its own column */
+    const char *nul = memchr(p, '\0', (size_t)len);
+    if (nul) {
+        int n = (int)(nul - p);
+        km_add_text(st, line, col, field_col, p, n);
+        km_add_text(st, line, col + n + 1, field_col, nul + 1, len - n - 1);
+        return;
+    }
     struct km_source *src = st->src;
     struct km_stmt *s = &src->stmts[st->cur];
     KM_GROW(src->segs, src->segcap, src->nsegs + 1);
@@ -368,6 +380,17 @@ static char *include_name(const struct km_source *src, int i)
     return name.data;
 }
 
+/* Can `path` be opened for reading?  Without waiting: the open of a FIFO
+ * would wait for a writer (load_file then refuses it). */
+static bool can_open(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
 static char *resolve_include(const struct km_source *src, const char *from,
                              const char *name)
 {
@@ -378,21 +401,15 @@ static char *resolve_include(const struct km_source *src, const char *from,
     if (slash)
         km_buf_add(&b, from, (size_t)(slash - from + 1));
     km_buf_adds(&b, name);
-    FILE *fp = fopen(b.data, "rb");
-    if (fp) {
-        fclose(fp);
+    if (can_open(b.data))
         return b.data;
-    }
     for (int i = 0; i < src->opts.ninclude_dirs; i++) {
         b.len = 0;
         km_buf_adds(&b, src->opts.include_dirs[i]);
         km_buf_addc(&b, '/');
         km_buf_adds(&b, name);
-        fp = fopen(b.data, "rb");
-        if (fp) {
-            fclose(fp);
+        if (can_open(b.data))
             return b.data;
-        }
     }
     km_buf_free(&b);
     return NULL;
@@ -447,6 +464,17 @@ static bool expand_include(struct km_source *src, int i, int depth)
         km_warning(src->diag, from, line, col,
                    "cannot find '%s' (#include): what it declares is not "
                    "read (add its directory with -I)", name);
+        ok = true;
+    } else if (!path && (s->flags & KM_SF_CONDITIONAL)) {
+        /* `!$ include 'omp_lib.h'`: the compiler finds it in its own
+         * directory with OpenMP, and reads a comment without.  omp_lib.h
+         * declares only OpenMP's procedures and constants, which nothing
+         * kmrun decides depends on; another file may declare arrays. */
+        if (strcmp(name, "omp_lib.h") != 0)
+            km_warning(src->diag, from, line, col,
+                       "cannot find '%s' (an OpenMP conditional INCLUDE): "
+                       "what it declares is not read (add its directory "
+                       "with -I)", name);
         ok = true;
     } else if (!path) {
         km_error(src->diag, from, line, col,
@@ -550,13 +578,16 @@ bool km_text_overflows(struct asm_state *st, int line)
     return true;
 }
 
-/* A NUL byte means the file is not text: say where the first one is. */
-static bool binary_file(struct km_source *src, int file)
+/* A NUL byte: gfortran ignores it wherever it is (flang refuses one
+ * outside a character constant), so kmrun reads the text around it and
+ * leaves it in the copy for the compiler to judge; the first one of each
+ * file is named, since it is likely a damaged file. */
+static void warn_nul(struct km_source *src, int file)
 {
     const struct km_file *f = file_of(src, file);
     const char *nul = memchr(f->text, '\0', f->size);
     if (!nul)
-        return false;
+        return;
     int off = (int)(nul - f->text), line = 1, col = 1;
     for (int i = 0; i < off; i++) {
         if (f->text[i] == '\n') {
@@ -566,17 +597,16 @@ static bool binary_file(struct km_source *src, int file)
             col++;
         }
     }
-    km_error(src->diag, f->path, line, col,
-             "binary file: NUL character in the source");
-    return true;
+    km_warning(src->diag, f->path, line, col, "NUL character, ignored as "
+               "gfortran ignores it (flang refuses it outside a character "
+               "constant)");
 }
 
 /* Read file `file` (the source, or an include `depth` deep) in the
  * source's form. */
 static bool read_file(struct km_source *src, int file, int depth)
 {
-    if (binary_file(src, file))
-        return false;
+    warn_nul(src, file);
     if (src->opts.form == KM_FORM_FREE)
         return km_read_free(src, file, depth);
     return km_read_fixed(src, file, depth);

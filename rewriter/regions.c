@@ -752,10 +752,13 @@ void km_register_regions(struct plan *P, struct unit_ctx *c,
 {
     int n;
     struct region **v = in_order(c, &n);
+    /* TRACE_FILE_NUMBER > 0 traces every measured region, as
+     * KM_TRACE_FILE_NUMBER does at run time, not the routines alone */
+    int trace = P->set->trace > 0 ? KM_F_TRACE : 0;
     for (int k = 0; k < n; k++) {
         struct region *r = v[k];
         char *desc = km_fmt("%d %d %ld %d %s", r->kind, r->line,
-                            P->set->threshold, r->flags, r->text);
+                            P->set->threshold, r->flags | trace, r->text);
         struct km_buf b = {0};
         km_buf_printf(&b, "CALL %sREG(%s(%d), %s(%d), ", P->set->prefix, c->h,
                       r->handle, c->h, routine);

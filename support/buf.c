@@ -1,11 +1,16 @@
 /*
- * buf.c — growable byte buffers and checked allocation.
+ * buf.c — growable byte buffers, checked allocation, and whole files
+ * read into a buffer.
  */
 #include "support/buf.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void *km_xmalloc(size_t n)
 {
@@ -121,6 +126,59 @@ bool km_buf_read_file(struct km_buf *b, const char *path)
         km_buf_add(b, chunk, n);
     bool ok = !ferror(fp);
     fclose(fp);
+    km_buf_cstr(b);
+    return ok;
+}
+
+/* Read what is left of fd into b, failing once it passes `limit` bytes
+ * (a file that grows while it is read is bounded too). */
+static bool read_bounded(struct km_buf *b, int fd, size_t limit,
+                         const char *too_large, const char **why)
+{
+    char chunk[65536];
+    size_t start = b->len;
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            *why = strerror(errno);
+            return false;
+        }
+        if (n == 0)
+            return true;
+        if (b->len - start + (size_t)n > limit) {
+            *why = too_large;
+            return false;
+        }
+        km_buf_add(b, chunk, (size_t)n);
+    }
+}
+
+bool km_buf_read_regular(struct km_buf *b, const char *path, size_t limit,
+                         const char *too_large, const char **why)
+{
+    /* O_NONBLOCK: opening a FIFO for reading waits for a writer, forever
+     * if none comes; fstat then refuses it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return false;
+    }
+    struct stat st;
+    bool ok = false;
+    if (fstat(fd, &st) != 0)
+        *why = strerror(errno);
+    else if (S_ISDIR(st.st_mode))
+        *why = "is a directory";
+    else if (!S_ISREG(st.st_mode))
+        *why = "not a regular file (a device, FIFO or socket is refused: "
+               "it could be read forever)";
+    else if ((unsigned long long)st.st_size > limit)
+        *why = too_large;
+    else
+        ok = read_bounded(b, fd, limit, too_large, why);
+    close(fd);
     km_buf_cstr(b);
     return ok;
 }

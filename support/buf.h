@@ -29,6 +29,11 @@ const char *km_buf_cstr(struct km_buf *b);
 /* Append the whole file `path` to `b` (NUL-terminated).  Returns false,
  * with errno set, if it cannot be read. */
 bool km_buf_read_file(struct km_buf *b, const char *path);
+/* The same for a regular file only, of at most `limit` bytes: returns
+ * false with `why` saying what is wrong (`too_large` past the limit) for
+ * anything else.  Never waits on a FIFO. */
+bool km_buf_read_regular(struct km_buf *b, const char *path, size_t limit,
+                         const char *too_large, const char **why);
 void km_buf_free(struct km_buf *b);
 
 void *km_xmalloc(size_t n);
