@@ -20,6 +20,7 @@
 
 #include "control/control.h"
 #include "lexer/reader.h"
+#include "kmrun/compiler.h"
 #include "kmrun/interfaces.h"
 #include "kmrun/preprocess.h"
 #include "parser/modules.h"
@@ -35,12 +36,26 @@
 
 enum control_answer { ASK, USE_EXISTING, RESET };
 
+/* The directories searched for INCLUDE files after the user's -I: the
+ * compiler's own (--compiler: asked of it once, the first time a file is
+ * in none of the others: most sources include nothing from there), then
+ * the MPI installation's that configure found (mpif.h). */
+struct late_dirs {
+    const char *compiler;         /* --compiler=FC, or NULL */
+    bool asked;
+    char **asked_dirs;
+    int nasked;
+    const char **all;
+    int nall;
+};
+
 struct options {
     const char *dir;              /* -td DIR */
     const char **files;
     int nfiles;
     const char **include_dirs;
     int ninclude_dirs;
+    struct late_dirs *late;       /* after include_dirs */
     int line_length;              /* -1: the form's own (72 or 132) */
     bool form_forced;             /* --free-form or --fixed-form given */
     enum km_form form;            /* ... and which */
@@ -88,6 +103,8 @@ static void usage(FILE *to)
           "                        files of what modules declare (interfaces,\n"
           "                        variables) are written and looked up there\n"
           "  -I DIR                search DIR for INCLUDE files (and index files)\n"
+          "  --compiler=FC         search where FC finds INCLUDE files (omp_lib.h,\n"
+          "                        an MPI wrapper's mpif.h), after the -I ones\n"
           "  --mpi-glue=FILE       write libkm's MPI calls (Fortran, for your MPI\n"
           "                        compiler) to FILE and stop\n"
           "  --prefix-shim=FILE    with an INNER_PREFIX other than KM_: write the\n"
@@ -167,6 +184,7 @@ static void parse_options(int argc, char **argv, struct options *o)
     o->files = km_xcalloc((size_t)argc, sizeof *o->files);
     o->include_dirs = km_xcalloc((size_t)argc + 1, sizeof *o->include_dirs);
     o->cpp_opts.args = km_xcalloc((size_t)argc + 1, sizeof *o->cpp_opts.args);
+    o->late = km_xcalloc(1, sizeof *o->late);
     bool only_files = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -190,6 +208,9 @@ static void parse_options(int argc, char **argv, struct options *o)
             o->mpi_glue = value(argc, argv, &i, "--mpi-glue");
         } else if (!strcmp(a, "--line-markers")) {
             o->line_markers = true;
+        } else if (strncmp(a, "--compiler", 10) == 0 &&
+                   (a[10] == '=' || a[10] == 0)) {
+            o->late->compiler = value(argc, argv, &i, "--compiler");
         } else if (strncmp(a, "-I", 2) == 0) {
             const char *dir = value(argc, argv, &i, "-I");
             o->include_dirs[o->ninclude_dirs++] = dir;
@@ -229,10 +250,6 @@ static void parse_options(int argc, char **argv, struct options *o)
             die_usage("unknown option '%s'", a);
         }
     }
-    /* mpif.h is an include like any other; the MPI installation's
-     * directory is searched after the user's. */
-    if (KM_MPIF_INCDIR[0])
-        o->include_dirs[o->ninclude_dirs++] = KM_MPIF_INCDIR;
     if (o->nfiles == 0 && !o->mpi_glue && !o->prefix_shim)
         die_usage("%s", "no source file given");
     if (o->output && o->nfiles > 1)
@@ -247,6 +264,34 @@ static void parse_options(int argc, char **argv, struct options *o)
             o->ids[i].ino = st.st_ino;
         }
     }
+}
+
+/* The lexer's late_include_dirs: the compiler's directories (asked the
+ * first time), then the MPI installation's. */
+static const char *const *late_include_dirs(void *ctx, int *n)
+{
+    struct late_dirs *l = ctx;
+    if (!l->asked) {
+        l->asked = true;
+        if (l->compiler && *l->compiler)
+            l->asked_dirs = km_compiler_include_dirs(l->compiler,
+                                                     &l->nasked);
+        l->all = km_xcalloc((size_t)l->nasked + 1, sizeof *l->all);
+        for (int k = 0; k < l->nasked; k++)
+            l->all[l->nall++] = l->asked_dirs[k];
+        /* mpif.h is an include like any other */
+        if (KM_MPIF_INCDIR[0])
+            l->all[l->nall++] = KM_MPIF_INCDIR;
+    }
+    *n = l->nall;
+    return l->all;
+}
+
+static void free_late_dirs(struct late_dirs *l)
+{
+    km_compiler_include_dirs_free(l->asked_dirs, l->nasked);
+    free(l->all);
+    free(l);
 }
 
 /* --- files ------------------------------------------------------------------ */
@@ -486,6 +531,8 @@ static void load(const struct options *o, struct input *in, struct km_diag *d)
     ro.d_lines_are_code = o->d_lines_are_code;
     ro.include_dirs = o->include_dirs;
     ro.ninclude_dirs = o->ninclude_dirs;
+    ro.late_include_dirs = late_include_dirs;
+    ro.late_ctx = o->late;
     in->ok = true;
     if (!o->dump) {
         in->out = output_name(o, in->file);
@@ -658,6 +705,7 @@ static void free_options(struct options *o)
 {
     free(o->files);
     free(o->include_dirs);
+    free_late_dirs(o->late);
     free_cpp_args(o);
     free(o->ids);
 }

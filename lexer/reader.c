@@ -391,6 +391,16 @@ static bool can_open(const char *path)
     return true;
 }
 
+/* dir/name in *b if that file can be opened. */
+static bool found_in(struct km_buf *b, const char *dir, const char *name)
+{
+    b->len = 0;
+    km_buf_adds(b, dir);
+    km_buf_addc(b, '/');
+    km_buf_adds(b, name);
+    return can_open(b->data);
+}
+
 static char *resolve_include(const struct km_source *src, const char *from,
                              const char *name)
 {
@@ -403,14 +413,15 @@ static char *resolve_include(const struct km_source *src, const char *from,
     km_buf_adds(&b, name);
     if (can_open(b.data))
         return b.data;
-    for (int i = 0; i < src->opts.ninclude_dirs; i++) {
-        b.len = 0;
-        km_buf_adds(&b, src->opts.include_dirs[i]);
-        km_buf_addc(&b, '/');
-        km_buf_adds(&b, name);
-        if (can_open(b.data))
+    for (int i = 0; i < src->opts.ninclude_dirs; i++)
+        if (found_in(&b, src->opts.include_dirs[i], name))
             return b.data;
-    }
+    int nlate = 0;
+    const char *const *late = src->opts.late_include_dirs
+        ? src->opts.late_include_dirs(src->opts.late_ctx, &nlate) : NULL;
+    for (int i = 0; i < nlate; i++)
+        if (found_in(&b, late[i], name))
+            return b.data;
     km_buf_free(&b);
     return NULL;
 }

@@ -38,6 +38,11 @@ struct km_reader_opts {
     bool d_lines_are_code;    /* treat D in column 1 as a blank (-fd-lines-as-code) */
     const char **include_dirs;
     int ninclude_dirs;
+    /* Searched after include_dirs (the compiler's own directories, which
+     * cost a question to the compiler): asked for when an INCLUDE file is
+     * in none of them, NULL for none. */
+    const char *const *(*late_include_dirs)(void *ctx, int *n);
+    void *late_ctx;
     bool preprocessed;        /* the text is the preprocessor's output: its
                                  line markers (# N "file") say where each
                                  line came from */

@@ -404,16 +404,33 @@ static void leave_pure(struct plan *P, const struct km_unit *u)
 }
 
 /* MODULE PROCEDURE NAME is PURE if its interface is, and the interface
- * was in none of the files kmrun read. */
-static void warn_unseen_interface(struct plan *P, const struct km_unit *u)
+ * was in none of the files kmrun read (nor an index file): it may be
+ * PURE, and a timer in a PURE body does not compile, so it is left as it
+ * is (the module compiled without kmtool, a library's). */
+static void leave_unseen_interface(struct plan *P, const struct km_unit *u,
+                                   const struct km_unit *body)
 {
     const struct km_stmt *h = &P->src->stmts[u->header];
     km_warning(P->diag, km_stmt_path(P->src, h), h->first_line, 1,
                "the interface of %s is in none of the files given (nor in "
-               "an index file of --module-dir or -I): measured as an impure "
-               "procedure (if the interface says PURE or ELEMENTAL, give "
-               "kmrun its module's file too, or list %s in "
-               "IGNORED_ROUTINES)", u->qualified, u->qualified);
+               "an index file of --module-dir or -I): it may be PURE, so "
+               "%s is not measured, nor anything in it (give kmrun its "
+               "module's file too, or compile the module with kmfc first)",
+               body->qualified, u->qualified);
+}
+
+/* The MODULE PROCEDURE body, u or one u is inside, whose interface kmrun
+ * has not seen; NULL if none. */
+static const struct km_unit *unseen_interface(const struct plan *P,
+                                              const struct km_unit *u)
+{
+    for (;;) {
+        if (u->inherits)
+            return u;
+        if (u->host < 0)
+            return NULL;
+        u = &P->prog->units[u->host];
+    }
 }
 
 static void instrument_unit(struct plan *P, int unit)
@@ -426,8 +443,11 @@ static void instrument_unit(struct plan *P, int unit)
         leave_pure(P, u);
         return;
     }
-    if (u->inherits)
-        warn_unseen_interface(P, u);
+    const struct km_unit *unseen = unseen_interface(P, u);
+    if (unseen) {
+        leave_unseen_interface(P, u, unseen);
+        return;
+    }
     km_collect_labels(P, unit);
     struct unit_ctx c;
     setup_unit(P, &c, unit);

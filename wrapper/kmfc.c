@@ -11,10 +11,15 @@
  * search the including file's directory).  A link gets libkm.  Everything
  * else, and configure's and CMake's probes, pass through untouched.
  *
+ * kmrun searches for INCLUDE files where the compiler does: the user's
+ * -I, then what the compiler says (kmrun --compiler: omp_lib.h, mpif.h).
+ *
  * Must never: change where an output lands (object, module, dependency
  * file), write over a file kmtool did not write, share a temporary name
- * between two compiles (parallel make), or fail a build kmrun cannot read
- * (that file is compiled as it is, with a warning; KMFC_STRICT=1 fails).
+ * between two compiles (parallel make), or fail a build the plain
+ * compiler passes: a file kmrun cannot read, and one whose instrumented
+ * copy does not compile, is compiled as it is, with a warning
+ * (KMFC_STRICT=1 makes either an error).
  */
 #define _XOPEN_SOURCE 700  /* realpath */
 #include "config.h"
@@ -290,9 +295,10 @@ static void show(char **argv)
     fprintf(stderr, "\n");
 }
 
-/* Run argv and wait (quiet: its output thrown away); returns its exit
- * status (127: could not run). */
-static int run_how(char **argv, bool quiet)
+/* Run argv and wait (quiet: its output thrown away; errfile: its
+ * standard error written there); returns its exit status (127: could not
+ * run). */
+static int run_to(char **argv, bool quiet, const char *errfile)
 {
     if (verbose)
         show(argv);
@@ -305,6 +311,8 @@ static int run_how(char **argv, bool quiet)
         if (quiet) {
             freopen("/dev/null", "w", stdout);
             freopen("/dev/null", "w", stderr);
+        } else if (errfile) {
+            freopen(errfile, "w", stderr);
         }
         execvp(argv[0], argv);
         say("cannot run %s: %s", argv[0], strerror(errno));
@@ -317,6 +325,11 @@ static int run_how(char **argv, bool quiet)
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static int run_how(char **argv, bool quiet)
+{
+    return run_to(argv, quiet, NULL);
 }
 
 static int run(char **argv)
@@ -359,6 +372,7 @@ static void free_args(struct args *a)
     for (int k = 0; k < a->n; k++)
         free(a->v[k]);
     free(a->v);
+    *a = (struct args){0};
 }
 
 /* --- instrumenting one source --------------------------------------------------- */
@@ -426,6 +440,22 @@ static char *cpp_command(const struct line *L)
     return c.data;
 }
 
+/* flang (flang-new, flang-19, ...): free-form lines have no length limit
+ * (its own omp_lib.h has lines past column 132). */
+static bool is_flang(const char *compiler)
+{
+    const char *base = strrchr(compiler, '/');
+    return starts(base ? base + 1 : compiler, "flang");
+}
+
+static bool reads_free_form(const struct line *L, const char *source)
+{
+    enum km_form form = KM_FORM_FIXED;
+    if (L->form)
+        return !strcmp(L->form, "--free-form");
+    return km_form_from_name(source, &form) && form == KM_FORM_FREE;
+}
+
 /* kmrun -o COPY SOURCE with what the compile line says about reading it.
  * Returns whether the copy was written. */
 static bool instrument(const struct line *L, const char *kmrun,
@@ -439,10 +469,15 @@ static bool instrument(const struct line *L, const char *kmrun,
         push_joined(&a, "--control=", control);
     free(control);
     push_joined(&a, "--module-dir=", L->module_dir ? L->module_dir : ".");
+    /* INCLUDE files the user names no directory for (omp_lib.h, mpif.h):
+     * kmrun asks the compiler, only if it needs to */
+    push_joined(&a, "--compiler=", L->argv[0]);
     if (L->form)
         push(&a, L->form);
     if (L->line_length)
         push_joined(&a, "--line-length=", L->line_length);
+    else if (is_flang(L->argv[0]) && reads_free_form(L, source))
+        push(&a, "--line-length=none");
     if (L->d_lines)
         push(&a, "--d-lines-as-code");
     if (preprocess) {
@@ -634,15 +669,23 @@ static bool instrument_all(const struct line *L, const char *kmrun,
         bool pre = (km_preprocessed_name(src) || L->cpp) && !L->nocpp;
         char *copy = copy_path(L, src, pre);
         if (!ours_or_absent(copy)) {
-            say("%s exists and is not kmtool's: %s is compiled as it is",
-                copy, src);
+            if (strict)
+                say("%s exists and is not kmtool's: %s is not compiled "
+                    "(KMFC_STRICT)", copy, src);
+            else
+                say("%s exists and is not kmtool's: %s is compiled as it "
+                    "is", copy, src);
             free(copy);
             if (strict)
                 return false;
             continue;
         }
         if (!instrument(L, kmrun, src, copy, pre)) {
-            say("%s could not be instrumented: compiled as it is", src);
+            if (strict)
+                say("%s could not be instrumented: not compiled "
+                    "(KMFC_STRICT)", src);
+            else
+                say("%s could not be instrumented: compiled as it is", src);
             free(copy);
             if (strict)
                 return false;
@@ -651,6 +694,267 @@ static bool instrument_all(const struct line *L, const char *kmrun,
         copies[k] = copy;
     }
     return true;
+}
+
+/* --- compiling ------------------------------------------------------------------ */
+
+struct group_ctx {
+    const struct line *L;
+    char **copies;            /* NULL where the source is compiled as it is */
+    int groups;               /* sources compiled one at a time, or 1 */
+    bool link;
+    const char *glue, *shim;
+    bool strict;
+};
+
+/* Is source k compiled in group g? */
+static bool in_group(const struct group_ctx *G, int k, int g)
+{
+    return G->groups == 1 || k == g;
+}
+
+/* The compile line of group g: the copies in place of their sources,
+ * the sources' directories before the first -I, -o the object the plain
+ * compile writes (the copy's name would give KM_x.o), libkm on a link. */
+static void group_args(const struct group_ctx *G, int g, struct args *a)
+{
+    const struct line *L = G->L;
+    bool first_include = false;
+    for (int i = 0; i < L->argc; i++) {
+        int which = -1;
+        for (int k = 0; k < L->nsources; k++)
+            if (L->sources[k] == i)
+                which = k;
+        if (which >= 0 && !in_group(G, which, g))
+            continue;
+        if (which >= 0 && G->copies[which]) {
+            push(a, G->copies[which]);
+            continue;
+        }
+        if (!first_include && starts(L->argv[i], "-I")) {
+            /* the sources' own directories first, as for the source */
+            push_source_dirs(a, L, G->copies);
+            first_include = true;
+        }
+        push(a, L->argv[i]);
+    }
+    if (!first_include)
+        push_source_dirs(a, L, G->copies);
+    if (L->compile_only && L->output < 0 &&
+        (G->groups > 1 || L->nsources == 1)) {
+        int k = G->groups > 1 ? g : 0;
+        if (G->copies[k]) {
+            char *obj = object_of(L, L->argv[L->sources[k]]);
+            push(a, "-o");
+            push(a, obj);
+            free(obj);
+        }
+    }
+    if (G->link)
+        add_link(a, G->glue, G->shim);
+}
+
+/* A file of its own for a compile's standard error, or NULL. */
+static char *error_file(void)
+{
+    const char *t = getenv("TMPDIR");
+    struct km_buf b = {0};
+    km_buf_printf(&b, "%s/kmfc-err.XXXXXX", t && *t ? t : "/tmp");
+    int fd = mkstemp(b.data);
+    if (fd < 0) {
+        km_buf_free(&b);
+        return NULL;
+    }
+    close(fd);
+    return b.data;
+}
+
+/* The file's text on our standard error. */
+static void replay(const char *path)
+{
+    struct km_buf b = {0};
+    if (km_buf_read_file(&b, path) && b.len)
+        fwrite(b.data, 1, b.len, stderr);
+    km_buf_free(&b);
+}
+
+/* Is this line of a compiler's message the one that says what is wrong
+ * (gfortran's "Error: ...", flang's and the linker's "...: error: ...")? */
+static bool error_line(const char *text)
+{
+    return starts(text, "Error:") || starts(text, "error:") ||
+           strstr(text, ": error:") || strstr(text, ": Error:");
+}
+
+/* gfortran's "file:line:col:" line, which its "Error:" line follows. */
+static bool location_line(const char *text)
+{
+    size_t n = strlen(text);
+    return n > 1 && text[0] != ' ' && text[n - 1] == ':' &&
+           strchr(text, ':') != text + n - 1;
+}
+
+/* What the compiler said was wrong: its first error line (after
+ * gfortran's location line), else its first line. */
+static char *first_error(const char *path)
+{
+    struct km_buf b = {0}, where = {0};
+    char *found = NULL, *first = NULL;
+    if (km_buf_read_file(&b, path) && b.len) {
+        for (char *line = b.data; line && *line && !found;) {
+            char *nl = strchr(line, '\n');
+            if (nl)
+                *nl = 0;
+            if (error_line(line)) {
+                struct km_buf e = {0};
+                km_buf_printf(&e, "%s%s%s", where.len ? where.data : "",
+                              where.len ? " " : "", line);
+                found = e.data;
+            } else if (location_line(line)) {
+                where.len = 0;
+                km_buf_adds(&where, line);
+            }
+            if (!first && *line)
+                first = km_xstrdup(line);
+            line = nl ? nl + 1 : NULL;
+        }
+    }
+    km_buf_free(&b);
+    km_buf_free(&where);
+    if (found) {
+        free(first);
+        return found;
+    }
+    return first ? first : km_xstrdup("no message");
+}
+
+/* Compile group g.  If its instrumented copies do not compile, the
+ * plain compile of its sources decides (kmfc never fails a build the
+ * plain compiler passes): what the copies' compile said is shown only
+ * when it passes, or with KMFC_STRICT. */
+static int compile_group(struct group_ctx *G, int g)
+{
+    const struct line *L = G->L;
+    bool instrumented = false;
+    for (int k = 0; k < L->nsources; k++)
+        instrumented |= in_group(G, k, g) && G->copies[k];
+    struct args a = {0};
+    group_args(G, g, &a);
+    char *errors = instrumented ? error_file() : NULL;
+    int status = run_to(a.v, false, errors);
+    free_args(&a);
+    if (!errors)
+        return status;
+    if (status == 0 || G->strict)
+        replay(errors);
+    if (status != 0 && !G->strict) {
+        /* the plain compile: its own messages if it fails too (a
+         * mistake of the user's), else a warning that says why */
+        char **failed = km_xcalloc((size_t)L->nsources, sizeof *failed);
+        for (int k = 0; k < L->nsources; k++)
+            if (in_group(G, k, g)) {
+                failed[k] = G->copies[k];
+                G->copies[k] = NULL;
+            }
+        group_args(G, g, &a);
+        status = run(a.v);
+        free_args(&a);
+        char *why = first_error(errors);
+        for (int k = 0; k < L->nsources; k++) {
+            if (failed[k] && status == 0)
+                say("%s did not compile (%s): %s is compiled as it is",
+                    failed[k], why, L->argv[L->sources[k]]);
+            free(failed[k]);
+        }
+        free(why);
+        free(failed);
+    } else if (status != 0) {
+        for (int k = 0; k < L->nsources; k++)
+            if (in_group(G, k, g) && G->copies[k])
+                say("%s did not compile: %s is not compiled "
+                    "(KMFC_STRICT)", G->copies[k], L->argv[L->sources[k]]);
+    }
+    unlink(errors);
+    free(errors);
+    return status;
+}
+
+/* --- a line without its compiler ------------------------------------------------- */
+
+static bool is_kmfc(const char *word)
+{
+    const char *base = strrchr(word, '/');
+    return !strcmp(base ? base + 1 : word, "kmfc");
+}
+
+/* The word after kmfc in `cmd` ("kmfc gfortran", "/x/kmfc mpif90 -O2"),
+ * or NULL. */
+static char *compiler_after_kmfc(const char *cmd)
+{
+    char *copy = km_xstrdup(cmd), *save = NULL, *found = NULL;
+    char *first = strtok_r(copy, " \t", &save);
+    char *second = first ? strtok_r(NULL, " \t", &save) : NULL;
+    if (first && second && is_kmfc(first) && second[0] != '-')
+        found = km_xstrdup(second);
+    free(copy);
+    return found;
+}
+
+/* CMakeCache.txt's value of `key` (KEY:TYPE=VALUE), blanks trimmed. */
+static char *cmake_cache_value(const char *key)
+{
+    struct km_buf b = {0};
+    char *found = NULL;
+    if (km_buf_read_file(&b, "CMakeCache.txt"))
+        for (char *line = b.data; line && !found;) {
+            char *nl = strchr(line, '\n');
+            if (nl)
+                *nl = 0;
+            size_t n = strlen(key);
+            char *eq = strchr(line, '=');
+            if (!strncmp(line, key, n) && line[n] == ':' && eq) {
+                eq++;
+                while (*eq == ' ' || *eq == '\t')
+                    eq++;
+                size_t len = strcspn(eq, " \t\r");
+                found = km_xstrndup(eq, len);
+            }
+            line = nl ? nl + 1 : NULL;
+        }
+    km_buf_free(&b);
+    return found;
+}
+
+/* CMake runs its last is-it-GNU check (CMakeDetermineFortranCompiler's
+ * MinGW one) as `CMAKE_Fortran_COMPILER -E .../CMakeTestGNU.c`, without
+ * CMAKE_Fortran_COMPILER_ARG1: with FC="kmfc gfortran" kmfc gets no
+ * compiler.  It is the word after kmfc in $FC (CMake's first run), else
+ * CMakeCache.txt's CMAKE_Fortran_COMPILER_ARG1 when its compiler is kmfc
+ * (a run again), else NULL. */
+static char *missing_compiler(void)
+{
+    const char *fc = getenv("FC");
+    char *c = fc ? compiler_after_kmfc(fc) : NULL;
+    if (c)
+        return c;
+    char *comp = cmake_cache_value("CMAKE_Fortran_COMPILER");
+    if (comp && is_kmfc(comp))
+        c = cmake_cache_value("CMAKE_Fortran_COMPILER_ARG1");
+    free(comp);
+    if (c && (!*c || c[0] == '-')) {
+        free(c);
+        c = NULL;
+    }
+    return c;
+}
+
+/* One of CMake's own files (its Modules directory: CMakeTestGNU.c). */
+static bool cmake_module_file(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strstr(argv[i], "/Modules/CMake"))
+            return true;
+    return false;
 }
 
 /* --- main ------------------------------------------------------------------------- */
@@ -673,6 +977,23 @@ int main(int argc, char **argv)
     }
     verbose = getenv("KMFC_VERBOSE") && *getenv("KMFC_VERBOSE") &&
               strcmp(getenv("KMFC_VERBOSE"), "0") != 0;
+    char *missing = NULL;
+    if (argv[1][0] == '-') {
+        missing = missing_compiler();
+        if (!missing && cmake_module_file(argc, argv))
+            return 1;     /* no compiler to ask: the check says no */
+        if (!missing) {
+            say("no compiler before %s: kmfc COMPILER [ARGS...]", argv[1]);
+            return 2;
+        }
+        /* argv[0], the compiler, the arguments */
+        char **with = km_xcalloc((size_t)argc + 2, sizeof *with);
+        with[0] = argv[0];
+        with[1] = missing;
+        memcpy(with + 2, argv + 1, sizeof *argv * (size_t)argc);
+        argv = with;
+        argc++;
+    }
     const char *off = getenv("KMFC_OFF");
     struct line L;
     read_line(&L, argc - 1, argv + 1);
@@ -696,43 +1017,9 @@ int main(int argc, char **argv)
                      : NULL;
     int groups = L.compile_only && L.output < 0 && !L.other_input &&
                  L.nsources > 1 ? L.nsources : 1;
-    for (int g = 0; g < groups && status == 0; g++) {
-        struct args a = {0};
-        bool first_include = false;
-        for (int i = 0; i < L.argc; i++) {
-            int which = -1;
-            for (int k = 0; k < L.nsources; k++)
-                if (L.sources[k] == i)
-                    which = k;
-            if (which >= 0 && groups > 1 && which != g)
-                continue;
-            if (which >= 0 && copies[which]) {
-                push(&a, copies[which]);
-                continue;
-            }
-            if (!first_include && starts(L.argv[i], "-I")) {
-                /* the sources' own directories first, as for the source */
-                push_source_dirs(&a, &L, copies);
-                first_include = true;
-            }
-            push(&a, L.argv[i]);
-        }
-        if (!first_include)
-            push_source_dirs(&a, &L, copies);
-        if (L.compile_only && L.output < 0 && (groups > 1 || L.nsources == 1)) {
-            int k = groups > 1 ? g : 0;
-            if (copies[k]) {
-                char *obj = object_of(&L, L.argv[L.sources[k]]);
-                push(&a, "-o");
-                push(&a, obj);
-                free(obj);
-            }
-        }
-        if (link)
-            add_link(&a, glue, shim);
-        status = run(a.v);
-        free_args(&a);
-    }
+    struct group_ctx G = {&L, copies, groups, link, glue, shim, strict};
+    for (int g = 0; g < groups && status == 0; g++)
+        status = compile_group(&G, g);
     if (status == 0 && L.deps)
         for (int k = 0; k < L.nsources; k++) {
             if (!copies[k])
