@@ -16,9 +16,10 @@
  *     -fbacktrace) catches SIGXCPU, among others, to print a backtrace
  *     before it dies; Intel's catches SIGINT and SIGTERM.  Such a handler
  *     is told from the program's own by where its code lies: dladdr names
- *     a shared library of the runtime (compiler_runtime below).  flang-19's
- *     runtime catches no signal.  In a statically linked program nothing
- *     names the runtime's code, and a handler there is left alone.
+ *     a shared library of the runtime (compiler_runtime below); in a
+ *     statically linked program, gfortran's is known by its name there.
+ *     flang-19's runtime catches no signal.  Any other runtime's handler
+ *     in a static link is taken for the program's own, and left alone.
  * A program's own handler (installed from C before libkm started, by an
  * MPI library, or later, over libkm's, by the program), and an ignored
  * signal (nohup), are left alone.
@@ -134,6 +135,18 @@ static void on_signal(int sig)
     errno = saved_errno;
 }
 
+/* gfortran's handler (-fbacktrace) in a statically linked program, where
+ * libgfortran.a's compile_options.o, which main always links, gives it
+ * this global name; in libgfortran.so it is hidden, and this weak
+ * reference stays 0 (dladdr finds it there).  The name is libgfortran's,
+ * hence its reserved form. */
+extern void _gfortrani_backtrace_handler(int) __attribute__((weak));
+
+static uintptr_t gfortran_static_handler(void)
+{
+    return (uintptr_t)_gfortrani_backtrace_handler;
+}
+
 #if defined(KM_HAVE_DLADDR)
 /* Weak: in a static link dladdr would only drag in the dynamic loader
  * (and name nothing); before glibc 2.34 it lives in libdl, which the
@@ -152,6 +165,8 @@ static const char *const compiler_runtimes[] = {
 static int compiler_runtime(uintptr_t code)
 {
     Dl_info info;
+    if (code != 0 && code == gfortran_static_handler())
+        return 1;
     if (!dladdr || code == 0 ||
         !dladdr((const void *)code, &info) || !info.dli_fname)
         return 0;
@@ -168,8 +183,7 @@ static int compiler_runtime(uintptr_t code)
 #else
 static int compiler_runtime(uintptr_t code)
 {
-    (void)code;
-    return 0;
+    return code != 0 && code == gfortran_static_handler();
 }
 #endif
 

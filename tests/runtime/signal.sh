@@ -3,7 +3,7 @@
 # outside: a program that never ends by itself (signal.f, built with the
 # compiler's default flags: gfortran's runtime handles SIGXCPU) sent
 # SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU, SIGINT, or stopped by a CPU-time
-# limit, leaves a whole, consistent KM_output.000 saying which signal
+# limit (and, linked -static, sent SIGTERM and SIGXCPU), leaves a whole, consistent KM_output.000 saying which signal
 # wrote it, and still ends as the plain build does (exit status 128 + N,
 # the same messages); a program with its own SIGUSR1 handler (sigown.f,
 # through gfortran's SIGNAL or a C constructor) keeps it; an MPI program
@@ -71,8 +71,8 @@ messages() {
 stop_with() {
     name=$1 how=$2 num=$3
     shift 3
-    run_stopped "$name" "$how" "$@" ../prog
-    run_stopped "$name.plain" "$how" "$@" ../plain
+    run_stopped "$name" "$how" "$@" "../$prog"
+    run_stopped "$name.plain" "$how" "$@" "../$plain"
     expect "$name: exit status" "$(cat "$name/status")" $((128 + num))
     expect "$name: exit status as the plain build's" \
         "$(cat "$name/status")" "$(cat "$name.plain/status")"
@@ -100,11 +100,27 @@ ${CC:-cc} -c stubs.c > build.log 2>&1 &&
     $F77 -o plain "$FIX/signal.f" "$FIX/tick.f" stubs.o >> build.log 2>&1 ||
     { fail "cannot build the plain signal.f: $(cat build.log)"; finish; }
 
+prog=prog plain=plain
 stop_with term TERM 15
 stop_with usr1 USR1 10
 stop_with usr2 USR2 12
 stop_with xcpu XCPU 24
 stop_with cpu-limit limit 24
+
+# Linked -static, where gfortran's handler is known by its name (not
+# tried, and said, where the plain program cannot be linked so)
+if $F77 -static -o plain-static "$FIX/signal.f" "$FIX/tick.f" stubs.o \
+    > build.log 2>&1; then
+    $F77 -static -o prog-static "$FIX/signal.f" "$FIX/tick.f" "$LIBKM" \
+        > build.log 2>&1 ||
+        { fail "cannot build signal.f -static: $(cat build.log)"; finish; }
+    prog=prog-static plain=plain-static
+    stop_with static-term TERM 15
+    stop_with static-xcpu XCPU 24
+    prog=prog plain=plain
+else
+    echo "ok - -static not tried: the plain program does not link so # SKIP"
+fi
 
 # A shell starts background jobs with SIGINT ignored (and libkm leaves an
 # ignored signal alone): give the program the default action back.
