@@ -96,9 +96,11 @@ $F77 -o prog "$FIX/signal.f" "$FIX/tick.f" "$LIBKM" > build.log 2>&1 ||
 # (gfortran's -fbacktrace: its runtime handles SIGXCPU itself)
 nm "$LIBKM" | awk '$2 == "T" && tolower($3) ~ /^km_(reg|in|out|end)_*$/ {
     printf "void %s(void) {}\n", $3 }' > stubs.c
-${CC:-cc} -c stubs.c > build.log 2>&1 &&
-    $F77 -o plain "$FIX/signal.f" "$FIX/tick.f" stubs.o >> build.log 2>&1 ||
-    { fail "cannot build the plain signal.f: $(cat build.log)"; finish; }
+if ! ${CC:-cc} -c stubs.c > build.log 2>&1 ||
+   ! $F77 -o plain "$FIX/signal.f" "$FIX/tick.f" stubs.o >> build.log 2>&1; then
+    fail "cannot build the plain signal.f: $(cat build.log)"
+    finish
+fi
 
 prog=prog plain=plain
 stop_with term TERM 15
