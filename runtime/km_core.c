@@ -319,7 +319,19 @@ static void note_start_time(void)
 
 static void calibrate_costs(struct km_thread *t);
 
-/* Thread states that ended (see thread_ended). */
+/* Thread states that ended (see thread_ended).  The key's two functions
+ * are weak references: in a static link (gfortran -static) a strong one
+ * would pull in glibc's pthread_key_create.o, whose __pthread_key_create
+ * is the symbol libgfortran's __gthread_active_p looks for; it would then
+ * take the program for threaded and call pthread functions that nothing
+ * linked in (a call to address 0 at the first WRITE).  Left out of a
+ * static link, the key is not made and a serial program loses nothing; a
+ * threaded one links them anyway.  In a dynamic link they resolve to
+ * libc's as before. */
+extern __typeof__(pthread_key_create) pthread_key_create
+    __attribute__((weak));
+extern __typeof__(pthread_setspecific) pthread_setspecific
+    __attribute__((weak));
 static pthread_key_t end_key;
 static int end_key_made;
 static struct km_thread *free_states;    /* under st.lock */
@@ -373,7 +385,8 @@ static void init_once(struct km_thread *t)
         atexit_registered = 1;
     if (!st.clock_injected)
         km_signal_install();
-    if (!end_key_made && pthread_key_create(&end_key, thread_ended) == 0)
+    if (!end_key_made && pthread_key_create && pthread_setspecific &&
+        pthread_key_create(&end_key, thread_ended) == 0)
         end_key_made = 1;
     st.waited0 = st.clock_injected ? -1 : km_clock_waited_ns();
     st.t0 = cold_now();              /* the root's start */
@@ -547,7 +560,8 @@ static KM_NOINLINE struct km_thread *attach(void)
     } else if ((t = recycled_state()) != NULL) {
         self = t;
         on_main = 0;
-        pthread_setspecific(end_key, t);
+        if (end_key_made)
+            pthread_setspecific(end_key, t);
         return t;
     } else {
         t = km_mem_alloc(sizeof *t);

@@ -7,7 +7,7 @@
  *   km_region.c  a region from its registration text; region identity
  *   km_core.c    the region table, the frame stack, the entry points,
  *                snapshots, the moments results are written
- *   km_signal.c  results on SIGTERM, SIGINT, SIGHUP, SIGXCPU
+ *   km_signal.c  results on SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR1/2
  *   km_trace.c   the per-rank trace file (TRACE_FILE_NUMBER > 0)
  *   km_mem.c     the memory a write uses (safe inside a signal handler)
  *   km_format.c  the text of a KM_output file
@@ -509,14 +509,15 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops);   /* KM_MPIF */
 
 /* ---- signals (km_signal.c) ---------------------------------------------- */
 
-/* Install the handlers where the program left the default action; the
- * handler calls km_core_on_signal, then lets the signal kill the process
- * as it would have. */
+/* Install the handlers where the program left the default action or the
+ * compiler's runtime installed its own; the handler calls
+ * km_core_on_signal, then lets the signal do what it would have done. */
 void km_signal_install(void);
 /* Called by the handler: write the results unless a write is under way
  * (then 1: the writer re-raises the signal when it is done). */
 int km_core_on_signal(int sig);
-/* Restore the default action of `sig` and deliver it now. */
+/* Put back the action `sig` had before libkm's (the default, or the
+ * compiler runtime's handler) and deliver it now. */
 void km_signal_reraise(int sig);
 
 /* ---- trace (km_trace.c) ------------------------------------------------- */
