@@ -1444,9 +1444,12 @@ static int f_recv(void *buf, size_t n, int src)
 static int f_bcast(int *v) { (void)v; return 0; }
 static int f_barrier(void) { return 0; }
 static void f_end(void) {}
+static int f_state(void) { return f_finalized() ? 2 : 1; }
+static int f_at_finalize(void) { return 0; }
 
 static const struct km_mpi_ops fake_ops = {
-    f_finalized, f_rank_size, f_begin, f_send, f_recv, f_bcast, f_barrier, f_end
+    f_finalized, f_rank_size, f_begin, f_send, f_recv, f_bcast, f_barrier, f_end,
+    f_state, f_at_finalize
 };
 
 /* A Prediction row as libkm prints it (O and P marked: libkm's overhead
