@@ -1709,6 +1709,33 @@ static void test_mpi_not_finalized(void)
     free(t);
 }
 
+/* A file of one MPI process says why it holds one only, and whether its
+ * rank is known. */
+static void test_header_alone(void)
+{
+    begin("header_alone");
+    struct km_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.event = "exit";
+    rep.started = "2026-01-01 00:00:00";
+    rep.nranks = 3;
+    struct km_text t = { 0 };
+    km_format_header(&t, &rep, 2);
+    CHECK_IN(t.p, "! Ranks      : 3, this file holds rank 2 only (MPI not finalized)\n");
+    km_text_free(&t);
+    rep.alone = "MPI ran and was finalized where libkm did not see it: "
+                "not gathered";
+    memset(&t, 0, sizeof t);
+    km_format_header(&t, &rep, 2);
+    CHECK_IN(t.p, "! Ranks      : 3, this file holds rank 2 only (MPI ran and was finalized where libkm did not see it: not gathered)\n");
+    km_text_free(&t);
+    rep.nranks = 1;
+    memset(&t, 0, sizeof t);
+    km_format_header(&t, &rep, KM_RANK_UNKNOWN);
+    CHECK_IN(t.p, "! Ranks      : 1, this file holds one MPI process only, its rank unknown (MPI ran and was finalized where libkm did not see it: not gathered)\n");
+    km_text_free(&t);
+}
+
 /* Rank 0 of 7: each rank's row lands in place, the sections follow in
  * rank order, never more than the window of ranks asked ahead, no hole. */
 static void test_gather_many(void)
@@ -2225,6 +2252,7 @@ int main(void)
     test_mpi_finalize();
     test_mpi_unmeasured();
     test_mpi_not_finalized();
+    test_header_alone();
     test_gather_many();
     test_gather_moved();
     test_rank_file_moved();
