@@ -237,7 +237,6 @@ static struct {
     /* MPI */
     enum mpi_state mpi_state;
     int rank, nranks;
-    int mpi_outside;         /* MPI_INIT ran where no KM_MPII saw it */
     int mpi_hooked;          /* MPI_FINALIZE calls km_core_mpi_finalize */
     int mpi_missed;          /* MPI was finalized before libkm saw it run */
     int rank_unknown;        /* ... and nothing tells this process's rank
@@ -631,10 +630,11 @@ static KM_NOINLINE void sync_regions(struct km_thread *t)
     pthread_mutex_unlock(&st.lock);
 }
 
-/* A registration is libkm's own work: its time goes to the overhead, and
- * so out of the frame that is open around it. */
 static void notice_mpi(struct km_thread *t, int at_write);
 
+/* A registration is libkm's own work: its time goes to the overhead, and
+ * so out of the frame that is open around it.  Until MPI is seen running,
+ * the program's thread also asks whether it runs (notice_mpi). */
 void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
 {
     THREAD_OR(return);
@@ -2332,7 +2332,7 @@ static void rank_from_environment(int *rank, int *size)
  * more, and each file says so. */
 static void notice_mpi(struct km_thread *t, int at_write)
 {
-    static int asked;                /* before: MPI did not run yet */
+    static int asked;                /* MPI did not run when last asked */
     const struct km_mpi_ops *ops = linked_mpi;
     if (!ops || !t || st.mpi_missed)
         return;
@@ -2340,8 +2340,8 @@ static void notice_mpi(struct km_thread *t, int at_write)
         st.mpi_state = MPI_NONE;     /* the rank's file, all the same */
         st.mpi_missed = 1;
         st.alone = "MPI finalized where libkm could not gather the ranks";
-        km_complain("MPI was finalized without gathering the ranks' "
-                    "results: each rank writes its own KM_output.NNN.RANK");
+        km_complain("MPI was finalized without calling libkm back: rank %d "
+                    "writes its own KM_output.NNN.%d", st.rank, st.rank);
         return;
     }
     if (st.mpi_state != MPI_NONE)
@@ -2350,7 +2350,6 @@ static void notice_mpi(struct km_thread *t, int at_write)
     int before = !asked && t == &main_thread;
     asked = 1;
     if (state == 1) {
-        st.mpi_outside = 1;
         rank_starts(ops, t, before);
     } else if (state == 2 && at_write) {
         int rank, size;
