@@ -2415,6 +2415,34 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops)
     (void)t;
 }
 
+/* How long a rank waits at MPI_FINALIZE for the others' libkm before it
+ * writes its own file (KM_MPI_WAIT seconds, default 30). */
+static double finalize_wait(void)
+{
+    const char *e = getenv("KM_MPI_WAIT");
+    double w = e && *e ? strtod(e, NULL) : 30;
+    return w >= 0 ? w : 30;
+}
+
+/* MPI_FINALIZE called where no KM_MPIF came first (C, a library built
+ * plain): the ranks gather as at KM_MPIF when every rank's libkm is there,
+ * else each writes its own file. */
+void km_core_mpi_at_finalize(const struct km_mpi_ops *ops)
+{
+    THREAD_OR(return);
+    (void)t;
+    if (st.mpi_state != MPI_ACTIVE || ops->finalized())
+        return;
+    if (km_gather_agree(ops, st.rank, st.nranks, finalize_wait())) {
+        km_core_mpi_finalize(ops);
+        return;
+    }
+    st.alone = "not every rank's libkm was at MPI_FINALIZE: not gathered";
+    km_complain("not every rank's libkm answered at MPI_FINALIZE: rank %d "
+                "writes its own KM_output.NNN.%d", st.rank, st.rank);
+    write_results("MPI_FINALIZE", 1);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Test hooks                                                                */
 

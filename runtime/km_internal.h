@@ -507,13 +507,19 @@ struct km_mpi_ops {
     void (*end)(void);
     int (*state)(void);      /* 0 before MPI_INIT, 1 running, 2 finalized */
     int (*at_finalize)(void);  /* MPI_FINALIZE, wherever it is called,
-                                  first calls km_core_mpi_finalize */
+                                  first calls km_core_mpi_at_finalize */
+    /* inside MPI_FINALIZE's call only (km_gather_agree): v (0 or 1) to
+     * dest, never waiting; what src sent with tag, or -1 if nothing yet */
+    void (*hail)(int dest, int tag, int v);
+    int (*heard)(int src, int tag);
 };
 
 void km_core_mpi_linked(const struct km_mpi_ops *ops);  /* at start-up */
 void km_core_mpi_init(const struct km_mpi_ops *ops);       /* KM_MPII */
-void km_core_mpi_finalize(const struct km_mpi_ops *ops);   /* KM_MPIF, or
-                                                    MPI_FINALIZE's call */
+void km_core_mpi_finalize(const struct km_mpi_ops *ops);   /* KM_MPIF */
+/* MPI_FINALIZE's call (an attribute of MPI_COMM_SELF), wherever the
+ * program calls it */
+void km_core_mpi_at_finalize(const struct km_mpi_ops *ops);
 
 /* ---- signals (km_signal.c) ---------------------------------------------- */
 
@@ -733,6 +739,13 @@ void km_test_fail_writes(off_t after, int err);
  * KM_WRIT while MPI ran), then rank 0 links the gathered file to the lowest
  * free name.  Returns 0 when the file was written (the same answer on every
  * rank). */
+/* Inside MPI_FINALIZE's call, before a gather no instrumented code asked
+ * for: are all `nranks` ranks there, libkm in each (1), or not (0)?  Every
+ * rank that answers 1 then gathers, each rank that answers 0 writes its
+ * own file; no rank waits more than about `wait` seconds for one that
+ * never comes. */
+int km_gather_agree(const struct km_mpi_ops *ops, int rank, int nranks,
+                    double wait);
 int km_gather_write(const struct km_mpi_ops *ops, const struct km_report *rep,
                     const struct km_text *section, struct km_outname *name);
 /* The temporary file of a gather under way on this rank, or NULL. */

@@ -1446,10 +1446,12 @@ static int f_barrier(void) { return 0; }
 static void f_end(void) {}
 static int f_state(void) { return f_finalized() ? 2 : 1; }
 static int f_at_finalize(void) { return 0; }
+static void f_hail(int dest, int tag, int v) { (void)dest, (void)tag, (void)v; }
+static int f_heard(int src, int tag) { (void)src, (void)tag; return 1; }
 
 static const struct km_mpi_ops fake_ops = {
     f_finalized, f_rank_size, f_begin, f_send, f_recv, f_bcast, f_barrier, f_end,
-    f_state, f_at_finalize
+    f_state, f_at_finalize, f_hail, f_heard
 };
 
 /* A Prediction row as libkm prints it (O and P marked: libkm's overhead
