@@ -297,8 +297,9 @@ static void hook_stop(struct plan *P, struct unit_ctx *c, int i,
     redirect(P, i, add_end_stub(P, c, hook, stmt));
 }
 
-/* `hook` (MPII, MPIF, ABRT) after CALL MPI_INIT (`init`), before the
- * others. */
+/* CALL <prefix>`hook_name` (MPII, MPIF, ABRT) after statement i when
+ * `init`, before it otherwise; `call` names the statement in a
+ * complaint. */
 static void hook_mpi(struct plan *P, int i, bool init, const char *call,
                      const char *hook_name)
 {
