@@ -1738,6 +1738,66 @@ static void test_header_alone(void)
     km_text_free(&t);
 }
 
+/* The handshake at an MPI_FINALIZE no instrumented code calls: a mailbox
+ * of what each peer has sent (tag 7184 hail, 7185 here, 7186 verdict),
+ * and what this rank sent. */
+static int box[8][3];                /* [peer][tag - 7184]: value or -1 */
+static int sent[8][3];
+static int ag_heard(int src, int tag)
+{
+    int v = box[src][tag - 7184];
+    box[src][tag - 7184] = -1;       /* read once */
+    return v;
+}
+static void ag_hail(int dest, int tag, int v) { sent[dest][tag - 7184] = v; }
+
+static void agree_reset(void)
+{
+    for (int p = 0; p < 8; p++)
+        for (int k = 0; k < 3; k++)
+            box[p][k] = sent[p][k] = -1;
+}
+
+static void test_gather_agree(void)
+{
+    begin("gather_agree");
+    struct km_mpi_ops ops = fake_ops;
+    ops.heard = ag_heard;
+    ops.hail = ag_hail;
+    /* rank 0, every rank answers: gather, and each is told so */
+    agree_reset();
+    box[1][1] = box[2][1] = 1;
+    CHECK_EQ(km_gather_agree(&ops, 0, 3, 0.05), 1);
+    CHECK_EQ(sent[1][0], 1);
+    CHECK_EQ(sent[2][0], 1);
+    CHECK_EQ(sent[1][2], 1);
+    CHECK_EQ(sent[2][2], 1);
+    /* rank 0, rank 2 never answers: no gather, and each is told so */
+    agree_reset();
+    box[1][1] = 1;
+    CHECK_EQ(km_gather_agree(&ops, 0, 3, 0.05), 0);
+    CHECK_EQ(sent[1][2], 0);
+    CHECK_EQ(sent[2][2], 0);
+    /* rank 1, rank 0 never hails: no gather, and rank 0 is not told */
+    agree_reset();
+    CHECK_EQ(km_gather_agree(&ops, 1, 3, 0.05), 0);
+    CHECK_EQ(sent[0][1], -1);
+    /* rank 1, hailed: answers, then does as the verdict says */
+    agree_reset();
+    box[0][0] = 1;
+    box[0][2] = 1;
+    CHECK_EQ(km_gather_agree(&ops, 1, 3, 0.05), 1);
+    CHECK_EQ(sent[0][1], 1);
+    agree_reset();
+    box[0][0] = 1;
+    box[0][2] = 0;
+    CHECK_EQ(km_gather_agree(&ops, 1, 3, 0.05), 0);
+    /* one rank: nothing to ask */
+    agree_reset();
+    CHECK_EQ(km_gather_agree(&ops, 0, 1, 0.05), 1);
+    CHECK_EQ(sent[0][0], -1);
+}
+
 /* Rank 0 of 7: each rank's row lands in place, the sections follow in
  * rank order, never more than the window of ranks asked ahead, no hole. */
 static void test_gather_many(void)
@@ -2255,6 +2315,7 @@ int main(void)
     test_mpi_unmeasured();
     test_mpi_not_finalized();
     test_header_alone();
+    test_gather_agree();
     test_gather_many();
     test_gather_moved();
     test_rank_file_moved();
