@@ -317,6 +317,10 @@ void km_place_messages(struct plan *P, struct unit_ctx *c, struct region *r)
 {
     if (r->rk != RG_LOC || r->kind != KM_K_MPI)
         return;
+    /* the calls below are KM_libkm_mpi.f's: a file with measured MPI
+     * calls needs it, even where MPI_INIT is in another file (or in C) */
+    if (P->opts->mpi_hooks)
+        *P->opts->mpi_hooks = true;
     comm_free(P, r->stmt, km_code_before(P, r->stmt));
     message_calls(P, c, r->stmt, r->handle, km_code_after(P, r->stmt));
 }

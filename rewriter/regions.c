@@ -542,18 +542,19 @@ static int location_kind(struct plan *P, struct unit_ctx *c, int i)
     if (!name || km_is_ignored(P->set, name))
         return 0;
     bool user = km_user_routine(P, name);
-    /* CALL EXIT ends the program and MPI_FINALIZE is where the results are
-     * written: there is no "after" to time them to. */
+    /* CALL EXIT and MPI_ABORT end the program and MPI_FINALIZE is where
+     * the results are written: there is no "after" to time them to. */
     if (!user && (strcmp(name, "EXIT") == 0 ||
-                  strcmp(name, "MPI_FINALIZE") == 0))
+                  strcmp(name, "MPI_FINALIZE") == 0 ||
+                  strcmp(name, "MPI_ABORT") == 0))
         return 0;
     if (mpi_call(P, i))
         return level_measures(c->lv.mpi, depth, c->lv.doloop) ? KM_K_MPI : 0;
     return level_measures(c->lv.call, depth, c->lv.doloop) ? KM_K_CALL : 0;
 }
 
-/* Does the unit call MPI where no region measures it (MPI_FINALIZE, which
- * is never measured, aside)?  Its rank's MPI time would then miss that
+/* Does the unit call MPI where no region measures it (MPI_FINALIZE and
+ * MPI_ABORT, which are never measured, aside)?  Its rank's MPI time would then miss that
  * time, and the prediction would count it as parallel work. */
 static bool has_unmeasured_mpi(struct plan *P, const struct unit_ctx *c)
 {
@@ -563,6 +564,7 @@ static bool has_unmeasured_mpi(struct plan *P, const struct unit_ctx *c)
             continue;
         const char *name = mpi_call(P, i);
         if (name && strcmp(name, "MPI_FINALIZE") != 0 &&
+            strcmp(name, "MPI_ABORT") != 0 &&
             km_location_of(c, i) < 0)
             return true;
     }

@@ -22,7 +22,8 @@
  * regions, all registered at the first entry.  In every routine, measured
  * or not: CALL KM_END before the END of the main program, CALL KM_STOP
  * before STOP, CALL KM_EXIT before CALL EXIT, CALL KM_MPII after CALL
- * MPI_INIT, CALL KM_MPIF before CALL MPI_FINALIZE, CALL KM_WRIT when a
+ * MPI_INIT, CALL KM_MPIF before CALL MPI_FINALIZE, CALL KM_ABRT before
+ * CALL MPI_ABORT, CALL KM_WRIT when a
  * PRINT_OUT_ROUTINES routine returns.  A label on a statement that gets
  * code in front of it moves to that code, so a jump to it still runs the
  * code.  A RETURN or STOP that is the statement of a logical IF becomes a
@@ -296,11 +297,15 @@ static void hook_stop(struct plan *P, struct unit_ctx *c, int i,
     redirect(P, i, add_end_stub(P, c, hook, stmt));
 }
 
-static void hook_mpi(struct plan *P, int i, bool init)
+/* CALL <prefix>`hook_name` (MPII, MPIF, ABRT) after statement i when
+ * `init`, before it otherwise; `call` names the statement in a
+ * complaint. */
+static void hook_mpi(struct plan *P, int i, bool init, const char *call,
+                     const char *hook_name)
 {
-    if (in_include(P, i, init ? "CALL MPI_INIT" : "CALL MPI_FINALIZE"))
+    if (in_include(P, i, call))
         return;
-    char *hook = km_fmt("CALL %s%s", P->set->prefix, init ? "MPII" : "MPIF");
+    char *hook = km_fmt("CALL %s%s", P->set->prefix, hook_name);
     if (P->opts->mpi_hooks)
         *P->opts->mpi_hooks = true;
     struct sedit *e = km_sedit(P, i);
@@ -362,9 +367,11 @@ static void hooks(struct plan *P, struct unit_ctx *c)
         else if (calls(P, i, "EXIT"))
             hook_stop(P, c, i, exit_hook);
         else if (calls(P, i, "MPI_INIT") || calls(P, i, "MPI_INIT_THREAD"))
-            hook_mpi(P, i, true);
+            hook_mpi(P, i, true, "CALL MPI_INIT", "MPII");
         else if (calls(P, i, "MPI_FINALIZE"))
-            hook_mpi(P, i, false);
+            hook_mpi(P, i, false, "CALL MPI_FINALIZE", "MPIF");
+        else if (calls(P, i, "MPI_ABORT"))
+            hook_mpi(P, i, false, "CALL MPI_ABORT", "ABRT");
     }
     free(stop);
     free(exit_hook);
@@ -558,7 +565,7 @@ void km_rewrite_prefix_shim(const char *prefix, bool with_mpi,
                             struct km_buf *out)
 {
     static const char *const plain[] = {"END", "STOP", "EXIT", "WRIT",
-                                        "MPII", "MPIF"};
+                                        "ABRT", "MPII", "MPIF"};
     size_t n = sizeof plain / sizeof plain[0] - (with_mpi ? 0 : 2);
     km_buf_printf(out, "C     Written by kmrun: INNER_PREFIX = %s.  The "
                   "instrumented files call\nC     these routines, which "
@@ -605,6 +612,62 @@ void km_rewrite_mpi_glue(struct km_buf *out)
         "      END",
         "      SUBROUTINE KM_MPIF",
         "      CALL KM_MPI_FINALIZE_C",
+        "      END",
+        "C     MPI_FINALIZE calls libkm first, wherever it is called from:",
+        "C     it deletes MPI_COMM_SELF's attributes before anything else,",
+        "C     while MPI still works (MPI-2.2 8.7.1), and KM_XMPI_ATEND is",
+        "C     the delete function of one.  ERR 1: not set.",
+        "      SUBROUTINE KM_XMPI_AT_FINALIZE(ERR)",
+        "      INCLUDE 'mpif.h'",
+        "      INTEGER(KIND=SELECTED_INT_KIND(9)) ERR",
+        "      EXTERNAL KM_XMPI_ATEND",
+        "      INTEGER KEY, IERR",
+        "      INTEGER(KIND=MPI_ADDRESS_KIND) VAL, EXTRA",
+        "      VAL = 0",
+        "      EXTRA = 0",
+        "      ERR = 1",
+        "      CALL PMPI_COMM_CREATE_KEYVAL(MPI_COMM_NULL_COPY_FN,",
+        "     &    KM_XMPI_ATEND, KEY, EXTRA, IERR)",
+        "      IF (IERR .NE. MPI_SUCCESS) RETURN",
+        "      CALL PMPI_COMM_SET_ATTR(MPI_COMM_SELF, KEY, VAL, IERR)",
+        "      IF (IERR .EQ. MPI_SUCCESS) ERR = 0",
+        "      END",
+        "      SUBROUTINE KM_XMPI_ATEND(COMM, KEY, VAL, EXTRA, IERR)",
+        "      INCLUDE 'mpif.h'",
+        "      INTEGER COMM, KEY, IERR",
+        "      INTEGER(KIND=MPI_ADDRESS_KIND) VAL, EXTRA",
+        "      CALL KM_MPI_AT_FINALIZE_C",
+        "      IERR = MPI_SUCCESS",
+        "      END",
+        "C     The handshake there (runtime/km_gather.c), on MPI_COMM_WORLD,",
+        "C     whose traffic the program has completed: V (0 or 1) to DEST",
+        "C     with TAG, never waiting; V from SRC with TAG if it came, or -1.",
+        "      SUBROUTINE KM_XMPI_HAIL(DEST, TAG, V)",
+        "      INCLUDE 'mpif.h'",
+        "      INTEGER(KIND=SELECTED_INT_KIND(9)) DEST, TAG, V",
+        "      INTEGER VALS(0:1), REQ, IERR",
+        "      DATA VALS /0, 1/",
+        "      CALL PMPI_ISEND(VALS(V:V), 1, MPI_INTEGER, INT(DEST), INT(TAG),",
+        "     &    MPI_COMM_WORLD, REQ, IERR)",
+        "      IF (IERR .EQ. MPI_SUCCESS) CALL PMPI_REQUEST_FREE(REQ, IERR)",
+        "      END",
+        "      SUBROUTINE KM_XMPI_HEARD(SRC, TAG, V)",
+        "      INCLUDE 'mpif.h'",
+        "      INTEGER(KIND=SELECTED_INT_KIND(9)) SRC, TAG, V",
+        "      INTEGER STATUS(MPI_STATUS_SIZE), IERR, BUF(1)",
+        "      LOGICAL FLAG",
+        "      V = -1",
+        "      CALL PMPI_IPROBE(INT(SRC), INT(TAG), MPI_COMM_WORLD, FLAG,",
+        "     &    STATUS, IERR)",
+        "      IF (IERR .NE. MPI_SUCCESS .OR. .NOT. FLAG) RETURN",
+        "      CALL KM_XMPI_TAKE(BUF, INT(SRC), INT(TAG), IERR)",
+        "      IF (IERR .EQ. MPI_SUCCESS) V = BUF(1)",
+        "      END",
+        "      SUBROUTINE KM_XMPI_TAKE(BUF, SRC, TAG, IERR)",
+        "      INCLUDE 'mpif.h'",
+        "      INTEGER BUF(*), SRC, TAG, IERR, STATUS(MPI_STATUS_SIZE)",
+        "      CALL PMPI_RECV(BUF, 1, MPI_INTEGER, SRC, TAG, MPI_COMM_WORLD,",
+        "     &    STATUS, IERR)",
         "      END",
         "C     0: before MPI_INIT, 1: usable, 2: after MPI_FINALIZE",
         "      SUBROUTINE KM_XMPI_STATE(STATE)",

@@ -138,6 +138,7 @@ enum km_flag {
 #define km_opt_f  F77_FUNC_(km_opt, KM_OPT)
 #define km_mpii_f F77_FUNC_(km_mpii, KM_MPII)
 #define km_mpif_f F77_FUNC_(km_mpif, KM_MPIF)
+#define km_abrt_f F77_FUNC_(km_abrt, KM_ABRT)
 
 void km_reg_f(int32_t *h, const int32_t *hr, const char *text);
 void km_in_f(const int32_t *h);
@@ -149,6 +150,7 @@ void km_writ_f(void);
 void km_opt_f(const char *text);
 void km_mpii_f(void);
 void km_mpif_f(void);
+void km_abrt_f(void);    /* before CALL MPI_ABORT: this rank's own file */
 #endif
 
 #endif

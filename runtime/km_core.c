@@ -6,7 +6,9 @@
  * own overhead, redundant-work accounting, snapshots of the figures
  * (struct km_report), and the moments results are written: KM_END,
  * KM_STOP, KM_EXIT, KM_WRIT, the atexit handler, a terminating signal
- * (km_signal.c), and the core side of KM_MPII / KM_MPIF.
+ * (km_signal.c), KM_ABRT (before MPI_ABORT), and the core side of
+ * KM_MPII / KM_MPIF and of MPI started or finalized where no instrumented
+ * code sees it.
  *
  * Must never: reference an MPI symbol (a serial program links without MPI;
  * MPI arrives as a table of function pointers), allocate, lock or make a
@@ -235,6 +237,12 @@ static struct {
     /* MPI */
     enum mpi_state mpi_state;
     int rank, nranks;
+    int mpi_hooked;          /* MPI_FINALIZE calls km_core_mpi_finalize */
+    int mpi_missed;          /* MPI was finalized before libkm saw it run */
+    int rank_unknown;        /* ... and nothing tells this process's rank
+                                (its section is rank 0 of 1) */
+    const char *alone;       /* why a rank writes its file alone, if not
+                                "MPI not finalized" */
     km_tick t_startup;       /* when MPI_INIT was entered, or 0 */
     km_tick t_mpii;          /* when MPI_INIT returned */
     km_time red_before;      /* declared redundant time before that */
@@ -636,8 +644,11 @@ static KM_NOINLINE void sync_regions(struct km_thread *t)
     pthread_mutex_unlock(&st.lock);
 }
 
+static void notice_mpi(struct km_thread *t, int at_write);
+
 /* A registration is libkm's own work: its time goes to the overhead, and
- * so out of the frame that is open around it. */
+ * so out of the frame that is open around it.  Until MPI is seen running,
+ * the program's thread also asks whether it runs (notice_mpi). */
 void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
 {
     THREAD_OR(return);
@@ -645,6 +656,8 @@ void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
     pthread_mutex_lock(&st.lock);
     reg(h, hr, text);
     pthread_mutex_unlock(&st.lock);
+    if (KM_UNLIKELY(st.mpi_state == MPI_NONE) && t == &main_thread)
+        notice_mpi(t, 0);
     t->ovh += KM_SUB(cold_now() - t1);
 }
 
@@ -1913,6 +1926,7 @@ static void fill_scalars(const struct km_thread *t, struct km_report *rep,
     rep->nwrites = st.nwrites;
     rep->nranks = st.nranks;
     rep->rank = st.rank;
+    rep->alone = st.alone;
     rep->event = event;
     rep->started = st.started;
     rep->bad_out = t->bad_out;
@@ -2125,7 +2139,9 @@ static int write_alone(const char *event, km_tick now)
     st.nwrites++;
     km_clock_calibrate(&st.clock);
     struct km_report rep;
-    int only = st.mpi_state == MPI_ACTIVE ? st.rank : -1;
+    int only = st.mpi_state == MPI_ACTIVE ? st.rank
+             : st.mpi_missed ? (st.rank_unknown ? KM_RANK_UNKNOWN : st.rank)
+             : -1;
     if (make_report(&rep, event, now)) {
         km_complain("KM_output not written: out of memory");
         return -1;
@@ -2138,7 +2154,8 @@ static int write_alone(const char *event, km_tick now)
     if (failed)
         km_complain("KM_output not written: out of memory");
     else
-        failed = km_file_write_whole(t.p, t.len, &st.out, only) != 0;
+        failed = km_file_write_whole(t.p, t.len, &st.out,
+                                     only >= 0 ? only : -1) != 0;
     km_text_free(&t);
     km_report_free(&rep);
     return failed ? -1 : 0;
@@ -2186,6 +2203,7 @@ static void write_results(const char *event, int final)
     if (!st.initialized || st.mpi_state == MPI_DONE || st.final_done ||
         getpid() != st.pid)
         return;
+    notice_mpi(self, 1);
     if (!begin_write(final))
         return;
     if (st.final_done || st.mpi_state == MPI_DONE) {
@@ -2207,6 +2225,10 @@ void km_end_f(void)  { write_results("END", 1); }
 void km_stop_f(void) { write_results("STOP", 1); }
 void km_exit_f(void) { write_results("EXIT", 1); }
 void km_writ_f(void) { write_results("PRINT_OUT", 0); }
+
+/* Before CALL MPI_ABORT: the rank's own file, as the other ranks write
+ * theirs when mpirun kills them; the abort itself runs no exit handler. */
+void km_abrt_f(void) { write_results("MPI_ABORT", 1); }
 
 void km_opt_f(const char *text)
 {
@@ -2286,16 +2308,30 @@ static void take_pending_signal(void)
 /* ------------------------------------------------------------------------ */
 /* MPI (through the table km_mpi.c hands over)                              */
 
-void km_core_mpi_init(const struct km_mpi_ops *ops)
+/* The glue's table, when the program links it (km_mpi.c hands it over
+ * before main): libkm may then ask MPI at any time whether it runs. */
+static const struct km_mpi_ops *linked_mpi;
+
+void km_core_mpi_linked(const struct km_mpi_ops *ops)
 {
-    THREAD_OR(return);
-    if (st.mpi_state != MPI_NONE || ops->finalized())
-        return;
-    km_tick now = cold_now();
-    struct km_report rep;
-    make_thread_report(t, &rep, "", now);   /* scalars survive a failure */
-    st.red_before = rep.redundant;
-    km_report_free(&rep);
+    linked_mpi = ops;
+}
+
+/* MPI runs from now on (MPI_INIT has just returned, or libkm has just seen
+ * that it ran), or ran before libkm started (`before`): thread t's figures
+ * so far are the time before it. */
+static void rank_starts(const struct km_mpi_ops *ops, struct km_thread *t,
+                        int before)
+{
+    km_tick now = before ? t->t0 : cold_now();
+    st.red_before = 0;
+    if (!before) {
+        struct km_report rep;
+        make_thread_report(t, &rep, "", now);   /* scalars survive a
+                                                   failure */
+        st.red_before = rep.redundant;
+        km_report_free(&rep);
+    }
     st.t_mpii = now;
     if (t == &main_thread) {         /* slots start at MPI_INIT's return */
         tl_cross(t, t->sp, now);
@@ -2304,7 +2340,87 @@ void km_core_mpi_init(const struct km_mpi_ops *ops)
     if (ops->rank_size(&st.rank, &st.nranks))
         st.rank = 0, st.nranks = 1;
     st.mpi_state = MPI_ACTIVE;
+    /* so that an MPI_FINALIZE no instrumented code calls (a C main, a
+     * library built plain) still gathers the ranks into one file */
+    if (!st.mpi_hooked)
+        st.mpi_hooked = ops->at_finalize() == 0;
     km_trace_rank(st.rank, st.nranks);
+}
+
+/* What the environment says of this process's place in an MPI run
+ * (Open MPI, MPICH's Hydra, PMIx): rank and size, or -1 and 0. */
+static void rank_from_environment(int *rank, int *size)
+{
+    static const char *const ranks[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                         "PMIX_RANK" };
+    static const char *const sizes[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                         NULL };
+    *rank = -1;
+    *size = 0;
+    for (size_t k = 0; k < sizeof ranks / sizeof *ranks; k++) {
+        const char *r = getenv(ranks[k]);
+        const char *n = sizes[k] ? getenv(sizes[k]) : NULL;
+        if (r && *r) {
+            *rank = atoi(r);
+            *size = n && *n ? atoi(n) : 0;
+            return;
+        }
+    }
+}
+
+/* MPI started where no KM_MPII saw it (a C main, a library built plain):
+ * asked of MPI when the program's thread registers a region, until it
+ * runs, and before a write (`at_write`).  Running: this process is a rank
+ * from now on.  Finalized at a write, never seen running, or seen running
+ * but finalized without calling libkm: the ranks cannot be gathered any
+ * more, and each file says so. */
+static void notice_mpi(struct km_thread *t, int at_write)
+{
+    static int asked;                /* MPI did not run when last asked */
+    const struct km_mpi_ops *ops = linked_mpi;
+    if (!ops || !t || st.mpi_missed)
+        return;
+    if (st.mpi_state == MPI_ACTIVE && at_write && ops->state() == 2) {
+        st.mpi_state = MPI_NONE;     /* the rank's file, all the same */
+        st.mpi_missed = 1;
+        st.alone = "MPI finalized where libkm could not gather the ranks";
+        km_complain("MPI was finalized without calling libkm back: rank %d "
+                    "writes its own KM_output.NNN.%d", st.rank, st.rank);
+        return;
+    }
+    if (st.mpi_state != MPI_NONE)
+        return;
+    int state = ops->state();
+    int before = !asked && t == &main_thread;
+    asked = 1;
+    if (state == 1) {
+        rank_starts(ops, t, before);
+    } else if (state == 2 && at_write) {
+        int rank, size;
+        rank_from_environment(&rank, &size);
+        st.mpi_missed = 1;
+        st.rank_unknown = rank < 0;
+        st.rank = rank < 0 ? 0 : rank;
+        st.nranks = size > rank ? size : rank + 1;
+        st.alone = "MPI ran and was finalized where libkm did not see it: "
+                   "not gathered";
+        if (rank >= 0)
+            km_complain("MPI ran and was finalized where no instrumented "
+                        "code saw it: rank %d writes its own "
+                        "KM_output.NNN.%d", rank, rank);
+        else
+            km_complain("MPI ran and was finalized where no instrumented "
+                        "code saw it: this process writes its own "
+                        "KM_output.NNN, rank unknown");
+    }
+}
+
+void km_core_mpi_init(const struct km_mpi_ops *ops)
+{
+    THREAD_OR(return);
+    if (st.mpi_state != MPI_NONE || ops->finalized())
+        return;
+    rank_starts(ops, t, 0);
 }
 
 void km_core_mpi_finalize(const struct km_mpi_ops *ops)
@@ -2341,6 +2457,43 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops)
     km_report_free(&rep);
     __atomic_store_n(&st.writing, 0, __ATOMIC_RELEASE);
     (void)t;
+}
+
+/* How long a rank waits at MPI_FINALIZE for the others' libkm before it
+ * writes its own file (KM_MPI_WAIT seconds, default 30). */
+static double finalize_wait(void)
+{
+    const char *e = getenv("KM_MPI_WAIT");
+    double w = e && *e ? strtod(e, NULL) : 30;
+    return w >= 0 ? w : 30;
+}
+
+/* MPI_FINALIZE called where no KM_MPIF came first (C, a library built
+ * plain): the ranks gather as at KM_MPIF when every rank's libkm is there,
+ * else each writes its own file. */
+void km_core_mpi_at_finalize(const struct km_mpi_ops *ops)
+{
+    THREAD_OR(return);
+    if (st.mpi_state != MPI_ACTIVE || ops->finalized())
+        return;
+    /* the wait for the other ranks is libkm's, not the program's: out of
+     * the times, and out of the time the thread waited for a processor */
+    km_tick t1 = cold_now();
+    int64_t w1 = t == &main_thread && st.waited0 >= 0 ? km_clock_waited_ns()
+                                                     : -1;
+    int all = km_gather_agree(ops, st.rank, st.nranks, finalize_wait());
+    hide_time(t, cold_now() - t1);
+    int64_t w2 = w1 >= 0 ? km_clock_waited_ns() : -1;
+    if (w2 >= w1 && w1 >= 0)
+        st.waited0 += w2 - w1;
+    if (all) {
+        km_core_mpi_finalize(ops);
+        return;
+    }
+    st.alone = "not every rank's libkm was at MPI_FINALIZE: not gathered";
+    km_complain("not every rank's libkm answered at MPI_FINALIZE: rank %d "
+                "writes its own KM_output.NNN.%d", st.rank, st.rank);
+    write_results("MPI_FINALIZE", 1);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -110,9 +110,14 @@ void km_format_header(struct km_text *t, const struct km_report *rep,
                    "%.2e s per estimated one, %.2e s inside a measured "
                    "region; taken out of every time\n", rep->cost_measured,
                    rep->cost_estimated, rep->cost_inner);
+    const char *why = rep->alone ? rep->alone : "MPI not finalized";
     if (rank_only >= 0)
         km_text_printf(t, "! Ranks      : %d, this file holds rank %d only "
-                       "(MPI not finalized)\n", rep->nranks, rank_only);
+                       "(%s)\n", rep->nranks, rank_only, why);
+    else if (rank_only == KM_RANK_UNKNOWN)
+        km_text_printf(t, "! Ranks      : %d, this file holds one MPI "
+                       "process only, its rank unknown (%s)\n",
+                       rep->nranks, why);
     else
         km_text_printf(t, "! Ranks      : %d\n", rep->nranks);
     km_text_printf(t, "!\n");

@@ -16,12 +16,17 @@
  * temporary file is moves the file, with what it holds, to the next place
  * (km_file.c), and the gather goes on there without the ranks knowing.
  *
+ * Before a gather no instrumented code asked for (MPI_FINALIZE called from
+ * C, or from a library built plain), the ranks first make sure that every
+ * one of them is there (km_gather_agree, below).
+ *
  * Must never: call MPI directly (struct km_mpi_ops), let the ranks take
  * different paths through the collectives, leave a partial KM_output file.
  */
 #include "runtime/km_internal.h"
 
 #include <string.h>
+#include <time.h>
 
 #define KM_CHUNK (1u << 20)       /* bytes per message of a rank's section */
 #define KM_WINDOW 4               /* ranks asked ahead of the one read */
@@ -252,4 +257,67 @@ int km_gather_write(const struct km_mpi_ops *ops, const struct km_report *rep,
     ops->end();
     km_mem_free(buf);
     return rc == 0 && ok ? 0 : -1;
+}
+
+/* ---- the handshake at an MPI_FINALIZE no instrumented code calls ---------
+ *
+ * MPI_FINALIZE calls libkm back on every rank whose libkm saw MPI running;
+ * a rank that never ran instrumented code (a C master, another program of
+ * an MPMD run) makes no such call, and a gather would wait for it forever.
+ * So rank 0 hails every rank, each rank that hears it answers, and rank 0
+ * tells every rank whether all answered.  A rank answers only once it has
+ * heard rank 0, so the verdict reaches every rank that waits for it; a
+ * rank that hears nothing within `wait` seconds, and rank 0 when an answer
+ * is missing by then, give up the gather.  No process leaves MPI_FINALIZE
+ * before every rank has entered it, so no message goes to one that is
+ * gone.  (A message that a rank that gave up never reads is left behind.)
+ */
+enum { TAG_HAIL = 7184, TAG_HERE = 7185, TAG_VERDICT = 7186 };
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void pause_a_moment(void)
+{
+    struct timespec ts = { 0, 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+/* What src sends with tag, waiting until `until` (0: for ever); -1 if
+ * nothing came. */
+static int hear(const struct km_mpi_ops *ops, int src, int tag, double until)
+{
+    int v;
+    while ((v = ops->heard(src, tag)) < 0) {
+        if (until > 0 && seconds_now() > until)
+            return -1;
+        pause_a_moment();
+    }
+    return v;
+}
+
+int km_gather_agree(const struct km_mpi_ops *ops, int rank, int nranks,
+                    double wait)
+{
+    if (nranks <= 1)
+        return 1;
+    double until = seconds_now() + wait;
+    if (rank != 0) {
+        if (hear(ops, 0, TAG_HAIL, until) < 0)
+            return 0;
+        ops->hail(0, TAG_HERE, 1);
+        return hear(ops, 0, TAG_VERDICT, 0) == 1;   /* it always comes */
+    }
+    for (int k = 1; k < nranks; k++)
+        ops->hail(k, TAG_HAIL, 1);
+    int all = 1;
+    for (int k = 1; k < nranks && all; k++)
+        all = hear(ops, k, TAG_HERE, until) >= 0;
+    for (int k = 1; k < nranks; k++)
+        ops->hail(k, TAG_VERDICT, all);
+    return all;
 }

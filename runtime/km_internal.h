@@ -16,10 +16,10 @@
  *   km_timeline.c the program thread's time slots (the Timeline block)
  *   km_mpi.c     every MPI call libkm makes (only linked into MPI programs)
  *
- * The core never references an MPI symbol: km_mpi.c hands it a table of
- * function pointers (struct km_mpi_ops) the first time the instrumented
- * program calls KM_MPII or KM_MPIF.  So this header must never mention an
- * MPI type or need mpi.h, and holds no state of its own.
+ * The core never references an MPI symbol: km_mpi.c, linked only with the
+ * MPI glue, hands it a table of function pointers (struct km_mpi_ops) when
+ * the program starts.  So this header must never mention an MPI type or
+ * need mpi.h, and holds no state of its own.
  */
 #ifndef KM_INTERNAL_H
 #define KM_INTERNAL_H
@@ -387,6 +387,8 @@ struct km_report {
     double cost_inner;       /* and between a measured one's reads */
     int nwrites;             /* this write included */
     int nranks, rank;
+    const char *alone;       /* a file of one MPI process: why (NULL:
+                                "MPI not finalized") */
     const char *event;       /* "END", "STOP", ... */
     const char *started;     /* "YYYY-MM-DD HH:MM:SS", local time */
     /* problems, printed as comment lines */
@@ -490,8 +492,9 @@ struct km_iofile *km_io_copy(int32_t *n);
 
 /*
  * Only valid between begin() and end() on every rank at once (the
- * collective part of KM_MPIF), except rank_size() and finalized(), which
- * work at any time.  Every function returns 0 on success.
+ * collective part of KM_MPIF), except state() and finalized(), which work
+ * at any time, and rank_size() and at_finalize(), which work while MPI
+ * runs.  Every function returns 0 on success.
  */
 struct km_mpi_ops {
     int (*finalized)(void);                  /* 1: MPI no longer usable */
@@ -502,10 +505,21 @@ struct km_mpi_ops {
     int (*bcast_int)(int *v);                /* from rank 0 */
     int (*barrier)(void);
     void (*end)(void);
+    int (*state)(void);      /* 0 before MPI_INIT, 1 running, 2 finalized */
+    int (*at_finalize)(void);  /* MPI_FINALIZE, wherever it is called,
+                                  first calls km_core_mpi_at_finalize */
+    /* inside MPI_FINALIZE's call only (km_gather_agree): v (0 or 1) to
+     * dest, never waiting; what src sent with tag, or -1 if nothing yet */
+    void (*hail)(int dest, int tag, int v);
+    int (*heard)(int src, int tag);
 };
 
+void km_core_mpi_linked(const struct km_mpi_ops *ops);  /* at start-up */
 void km_core_mpi_init(const struct km_mpi_ops *ops);       /* KM_MPII */
 void km_core_mpi_finalize(const struct km_mpi_ops *ops);   /* KM_MPIF */
+/* MPI_FINALIZE's call (an attribute of MPI_COMM_SELF), wherever the
+ * program calls it */
+void km_core_mpi_at_finalize(const struct km_mpi_ops *ops);
 
 /* ---- signals (km_signal.c) ---------------------------------------------- */
 
@@ -600,11 +614,14 @@ struct km_text {
 void km_text_printf(struct km_text *t, const char *fmt, ...) KM_PRINTF_LIKE(2, 3);
 void km_text_free(struct km_text *t);
 
-/* The lines before the first section.  rank_only >= 0: the file holds
- * only that rank's section (MPI was not finalized through KM_MPIF). */
 /* The program's name as it was started (its first argument), or "unknown";
  * without stdio or malloc. */
 void km_program_name(char *buf, size_t size);
+/* The lines before the first section.  rank_only >= 0: the file holds
+ * only that rank's section (the ranks were not gathered: rep->alone says
+ * why); KM_RANK_UNKNOWN: one process of an MPI run whose rank nothing
+ * told. */
+#define KM_RANK_UNKNOWN (-2)
 void km_format_header(struct km_text *t, const struct km_report *rep,
                       int rank_only);
 /* The Prediction section: its heading; one row per rank; the three
@@ -723,6 +740,13 @@ void km_test_fail_writes(off_t after, int err);
  * KM_WRIT while MPI ran), then rank 0 links the gathered file to the lowest
  * free name.  Returns 0 when the file was written (the same answer on every
  * rank). */
+/* Inside MPI_FINALIZE's call, before a gather no instrumented code asked
+ * for: are all `nranks` ranks there, libkm in each (1), or not (0)?  Every
+ * rank that answers 1 then gathers, each rank that answers 0 writes its
+ * own file; no rank waits more than about `wait` seconds for one that
+ * never comes. */
+int km_gather_agree(const struct km_mpi_ops *ops, int rank, int nranks,
+                    double wait);
 int km_gather_write(const struct km_mpi_ops *ops, const struct km_report *rep,
                     const struct km_text *section, struct km_outname *name);
 /* The temporary file of a gather under way on this rank, or NULL. */

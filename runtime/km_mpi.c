@@ -7,9 +7,13 @@
  * km_rewrite_mpi_glue) that the user's MPI compiler compiles with its own
  * mpif.h, whatever MPI that is (Open MPI, MPICH and its derivatives).
  * The instrumented code calls KM_MPII and KM_MPIF, which live there and
- * call back KM_MPI_INIT_C and KM_MPI_FINALIZE_C here; these hand the core
- * a table of the few MPI operations it needs (struct km_mpi_ops), each
- * one a call of that file's KM_XMPI_ routines.  A serial program never
+ * call back KM_MPI_INIT_C and KM_MPI_FINALIZE_C here.  The core gets a
+ * table of the few MPI operations it needs (struct km_mpi_ops), each one a
+ * call of that file's KM_XMPI_ routines, before main (this file is linked
+ * only with the glue, which calls it), so that it can also see MPI that
+ * was started where no instrumented code calls KM_MPII.  MPI_FINALIZE
+ * calls KM_MPI_AT_FINALIZE_C, through an attribute of MPI_COMM_SELF
+ * (at_finalize), wherever the program calls it.  A serial program never
  * links this file.
  *
  * Must never: hold any measurement state, or assume anything of an MPI
@@ -23,6 +27,9 @@
 #include <stdlib.h>
 
 #define kmx_state F77_FUNC_(km_xmpi_state, KM_XMPI_STATE)
+#define kmx_at_finalize F77_FUNC_(km_xmpi_at_finalize, KM_XMPI_AT_FINALIZE)
+#define kmx_hail F77_FUNC_(km_xmpi_hail, KM_XMPI_HAIL)
+#define kmx_heard F77_FUNC_(km_xmpi_heard, KM_XMPI_HEARD)
 #define kmx_rank_size F77_FUNC_(km_xmpi_rank_size, KM_XMPI_RANK_SIZE)
 #define kmx_begin F77_FUNC_(km_xmpi_begin, KM_XMPI_BEGIN)
 #define kmx_send F77_FUNC_(km_xmpi_send, KM_XMPI_SEND)
@@ -41,8 +48,13 @@ void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
 #define km_mpi_forget_c F77_FUNC_(km_mpi_forget_c, KM_MPI_FORGET_C)
 #define km_mpi_init_c F77_FUNC_(km_mpi_init_c, KM_MPI_INIT_C)
 #define km_mpi_finalize_c F77_FUNC_(km_mpi_finalize_c, KM_MPI_FINALIZE_C)
+#define km_mpi_at_finalize_c F77_FUNC_(km_mpi_at_finalize_c, \
+                                       KM_MPI_AT_FINALIZE_C)
 
 void kmx_state(int32_t *state);
+void kmx_at_finalize(int32_t *err);
+void kmx_hail(const int32_t *dest, const int32_t *tag, const int32_t *v);
+void kmx_heard(const int32_t *src, const int32_t *tag, int32_t *v);
 void kmx_rank_size(int32_t *rank, int32_t *size, int32_t *err);
 void kmx_begin(int32_t *err);
 void kmx_send(const void *buf, const int32_t *n, const int32_t *dest,
@@ -59,12 +71,25 @@ void km_mpi_peer_c(const int32_t *comm, const int32_t *peer, int32_t *world);
 void km_mpi_forget_c(const int32_t *comm);
 void km_mpi_init_c(void);
 void km_mpi_finalize_c(void);
+void km_mpi_at_finalize_c(void);
 
-static int mpi_finalized(void)
+static int mpi_state(void)
 {
     int32_t state = 0;
     kmx_state(&state);
-    return state != 1;
+    return state;
+}
+
+static int mpi_finalized(void)
+{
+    return mpi_state() != 1;
+}
+
+static int mpi_at_finalize(void)
+{
+    int32_t err = 0;
+    kmx_at_finalize(&err);
+    return err != 0;
 }
 
 static int mpi_rank_size(int *rank, int *size)
@@ -121,9 +146,26 @@ static void mpi_end(void)
     kmx_end();
 }
 
+static void mpi_hail(int dest, int tag, int v)
+{
+    int32_t d = dest, t = tag, x = v;
+    kmx_hail(&d, &t, &x);
+}
+
+static int mpi_heard(int src, int tag)
+{
+    int32_t s = src, t = tag, v = -1;
+    kmx_heard(&s, &t, &v);
+    return v;
+}
+
 static const struct km_mpi_ops ops = {
+    .state = mpi_state,
     .finalized = mpi_finalized,
     .rank_size = mpi_rank_size,
+    .at_finalize = mpi_at_finalize,
+    .hail = mpi_hail,
+    .heard = mpi_heard,
     .begin = mpi_begin,
     .send = mpi_send,
     .recv = mpi_recv,
@@ -131,6 +173,12 @@ static const struct km_mpi_ops ops = {
     .barrier = mpi_barrier,
     .end = mpi_end,
 };
+
+/* Linked, so the program links the glue: the core may ask MPI. */
+__attribute__((constructor)) static void hand_over(void)
+{
+    km_core_mpi_linked(&ops);
+}
 
 void km_mpi_init_c(void)
 {
@@ -140,6 +188,11 @@ void km_mpi_init_c(void)
 void km_mpi_finalize_c(void)
 {
     km_core_mpi_finalize(&ops);
+}
+
+void km_mpi_at_finalize_c(void)
+{
+    km_core_mpi_at_finalize(&ops);
 }
 
 /* ---- ranks in MPI_COMM_WORLD of other communicators' ranks ------------------

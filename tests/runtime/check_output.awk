@@ -117,7 +117,7 @@ BEGIN {
 FNR == 1 && $0 != "! kmtool KM_output 5" { bad("first line") }
 FNR == 2 && $0 !~ /^! Program    : ./ { bad("Program line") }
 FNR == 3 && $0 !~ /^! Started    : [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ { bad("Started line") }
-FNR == 4 && $0 !~ /^! Written at : (END|STOP|EXIT|MPI_FINALIZE|PRINT_OUT|exit|signal [0-9]+)$/ { bad("Written at line") }
+FNR == 4 && $0 !~ /^! Written at : (END|STOP|EXIT|MPI_FINALIZE|MPI_ABORT|PRINT_OUT|exit|signal [0-9]+)$/ { bad("Written at line") }
 FNR == 5 && $0 !~ /^! Clock      : ./ { bad("Clock line") }
 FNR == 6 && $0 !~ /^! Overhead   : [0-9.e+-]+ s per measured entry and exit, [0-9.e+-]+ s per estimated one, [0-9.e+-]+ s inside a measured region; taken out of every time$/ { bad("Overhead line") }
 FNR == 7 {

@@ -1476,9 +1476,14 @@ static int f_recv(void *buf, size_t n, int src)
 static int f_bcast(int *v) { (void)v; return 0; }
 static int f_barrier(void) { return 0; }
 static void f_end(void) {}
+static int f_state(void) { return f_finalized() ? 2 : 1; }
+static int f_at_finalize(void) { return 0; }
+static void f_hail(int dest, int tag, int v) { (void)dest, (void)tag, (void)v; }
+static int f_heard(int src, int tag) { (void)src, (void)tag; return 1; }
 
 static const struct km_mpi_ops fake_ops = {
-    f_finalized, f_rank_size, f_begin, f_send, f_recv, f_bcast, f_barrier, f_end
+    f_finalized, f_rank_size, f_begin, f_send, f_recv, f_bcast, f_barrier, f_end,
+    f_state, f_at_finalize, f_hail, f_heard
 };
 
 /* A Prediction row as libkm prints it (O and P marked: libkm's overhead
@@ -1736,6 +1741,93 @@ static void test_mpi_not_finalized(void)
     CHECK_IN(t, "! ===== Rank 3 =====\n0004 3 ");
     CHECK(t && !strstr(t, "Prediction"));
     free(t);
+}
+
+/* A file of one MPI process says why it holds one only, and whether its
+ * rank is known. */
+static void test_header_alone(void)
+{
+    begin("header_alone");
+    struct km_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.event = "exit";
+    rep.started = "2026-01-01 00:00:00";
+    rep.nranks = 3;
+    struct km_text t = { 0 };
+    km_format_header(&t, &rep, 2);
+    CHECK_IN(t.p, "! Ranks      : 3, this file holds rank 2 only (MPI not finalized)\n");
+    km_text_free(&t);
+    rep.alone = "MPI ran and was finalized where libkm did not see it: "
+                "not gathered";
+    memset(&t, 0, sizeof t);
+    km_format_header(&t, &rep, 2);
+    CHECK_IN(t.p, "! Ranks      : 3, this file holds rank 2 only (MPI ran and was finalized where libkm did not see it: not gathered)\n");
+    km_text_free(&t);
+    rep.nranks = 1;
+    memset(&t, 0, sizeof t);
+    km_format_header(&t, &rep, KM_RANK_UNKNOWN);
+    CHECK_IN(t.p, "! Ranks      : 1, this file holds one MPI process only, its rank unknown (MPI ran and was finalized where libkm did not see it: not gathered)\n");
+    km_text_free(&t);
+}
+
+/* The handshake at an MPI_FINALIZE no instrumented code calls: a mailbox
+ * of what each peer has sent (tag 7184 hail, 7185 here, 7186 verdict),
+ * and what this rank sent. */
+static int box[8][3];                /* [peer][tag - 7184]: value or -1 */
+static int sent[8][3];
+static int ag_heard(int src, int tag)
+{
+    int v = box[src][tag - 7184];
+    box[src][tag - 7184] = -1;       /* read once */
+    return v;
+}
+static void ag_hail(int dest, int tag, int v) { sent[dest][tag - 7184] = v; }
+
+static void agree_reset(void)
+{
+    for (int p = 0; p < 8; p++)
+        for (int k = 0; k < 3; k++)
+            box[p][k] = sent[p][k] = -1;
+}
+
+static void test_gather_agree(void)
+{
+    begin("gather_agree");
+    struct km_mpi_ops ops = fake_ops;
+    ops.heard = ag_heard;
+    ops.hail = ag_hail;
+    /* rank 0, every rank answers: gather, and each is told so */
+    agree_reset();
+    box[1][1] = box[2][1] = 1;
+    CHECK_EQ(km_gather_agree(&ops, 0, 3, 0.05), 1);
+    CHECK_EQ(sent[1][0], 1);
+    CHECK_EQ(sent[2][0], 1);
+    CHECK_EQ(sent[1][2], 1);
+    CHECK_EQ(sent[2][2], 1);
+    /* rank 0, rank 2 never answers: no gather, and each is told so */
+    agree_reset();
+    box[1][1] = 1;
+    CHECK_EQ(km_gather_agree(&ops, 0, 3, 0.05), 0);
+    CHECK_EQ(sent[1][2], 0);
+    CHECK_EQ(sent[2][2], 0);
+    /* rank 1, rank 0 never hails: no gather, and rank 0 is not told */
+    agree_reset();
+    CHECK_EQ(km_gather_agree(&ops, 1, 3, 0.05), 0);
+    CHECK_EQ(sent[0][1], -1);
+    /* rank 1, hailed: answers, then does as the verdict says */
+    agree_reset();
+    box[0][0] = 1;
+    box[0][2] = 1;
+    CHECK_EQ(km_gather_agree(&ops, 1, 3, 0.05), 1);
+    CHECK_EQ(sent[0][1], 1);
+    agree_reset();
+    box[0][0] = 1;
+    box[0][2] = 0;
+    CHECK_EQ(km_gather_agree(&ops, 1, 3, 0.05), 0);
+    /* one rank: nothing to ask */
+    agree_reset();
+    CHECK_EQ(km_gather_agree(&ops, 0, 1, 0.05), 1);
+    CHECK_EQ(sent[0][0], -1);
 }
 
 /* Rank 0 of 7: each rank's row lands in place, the sections follow in
@@ -2255,6 +2347,8 @@ int main(void)
     test_mpi_finalize();
     test_mpi_unmeasured();
     test_mpi_not_finalized();
+    test_header_alone();
+    test_gather_agree();
     test_gather_many();
     test_gather_moved();
     test_rank_file_moved();
