@@ -556,13 +556,7 @@ void kv_ranks_timeline(FILE *f, const struct kv_tl_analysis *a,
 static void put_ns(FILE *f, int64_t ns)
 {
     char b[40];
-    long long s = (long long)(ns / 1000000000), frac = (long long)(ns % 1000000000);
-    int n = snprintf(b, sizeof b, "%lld.%09lld", s, frac < 0 ? -frac : frac);
-    while (n > 0 && b[n - 1] == '0')
-        n--;
-    if (n > 0 && b[n - 1] == '.')
-        n--;
-    fwrite(b, 1, (size_t)n, f);
+    kv_put_end(f, b, kv_put_ns(b, ns));
 }
 
 static double row_start(const struct kv_timeline *tl, int r)
@@ -570,56 +564,125 @@ static double row_start(const struct kv_timeline *tl, int r)
     return r == 0 ? -tl->origin : (r - 1) * tl->width;
 }
 
-static void est_text(FILE *f, unsigned est, int ncat)
+/* The "start_s,width_s" texts of slot rows 1.. of one width (%.10g), made
+ * once for all the ranks that share it: printf's %g is the costliest
+ * part of a row, and 10^5 ranks have 10^7 rows. */
+struct slot_texts {
+    double width;
+    int n;                   /* rows made */
+    char (*text)[48];
+};
+
+static const char *slot_text(struct slot_texts *c, const struct kv_timeline *tl,
+                             int r)
 {
-    bool any = false;
-    for (int c = 0; c < ncat; c++)
-        if (est >> c & 1) {
-            fprintf(f, "%s%s", any ? "+" : "", cat_name[c]);
-            any = true;
-        }
+    if (c->width != tl->width || c->n == 0) {
+        c->width = tl->width;
+        c->n = 0;
+    }
+    if (r > c->n) {
+        c->text = km_xrealloc(c->text, (size_t)r * sizeof *c->text);
+        for (int k = c->n + 1; k <= r; k++)
+            snprintf(c->text[k - 1], sizeof *c->text, "%.10g,%.10g",
+                     row_start(tl, k), tl->width);
+        c->n = r;
+    }
+    return c->text[r - 1];
 }
 
 void kv_csv_rank_timeline(FILE *f, const void *stats)
 {
     const struct kv_stats *st = stats;
+    struct slot_texts cache = { 0 };
     fputs("rank,slot,start_s,width_s,computation_s,mpi_s,io_s,other_s,"
           "estimated\n", f);
     for (size_t p = 0; p < st->n; p++) {
         const struct kv_timeline *tl = &st->sec[p]->tl;
-        for (int r = 0; tl->v && r <= tl->slots; r++) {
-            /* (%.10g: one call each, and no 6.1440000000000001) */
-            fprintf(f, "%d,%d,%.10g,%.10g", st->rank[p], r - 1,
-                    row_start(tl, r), r == 0 ? tl->origin : tl->width);
-            for (int c = 0; c < KV_TL_NCAT; c++) {
-                fputc(',', f);
-                put_ns(f, tl->v[(size_t)r * tl->ncols + c]);
+        char est[64], *e = est;
+        for (int c = 0; c < KV_TL_NCAT; c++)
+            if (tl->est >> c & 1) {
+                if (e > est)
+                    *e++ = '+';
+                e = stpcpy(e, cat_name[c]);
             }
-            fputc(',', f);
-            est_text(f, tl->est, KV_TL_NCAT);
-            fputc('\n', f);
+        for (int r = 0; tl->v && r <= tl->slots; r++) {
+            char row[320], *q = row;
+            q = kv_put_int(q, st->rank[p]);
+            *q++ = ',';
+            q = kv_put_int(q, r - 1);
+            *q++ = ',';
+            /* (%.10g: one call each, and no 6.1440000000000001) */
+            if (r == 0)
+                q += snprintf(q, 48, "%.10g,%.10g", row_start(tl, r),
+                              tl->origin);
+            else
+                q = stpcpy(q, slot_text(&cache, tl, r));
+            for (int c = 0; c < KV_TL_NCAT; c++) {
+                *q++ = ',';
+                q = kv_put_ns(q, tl->v[(size_t)r * tl->ncols + c]);
+            }
+            *q++ = ',';
+            memcpy(q, est, (size_t)(e - est));
+            q += e - est;
+            *q++ = '\n';
+            kv_put_end(f, row, q);
         }
     }
+    free(cache.text);
+}
+
+/* The routine names as CSV fields, each made once (rank_timeline_routines
+ * repeats them on every row). */
+static char **csv_names(const struct kv_run *run)
+{
+    char **names = km_xcalloc(run->nroutines + 1, sizeof *names);
+    for (size_t i = 0; i < run->nroutines; i++)
+        names[i] = kv_csv_field(run->routines[i].name);
+    return names;
 }
 
 void kv_csv_rank_timeline_routines(FILE *f, const void *stats)
 {
     const struct kv_stats *st = stats;
+    char **names = csv_names(st->run);
     fputs("rank,slot,routine,computation_s,estimated\n", f);
     for (size_t p = 0; p < st->n; p++) {
         const struct kv_timeline *tl = &st->sec[p]->tl;
+        char head[32], *h = kv_put_int(head, st->rank[p]);
+        *h++ = ',';
         for (int r = 0; tl->v && r <= tl->slots; r++)
             for (int k = 0; k < tl->ntop; k++) {
                 int64_t v = tl->v[(size_t)r * tl->ncols + KV_TL_NCAT + k];
                 if (v == 0)
                     continue;
-                fprintf(f, "%d,%d,", st->rank[p], r - 1);
-                kv_csv_str(f, st->run->routines[tl->top[k]].name);
-                fputc(',', f);
-                put_ns(f, v);
-                fprintf(f, ",%d\n", (tl->est >> (KV_TL_NCAT + k)) & 1);
+                const char *name = names[tl->top[k]];
+                size_t nlen = strlen(name);
+                char row[128], *q = row;
+                if (nlen > sizeof row - 80) {     /* a long name: by parts */
+                    fwrite(head, 1, (size_t)(h - head), f);
+                    q = kv_put_int(q, r - 1);
+                    *q++ = ',';
+                    kv_put_end(f, row, q);
+                    fputs(name, f);
+                    q = row;
+                } else {
+                    memcpy(q, head, (size_t)(h - head));
+                    q = kv_put_int(q + (h - head), r - 1);
+                    *q++ = ',';
+                    memcpy(q, name, nlen);
+                    q += nlen;
+                }
+                *q++ = ',';
+                q = kv_put_ns(q, v);
+                *q++ = ',';
+                *q++ = (char)('0' + ((tl->est >> (KV_TL_NCAT + k)) & 1));
+                *q++ = '\n';
+                kv_put_end(f, row, q);
             }
     }
+    for (size_t i = 0; i < st->run->nroutines; i++)
+        free(names[i]);
+    free(names);
 }
 
 static void json_column(FILE *f, const struct kv_timeline *tl, int col)
