@@ -392,8 +392,11 @@ static int cmd_summary(struct options *o)
             kv_rank_groups_free(&g);
         }
     }
-    if (!rc && !o->quiet)
-        kv_summary(stdout, &st, o->top_given ? o->top : 10);
+    if (!rc && !o->quiet) {
+        struct kv_text text;
+        kv_summary(kv_text_open(&text), &st, o->top_given ? o->top : 10);
+        kv_text_close(&text, stdout);
+    }
     rc = finish(&out, rc);
     kv_trace_set_free(&traces);
     kv_stats_free(&st);
@@ -415,12 +418,15 @@ static int cmd_trace(struct options *o)
     if (o->estimate) {
         struct kv_run run;
         read_run(&run, o->files, o->nfiles, o->max_size);
-        kv_trace_estimate(stdout, &run, o->limit ? o->limit : 4096ull << 20);
+        struct kv_text text;
+        kv_trace_estimate(kv_text_open(&text), &run,
+                          o->limit ? o->limit : 4096ull << 20);
+        kv_text_close(&text, stdout);
         kv_run_free(&run);
         return 0;
     }
     if (o->otf2 && !kv_trace_otf2_available()) {
-        fprintf(stderr, "kmview: --otf2: this kmview was built without OTF2 "
+        fprintf(stderr, "kmview: error: --otf2: this kmview was built without OTF2 "
                 "(configure found no OTF2 library; Debian: libotf2-trace-dev)\n");
         return 1;
     }
@@ -434,8 +440,11 @@ static int cmd_trace(struct options *o)
     }
     if (!rc && o->otf2)
         rc = kv_trace_otf2(o->otf2, &s);
-    if (!rc && !o->quiet)
-        kv_trace_summary(stdout, &s, o->top_given ? o->top : 5);
+    if (!rc && !o->quiet) {
+        struct kv_text text;
+        kv_trace_summary(kv_text_open(&text), &s, o->top_given ? o->top : 5);
+        kv_text_close(&text, stdout);
+    }
     rc = finish(&out, rc);
     kv_trace_set_free(&s);
     return rc;
@@ -468,8 +477,11 @@ static int cmd_diff(struct options *o)
             kv_diff_html(f, &d);
         rc = f ? 0 : -1;
     }
-    if (!rc && !o->quiet)
-        kv_diff_print(stdout, &d, o->top_given ? o->top : 20);
+    if (!rc && !o->quiet) {
+        struct kv_text text;
+        kv_diff_print(kv_text_open(&text), &d, o->top_given ? o->top : 20);
+        kv_text_close(&text, stdout);
+    }
     rc = finish(&out, rc);
     kv_diff_free(&d);
     for (int s = 0; s < 2; s++) {
@@ -493,9 +505,12 @@ static int cmd_ranks(struct options *o)
     struct kv_out out = { 0 };
     read_run(&run, o->files, o->nfiles, o->max_size);
     kv_stats_build(&st, &run);
+    struct kv_text text;
+    FILE *tf = kv_text_open(&text);
     if (o->threads) {
-        int trc = kv_thread_groups(o->quiet ? NULL : stdout, &st, o->cut,
+        int trc = kv_thread_groups(o->quiet ? NULL : tf, &st, o->cut,
                                    o->groups, &o->how, &out, o->csv);
+        kv_text_close(&text, stdout);
         trc = finish(&out, trc);
         kv_stats_free(&st);
         kv_run_free(&run);
@@ -504,16 +519,17 @@ static int cmd_ranks(struct options *o)
     kv_rank_groups_build(&g, &st, o->cut, o->groups, &o->how);
     int rc = o->csv ? kv_ranks_csv(&out, o->csv, &g, &st) : 0;
     if (!rc && !o->quiet)
-        kv_ranks_print(stdout, &g, &st, o->top_given ? o->top : 5);
+        kv_ranks_print(tf, &g, &st, o->top_given ? o->top : 5);
     kv_rank_groups_free(&g);
     struct kv_tl_analysis tl;        /* the same over time slots */
     if (!rc && kv_tl_analyse(&tl, &st, o->cut, 0, &o->how) == 0) {
         if (o->csv)
             rc = kv_ranks_timeline_csv(&out, o->csv, &tl, &st);
         if (!rc && !o->quiet)
-            kv_ranks_timeline(stdout, &tl, &st);
+            kv_ranks_timeline(tf, &tl, &st);
         kv_tl_analysis_free(&tl);
     }
+    kv_text_close(&text, stdout);
     rc = finish(&out, rc);
     kv_stats_free(&st);
     kv_run_free(&run);
@@ -538,7 +554,10 @@ static int cmd_filter(struct options *o)
         .default_control = KM_PKGDATADIR "/KM_control.dat",
     };
     FILE *f = o->output ? kv_out_open(&out, o->output) : stdout;
-    int rc = f ? kv_filter(f, runs, nruns, &fo) : -1;
+    struct kv_text text;
+    int rc = f ? kv_filter(kv_text_open(&text), runs, nruns, &fo) : -1;
+    if (f)
+        kv_text_close(&text, f);
     rc = o->output ? finish(&out, rc) : (rc ? 1 : 0);
     for (size_t k = 0; k < nruns; k++)
         kv_run_free(&runs[k]);
