@@ -399,6 +399,12 @@ char *kv_put_int(char *p, long long v)
     return kv_put_uint(p, (unsigned long long)v);
 }
 
+/* "00" .. "99" */
+static const char two_digits[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
 char *kv_put_ns(char *p, long long ns)
 {
     long long s = ns / 1000000000, frac = ns % 1000000000;
@@ -407,9 +413,11 @@ char *kv_put_ns(char *p, long long ns)
         return p;
     unsigned f = (unsigned)(frac < 0 ? -frac : frac);
     *p++ = '.';
-    for (int i = 8; i >= 0; i--) {
-        p[i] = (char)('0' + f % 10);
-        f /= 10;
+    p[8] = (char)('0' + f % 10);           /* 9 digits: 1 + 4 pairs */
+    f /= 10;
+    for (int i = 6; i >= 0; i -= 2) {
+        memcpy(p + i, two_digits + 2 * (f % 100), 2);
+        f /= 100;
     }
     int n = 9;
     while (p[n - 1] == '0')

@@ -590,10 +590,38 @@ static const char *slot_text(struct slot_texts *c, const struct kv_timeline *tl,
     return c->text[r - 1];
 }
 
+/* Rows gathered into one buffer and written 64 KiB at a time: at 10^5
+ * ranks these two files are 10^8 short rows, and a stdio call per row
+ * costs more than making it. */
+struct rows {
+    FILE *f;
+    size_t n;
+    char buf[1 << 16];
+};
+
+/* Room for `need` more bytes at the end of r->buf (need <= 1 KiB). */
+static char *rows_room(struct rows *r, size_t need)
+{
+    if (r->n + need > sizeof r->buf) {
+        fwrite(r->buf, 1, r->n, r->f);
+        r->n = 0;
+    }
+    return r->buf + r->n;
+}
+
+static void rows_flush(struct rows *r)
+{
+    fwrite(r->buf, 1, r->n, r->f);
+    r->n = 0;
+}
+
 void kv_csv_rank_timeline(FILE *f, const void *stats)
 {
     const struct kv_stats *st = stats;
     struct slot_texts cache = { 0 };
+    struct rows *out = km_xmalloc(sizeof *out);
+    out->f = f;
+    out->n = 0;
     fputs("rank,slot,start_s,width_s,computation_s,mpi_s,io_s,other_s,"
           "estimated\n", f);
     for (size_t p = 0; p < st->n; p++) {
@@ -606,7 +634,7 @@ void kv_csv_rank_timeline(FILE *f, const void *stats)
                 e = stpcpy(e, cat_name[c]);
             }
         for (int r = 0; tl->v && r <= tl->slots; r++) {
-            char row[320], *q = row;
+            char *row = rows_room(out, 320), *q = row;
             q = kv_put_int(q, st->rank[p]);
             *q++ = ',';
             q = kv_put_int(q, r - 1);
@@ -625,64 +653,74 @@ void kv_csv_rank_timeline(FILE *f, const void *stats)
             memcpy(q, est, (size_t)(e - est));
             q += e - est;
             *q++ = '\n';
-            kv_put_end(f, row, q);
+            out->n += (size_t)(q - row);
         }
     }
+    rows_flush(out);
+    free(out);
     free(cache.text);
 }
 
 /* The routine names as CSV fields, each made once (rank_timeline_routines
- * repeats them on every row). */
-static char **csv_names(const struct kv_run *run)
+ * repeats them on every row), and their lengths. */
+static char **csv_names(const struct kv_run *run, size_t **len)
 {
     char **names = km_xcalloc(run->nroutines + 1, sizeof *names);
-    for (size_t i = 0; i < run->nroutines; i++)
+    *len = km_xcalloc(run->nroutines + 1, sizeof **len);
+    for (size_t i = 0; i < run->nroutines; i++) {
         names[i] = kv_csv_field(run->routines[i].name);
+        (*len)[i] = strlen(names[i]);
+    }
     return names;
 }
 
 void kv_csv_rank_timeline_routines(FILE *f, const void *stats)
 {
     const struct kv_stats *st = stats;
-    char **names = csv_names(st->run);
+    size_t *nlen;
+    char **names = csv_names(st->run, &nlen);
+    struct rows *out = km_xmalloc(sizeof *out);
+    out->f = f;
+    out->n = 0;
     fputs("rank,slot,routine,computation_s,estimated\n", f);
     for (size_t p = 0; p < st->n; p++) {
         const struct kv_timeline *tl = &st->sec[p]->tl;
-        char head[32], *h = kv_put_int(head, st->rank[p]);
-        *h++ = ',';
         for (int r = 0; tl->v && r <= tl->slots; r++)
             for (int k = 0; k < tl->ntop; k++) {
                 int64_t v = tl->v[(size_t)r * tl->ncols + KV_TL_NCAT + k];
                 if (v == 0)
                     continue;
-                const char *name = names[tl->top[k]];
-                size_t nlen = strlen(name);
-                char row[128], *q = row;
-                if (nlen > sizeof row - 80) {     /* a long name: by parts */
-                    fwrite(head, 1, (size_t)(h - head), f);
-                    q = kv_put_int(q, r - 1);
-                    *q++ = ',';
-                    kv_put_end(f, row, q);
-                    fputs(name, f);
-                    q = row;
-                } else {
-                    memcpy(q, head, (size_t)(h - head));
-                    q = kv_put_int(q + (h - head), r - 1);
-                    *q++ = ',';
-                    memcpy(q, name, nlen);
-                    q += nlen;
+                char *row = rows_room(out, 96), *q = row;
+                q = kv_put_int(q, st->rank[p]);
+                *q++ = ',';
+                q = kv_put_int(q, r - 1);
+                *q++ = ',';
+                size_t n = nlen[tl->top[k]];
+                if (n <= 512) {
+                    out->n += (size_t)(q - row);
+                    row = q = rows_room(out, n + 64);
+                    memcpy(q, names[tl->top[k]], n);
+                    q += n;
+                } else {                         /* a long name: apart */
+                    out->n += (size_t)(q - row);
+                    rows_flush(out);
+                    fwrite(names[tl->top[k]], 1, n, f);
+                    row = q = rows_room(out, 64);
                 }
                 *q++ = ',';
                 q = kv_put_ns(q, v);
                 *q++ = ',';
                 *q++ = (char)('0' + ((tl->est >> (KV_TL_NCAT + k)) & 1));
                 *q++ = '\n';
-                kv_put_end(f, row, q);
+                out->n += (size_t)(q - row);
             }
     }
+    rows_flush(out);
+    free(out);
     for (size_t i = 0; i < st->run->nroutines; i++)
         free(names[i]);
     free(names);
+    free(nlen);
 }
 
 static void json_column(FILE *f, const struct kv_timeline *tl, int col)
