@@ -3,8 +3,10 @@
  *
  * Owns the promise that kmview never leaves a half-written file: every
  * output goes to a temporary file beside its final name and is renamed
- * only when all of a command's files are complete.  Must never write to a
- * final name directly (standard output excepted).
+ * only when all of a command's files are complete.  Also owns the number
+ * texts every writer shares (exact, and fast enough for 10^8 fields) and
+ * the escaping of text meant for a terminal (kv_text).  Must never write
+ * to a final name directly (standard output excepted).
  */
 #include "kmview/out.h"
 
