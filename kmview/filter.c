@@ -257,12 +257,18 @@ static int add_run(const struct kv_run *run, size_t k,
                    struct cells *m, struct tally *t)
 {
     double measured, estimated;
-    if (!run->overhead || sscanf(run->overhead, "%lf s per measured entry "
-                                 "and exit, %lf s per estimated one",
-                                 &measured, &estimated) != 2) {
-        fprintf(stderr, "kmview: %s: no Overhead line (a KM_output of "
-                "version 2 has one): nothing to estimate from\n",
+    if (!run->overhead) {
+        fprintf(stderr, "%s:1:1: error: the header has no Overhead line (a "
+                "KM_output of version 2 has one): nothing to estimate from\n",
                 run->nsources ? run->sources[0] : "input");
+        return -1;
+    }
+    if (sscanf(run->overhead, "%lf s per measured entry and exit, %lf s per "
+               "estimated one", &measured, &estimated) != 2) {
+        fprintf(stderr, "%s:%ld:%d: error: the Overhead line is not 'T s per "
+                "measured entry and exit, T s per estimated one': nothing to "
+                "estimate from\n", run->sources[run->overhead_source],
+                run->overhead_line, run->overhead_col);
         return -1;
     }
     int *to = km_xcalloc(run->nroutines + 1, sizeof *to);
@@ -507,7 +513,7 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
     if (ok) {
         fwrite(out.data, 1, out.len, to);
     } else {
-        fprintf(stderr, "kmview: cannot read the control file %s\n", path);
+        fprintf(stderr, "%s: error: cannot read the control file\n", path);
     }
     km_buf_free(&out);
     free(c);

@@ -38,7 +38,28 @@
 #include "kmview/threads.h"
 #include "support/buf.h"
 
+/* Every option, as a bit of struct options' `given`: which commands take
+ * which is one table (allowed_options), so that an option a command has
+ * no use for is a wrong command line, never silently ignored. */
+enum option_bit {
+    O_TOP = 1 << 0, O_CSV = 1 << 1, O_JSON = 1 << 2, O_HTML = 1 << 3,
+    O_QUIET = 1 << 4, O_ORDER = 1 << 5, O_CUT = 1 << 6, O_GROUPS = 1 << 7,
+    O_THREADS = 1 << 8, O_EXACT = 1 << 9, O_EXACT_MAX = 1 << 10,
+    O_MAX_SIZE = 1 << 11, O_TARGET = 1 << 12, O_CONTROL = 1 << 13,
+    O_OUTPUT = 1 << 14, O_RUNS = 1 << 15, O_TRACE = 1 << 16,
+    O_OTF2 = 1 << 17, O_ESTIMATE = 1 << 18, O_LIMIT = 1 << 19,
+};
+
+/* The options' names as the messages give them, in bit order. */
+static const char *const option_name[] = {
+    "-n/--top", "--csv", "--json", "--html", "-q/--quiet", "--order",
+    "--cut", "--groups", "--threads", "--exact", "--exact-max",
+    "--max-size", "--target", "--control", "-o", "--runs", "--trace",
+    "--otf2", "--estimate", "--limit",
+};
+
 struct options {
+    unsigned given;          /* enum option_bit: the options given */
     const char **files;
     int nfiles;
     int top;                 /* -n */
@@ -76,6 +97,8 @@ static void usage(FILE *to)
           "  --json=FILE     write every figure as JSON ('-': standard output)\n"
           "  --html=FILE     write the self-contained HTML report\n"
           "  -q, --quiet     no summary on standard output\n"
+          "  --cut, --exact, --exact-max (as for ranks; with --html) the\n"
+          "                  report's rank groups\n"
           "kmview diff A B  relative profile of run B against run A\n"
           "  --order=O       score (PARP, default), diff, ratio, a, b, name\n"
           "  -n, --top=N     regions listed (default 20; 0: all)\n"
@@ -110,9 +133,11 @@ static void usage(FILE *to)
           "                  timeline of the trace (every argument after --trace\n"
           "                  that is no option is a trace file; or --trace=FILE)\n"
           "\n"
-          "Every command:\n"
+          "Every command that reads KM_output files (all but kmview trace\n"
+          "without --estimate):\n"
           "  --max-size=N    read at most N bytes of a file (suffix K, M, G or T;\n"
           "                  default 16G)\n"
+          "An option a command does not list is a wrong command line (status 2).\n"
           "  -h, --help      this text\n"
           "  --version       kmtool's version\n"
           "See kmview(1) and doc/kmview-export.md.\n", to);
@@ -194,67 +219,89 @@ static void parse_options(int argc, char **argv, int first,
             o->traces[o->ntraces++] = a;
         else if (only_files || a[0] != '-' || a[1] == '\0')
             o->files[o->nfiles++] = a;
-        else if (!strcmp(a, "--trace"))
+        else if (!strcmp(a, "--trace")) {
             traces = true;
-        else if (is_option(a, "--trace"))
+            o->given |= O_TRACE;
+        } else if (is_option(a, "--trace")) {
             o->traces[o->ntraces++] = value(argc, argv, &i, "--trace");
+            o->given |= O_TRACE;
+        }
         else if (strcmp(a, "--") == 0)
             only_files = true;
         else if (is_option(a, "-n") || is_option(a, "--top")) {
             o->top = (int)parse_long(value(argc, argv, &i, a[1] == 'n' ? "-n"
                                                           : "--top"), a, 0);
             o->top_given = true;
-        } else if (is_option(a, "--csv"))
+            o->given |= O_TOP;
+        } else if (is_option(a, "--csv")) {
             o->csv = value(argc, argv, &i, "--csv");
-        else if (is_option(a, "--json"))
+            o->given |= O_CSV;
+        } else if (is_option(a, "--json")) {
             o->json = value(argc, argv, &i, "--json");
-        else if (is_option(a, "--otf2"))
+            o->given |= O_JSON;
+        } else if (is_option(a, "--otf2")) {
             o->otf2 = value(argc, argv, &i, "--otf2");
-        else if (is_option(a, "--html"))
+            o->given |= O_OTF2;
+        } else if (is_option(a, "--html")) {
             o->html = value(argc, argv, &i, "--html");
-        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+            o->given |= O_HTML;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o->quiet = true;
-        else if (is_option(a, "--order")) {
+            o->given |= O_QUIET;
+        } else if (is_option(a, "--order")) {
+            o->given |= O_ORDER;
             int ord = kv_diff_order_parse(value(argc, argv, &i, "--order"));
             if (ord < 0)
                 die_usage("unknown --order (%s)", "score, diff, ratio, a, b, name");
             o->order = (enum kv_diff_order)ord;
         } else if (is_option(a, "--cut")) {
+            o->given |= O_CUT;
             const char *v = value(argc, argv, &i, "--cut");
             char *end;
             o->cut = strtod(v, &end);
             if (*end || end == v || !(o->cut >= 0))
                 die_usage("bad value for --cut: '%s'", v);
-        } else if (is_option(a, "--max-size"))
+        } else if (is_option(a, "--max-size")) {
             o->max_size = parse_size(value(argc, argv, &i, "--max-size"),
                                      "--max-size");
-        else if (is_option(a, "--target")) {
+            o->given |= O_MAX_SIZE;
+        } else if (is_option(a, "--target")) {
+            o->given |= O_TARGET;
             const char *v = value(argc, argv, &i, "--target");
             char *end;
             o->target = strtod(v, &end) / 100;
             if (*end || end == v || !(o->target >= 0))
                 die_usage("bad value for --target: '%s'", v);
-        } else if (is_option(a, "--control"))
+        } else if (is_option(a, "--control")) {
             o->control = value(argc, argv, &i, "--control");
-        else if (!strcmp(a, "--estimate"))
+            o->given |= O_CONTROL;
+        } else if (!strcmp(a, "--estimate")) {
             o->estimate = true;
-        else if (is_option(a, "--limit"))
+            o->given |= O_ESTIMATE;
+        } else if (is_option(a, "--limit")) {
             o->limit = parse_size(value(argc, argv, &i, "--limit"), "--limit");
-        else if (!strcmp(a, "--runs"))
+            o->given |= O_LIMIT;
+        } else if (!strcmp(a, "--runs")) {
             o->runs = true;
-        else if (!strcmp(a, "-o"))
+            o->given |= O_RUNS;
+        } else if (!strcmp(a, "-o")) {
             o->output = value(argc, argv, &i, "-o");
-        else if (!strcmp(a, "--threads"))
+            o->given |= O_OUTPUT;
+        } else if (!strcmp(a, "--threads")) {
             o->threads = true;
-        else if (!strcmp(a, "--exact"))
+            o->given |= O_THREADS;
+        } else if (!strcmp(a, "--exact")) {
             o->how.exact = true;
-        else if (is_option(a, "--exact-max"))
+            o->given |= O_EXACT;
+        } else if (is_option(a, "--exact-max")) {
             o->how.max_exact = (size_t)parse_long(
                 value(argc, argv, &i, "--exact-max"), "--exact-max", 0);
-        else if (is_option(a, "--groups"))
+            o->given |= O_EXACT_MAX;
+        } else if (is_option(a, "--groups")) {
             o->groups = (size_t)parse_long(value(argc, argv, &i, "--groups"),
                                            "--groups", 1);
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            o->given |= O_GROUPS;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             exit(0);
         } else if (!strcmp(a, "--version")) {
@@ -263,6 +310,20 @@ static void parse_options(int argc, char **argv, int first,
         } else
             die_usage("unknown option '%s'", a);
     }
+}
+
+/* A wrong command line unless every option given is one `cmd` takes. */
+static void check_options(const struct options *o, const char *cmd,
+                          unsigned allowed)
+{
+    unsigned extra = o->given & ~allowed;
+    for (size_t b = 0; b < sizeof option_name / sizeof *option_name; b++)
+        if (extra >> b & 1) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "%s takes no %s (see its options below)",
+                     cmd, option_name[b]);
+            die_usage("%s", msg);
+        }
 }
 
 /* Read the files of one run; exits on error. */
@@ -297,10 +358,17 @@ static void open_traces(struct kv_trace_set *s, const char *const *files,
 
 static int cmd_summary(struct options *o)
 {
+    /* --cut, --exact and --exact-max shape the report's rank groups */
+    check_options(o, "kmview FILE...", O_TOP | O_CSV | O_JSON | O_HTML |
+                  O_QUIET | O_TRACE | O_MAX_SIZE | O_CUT | O_EXACT |
+                  O_EXACT_MAX);
     if (o->nfiles == 0)
         die_usage("%s", "no KM_output file given");
     if (o->ntraces && !o->html)
         die_usage("%s", "--trace adds a timeline to the report: give --html too");
+    if ((o->given & (O_CUT | O_EXACT | O_EXACT_MAX)) && !o->html)
+        die_usage("%s", "--cut, --exact and --exact-max shape the report's "
+                  "rank groups: give --html too");
     struct kv_run run;
     struct kv_stats st;
     struct kv_out out = { 0 };
@@ -324,8 +392,11 @@ static int cmd_summary(struct options *o)
             kv_rank_groups_free(&g);
         }
     }
-    if (!rc && !o->quiet)
-        kv_summary(stdout, &st, o->top_given ? o->top : 10);
+    if (!rc && !o->quiet) {
+        struct kv_text text;
+        kv_summary(kv_text_open(&text), &st, o->top_given ? o->top : 10);
+        kv_text_close(&text, stdout);
+    }
     rc = finish(&out, rc);
     kv_trace_set_free(&traces);
     kv_stats_free(&st);
@@ -335,18 +406,27 @@ static int cmd_summary(struct options *o)
 
 static int cmd_trace(struct options *o)
 {
+    /* --estimate reads KM_output files and writes one table */
+    if (o->estimate)
+        check_options(o, "kmview trace --estimate",
+                      O_ESTIMATE | O_LIMIT | O_MAX_SIZE);
+    else
+        check_options(o, "kmview trace", O_JSON | O_OTF2 | O_TOP | O_QUIET);
     if (o->nfiles == 0)
         die_usage("%s", o->estimate ? "no KM_output file given"
                                     : "no KM_trace file given");
     if (o->estimate) {
         struct kv_run run;
         read_run(&run, o->files, o->nfiles, o->max_size);
-        kv_trace_estimate(stdout, &run, o->limit ? o->limit : 4096ull << 20);
+        struct kv_text text;
+        kv_trace_estimate(kv_text_open(&text), &run,
+                          o->limit ? o->limit : 4096ull << 20);
+        kv_text_close(&text, stdout);
         kv_run_free(&run);
         return 0;
     }
     if (o->otf2 && !kv_trace_otf2_available()) {
-        fprintf(stderr, "kmview: --otf2: this kmview was built without OTF2 "
+        fprintf(stderr, "kmview: error: --otf2: this kmview was built without OTF2 "
                 "(configure found no OTF2 library; Debian: libotf2-trace-dev)\n");
         return 1;
     }
@@ -360,8 +440,11 @@ static int cmd_trace(struct options *o)
     }
     if (!rc && o->otf2)
         rc = kv_trace_otf2(o->otf2, &s);
-    if (!rc && !o->quiet)
-        kv_trace_summary(stdout, &s, o->top_given ? o->top : 5);
+    if (!rc && !o->quiet) {
+        struct kv_text text;
+        kv_trace_summary(kv_text_open(&text), &s, o->top_given ? o->top : 5);
+        kv_text_close(&text, stdout);
+    }
     rc = finish(&out, rc);
     kv_trace_set_free(&s);
     return rc;
@@ -369,6 +452,8 @@ static int cmd_trace(struct options *o)
 
 static int cmd_diff(struct options *o)
 {
+    check_options(o, "kmview diff", O_TOP | O_CSV | O_JSON | O_HTML |
+                  O_QUIET | O_ORDER | O_MAX_SIZE);
     if (o->nfiles != 2)
         die_usage("%s", "diff compares two files: kmview diff A B");
     struct kv_run run[2];
@@ -392,8 +477,11 @@ static int cmd_diff(struct options *o)
             kv_diff_html(f, &d);
         rc = f ? 0 : -1;
     }
-    if (!rc && !o->quiet)
-        kv_diff_print(stdout, &d, o->top_given ? o->top : 20);
+    if (!rc && !o->quiet) {
+        struct kv_text text;
+        kv_diff_print(kv_text_open(&text), &d, o->top_given ? o->top : 20);
+        kv_text_close(&text, stdout);
+    }
     rc = finish(&out, rc);
     kv_diff_free(&d);
     for (int s = 0; s < 2; s++) {
@@ -405,6 +493,10 @@ static int cmd_diff(struct options *o)
 
 static int cmd_ranks(struct options *o)
 {
+    /* -n names the differences of rank groups; --threads has none */
+    check_options(o, o->threads ? "kmview ranks --threads" : "kmview ranks",
+                  (o->threads ? 0 : O_TOP) | O_CSV | O_QUIET | O_CUT |
+                  O_GROUPS | O_THREADS | O_EXACT | O_EXACT_MAX | O_MAX_SIZE);
     if (o->nfiles == 0)
         die_usage("%s", "no KM_output file given");
     struct kv_run run;
@@ -413,9 +505,12 @@ static int cmd_ranks(struct options *o)
     struct kv_out out = { 0 };
     read_run(&run, o->files, o->nfiles, o->max_size);
     kv_stats_build(&st, &run);
+    struct kv_text text;
+    FILE *tf = kv_text_open(&text);
     if (o->threads) {
-        int trc = kv_thread_groups(o->quiet ? NULL : stdout, &st, o->cut,
+        int trc = kv_thread_groups(o->quiet ? NULL : tf, &st, o->cut,
                                    o->groups, &o->how, &out, o->csv);
+        kv_text_close(&text, stdout);
         trc = finish(&out, trc);
         kv_stats_free(&st);
         kv_run_free(&run);
@@ -424,16 +519,17 @@ static int cmd_ranks(struct options *o)
     kv_rank_groups_build(&g, &st, o->cut, o->groups, &o->how);
     int rc = o->csv ? kv_ranks_csv(&out, o->csv, &g, &st) : 0;
     if (!rc && !o->quiet)
-        kv_ranks_print(stdout, &g, &st, o->top_given ? o->top : 5);
+        kv_ranks_print(tf, &g, &st, o->top_given ? o->top : 5);
     kv_rank_groups_free(&g);
     struct kv_tl_analysis tl;        /* the same over time slots */
     if (!rc && kv_tl_analyse(&tl, &st, o->cut, 0, &o->how) == 0) {
         if (o->csv)
             rc = kv_ranks_timeline_csv(&out, o->csv, &tl, &st);
         if (!rc && !o->quiet)
-            kv_ranks_timeline(stdout, &tl, &st);
+            kv_ranks_timeline(tf, &tl, &st);
         kv_tl_analysis_free(&tl);
     }
+    kv_text_close(&text, stdout);
     rc = finish(&out, rc);
     kv_stats_free(&st);
     kv_run_free(&run);
@@ -442,6 +538,8 @@ static int cmd_ranks(struct options *o)
 
 static int cmd_filter(struct options *o)
 {
+    check_options(o, "kmview filter", O_TARGET | O_CONTROL | O_OUTPUT |
+                  O_RUNS | O_MAX_SIZE);
     if (o->nfiles == 0)
         die_usage("%s", "no KM_output file given");
     /* --runs: every file a run of its own; else the files are one run */
@@ -456,7 +554,10 @@ static int cmd_filter(struct options *o)
         .default_control = KM_PKGDATADIR "/KM_control.dat",
     };
     FILE *f = o->output ? kv_out_open(&out, o->output) : stdout;
-    int rc = f ? kv_filter(f, runs, nruns, &fo) : -1;
+    struct kv_text text;
+    int rc = f ? kv_filter(kv_text_open(&text), runs, nruns, &fo) : -1;
+    if (f)
+        kv_text_close(&text, f);
     rc = o->output ? finish(&out, rc) : (rc ? 1 : 0);
     for (size_t k = 0; k < nruns; k++)
         kv_run_free(&runs[k]);

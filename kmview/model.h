@@ -287,6 +287,14 @@ struct kv_run {
     size_t nsources;
     int format_version;
     char *program, *started, *written_at, *clock, *overhead;
+    /* where the Overhead value was read: sources[overhead_source], its
+     * line and column (for errors about it) */
+    size_t overhead_source;
+    long overhead_line;
+    int overhead_col;
+    /* figures that contradict each other (read.c warns once per kind,
+     * enum kv_contradiction): bit k set once kind k was warned of */
+    unsigned contradictions;
     /* MPI start-up was taken from the CALL MPI_INIT statements (a version 1
      * file, whose MPI time holds it) rather than from a header figure */
     bool startup_from_statements;

@@ -3,8 +3,10 @@
  *
  * Owns the promise that kmview never leaves a half-written file: every
  * output goes to a temporary file beside its final name and is renamed
- * only when all of a command's files are complete.  Must never write to a
- * final name directly (standard output excepted).
+ * only when all of a command's files are complete.  Also owns the number
+ * texts every writer shares (exact, and fast enough for 10^8 fields) and
+ * the escaping of text meant for a terminal (kv_text).  Must never write
+ * to a final name directly (standard output excepted).
  */
 #include "kmview/out.h"
 
@@ -39,6 +41,9 @@ FILE *kv_out_open(struct kv_out *o, const char *path)
         o->failed = true;
         return NULL;
     }
+    /* big buffers: a CSV export of 10^5 ranks is gigabytes, and 4 KiB
+     * writes cost more system time than the copying */
+    setvbuf(of->f, NULL, _IOFBF, 1 << 20);
     o->n++;
     return of->f;
 }
@@ -131,8 +136,124 @@ int kv_make_dir(struct kv_out *o, const char *dir)
 /* ------------------------------------------------------------------------ */
 /* Formats                                                                   */
 
+FILE *kv_text_open(struct kv_text *t)
+{
+    t->buf = NULL;
+    t->len = 0;
+    t->f = open_memstream(&t->buf, &t->len);
+    if (!t->f) {
+        fprintf(stderr, "kmview: error: %s\n", strerror(errno));
+        exit(1);
+    }
+    return t->f;
+}
+
+void kv_text_close(struct kv_text *t, FILE *to)
+{
+    if (fclose(t->f) != 0) {
+        fprintf(stderr, "kmview: error: %s\n", strerror(errno));
+        exit(1);
+    }
+    kv_put_escaped(to, t->buf, t->len);
+    free(t->buf);
+    t->buf = NULL;
+    t->f = NULL;
+}
+
+void kv_put_escaped(FILE *to, const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t start = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = s[i];
+        bool c1 = c == 0xc2 && i + 1 < len && s[i + 1] >= 0x80 &&
+                  s[i + 1] <= 0x9f;
+        if ((c >= 0x20 || c == '\n') && c != 0x7f && !c1)
+            continue;
+        fwrite(s + start, 1, i - start, to);
+        if (c1)
+            fprintf(to, "\\u%04x", s[++i]);
+        else
+            fprintf(to, "\\x%02x", c);
+        start = i + 1;
+    }
+    fwrite(s + start, 1, len - start, to);
+}
+
+/* The shortest text that reads back: printf's %.{p}g for the smallest p
+ * from 6 to 17 that strtod turns back into v. */
+static const char *num_by_printf(char buf[32], double v, int from)
+{
+    for (int prec = from; prec <= 17; prec++) {
+        snprintf(buf, 32, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
+/* What %.{p}g prints for the value m x 10^k (m of p digits, or 10^p):
+ * style f when p > X >= -4 (X the exponent of the value), else style e;
+ * trailing zeros and a point with nothing after it dropped. */
+static void format_g(char *buf, bool negative, unsigned long long m, int k,
+                     int p)
+{
+    char d[24];
+    int n = (int)(kv_put_uint(d, m) - d);
+    int x = n - 1 + k;
+    while (n > 1 && d[n - 1] == '0')
+        n--;
+    char *q = buf;
+    if (negative)
+        *q++ = '-';
+    if (p > x && x >= -4) {
+        if (x >= 0) {
+            for (int i = 0; i <= x; i++)
+                *q++ = i < n ? d[i] : '0';
+            if (n > x + 1) {
+                *q++ = '.';
+                for (int i = x + 1; i < n; i++)
+                    *q++ = d[i];
+            }
+        } else {
+            *q++ = '0';
+            *q++ = '.';
+            for (int i = 0; i < -x - 1; i++)
+                *q++ = '0';
+            for (int i = 0; i < n; i++)
+                *q++ = d[i];
+        }
+    } else {
+        *q++ = d[0];
+        if (n > 1) {
+            *q++ = '.';
+            for (int i = 1; i < n; i++)
+                *q++ = d[i];
+        }
+        *q++ = 'e';
+        *q++ = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax < 10)
+            *q++ = '0';
+        q = kv_put_int(q, ax);
+    }
+    *q = '\0';
+}
+
+/* kv_num without printf or strtod, byte for byte the same.  For p <= 15
+ * at most one p-digit decimal lies within half an ulp of v (their spacing
+ * is 10^-15 of v or more, an ulp 2.2 10^-16 at most), so %.{p}g reads
+ * back exactly when that decimal m x 10^k does; m is v / 10^k rounded,
+ * and it reads back when m x 10^k (or m / 10^-k) in double arithmetic is
+ * v: with m < 2^53 and |k| <= 22 that one operation is correctly rounded,
+ * as strtod is (Clinger's fast path).  Anything outside that (p 16 or 17,
+ * |k| > 22) goes to printf. */
 const char *kv_num(char buf[32], double v)
 {
+    static const double pow10[] = {
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    };
     if (!isfinite(v)) {
         buf[0] = '\0';
         return buf;
@@ -141,12 +262,25 @@ const char *kv_num(char buf[32], double v)
         snprintf(buf, 32, "0");
         return buf;
     }
-    for (int prec = 6; prec <= 17; prec++) {
-        snprintf(buf, 32, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
+    double a = fabs(v);
+    int e = (int)floor(log10(a));       /* v's decimal exponent, or +-1 */
+    for (int p = 6; p <= 15; p++) {
+        int k = e - p + 1;
+        if (k > 22 || k < -22)
+            return num_by_printf(buf, v, 6);
+        double scaled = k >= 0 ? a / pow10[k] : a * pow10[-k];
+        double r = nearbyint(scaled);
+        unsigned long long lo = (unsigned long long)pow10[p - 1];
+        if (!(r >= (double)lo && r <= 10.0 * (double)lo))
+            return num_by_printf(buf, v, 6);  /* e was off: let printf */
+        unsigned long long m = (unsigned long long)r;
+        double back = k >= 0 ? (double)m * pow10[k] : (double)m / pow10[-k];
+        if (back == a) {
+            format_g(buf, v < 0, m, k, p);
+            return buf;
+        }
     }
-    return buf;
+    return num_by_printf(buf, v, 16);
 }
 
 const char *kv_human(char buf[32], double v)
@@ -194,12 +328,19 @@ void kv_print_wrapped(FILE *f, const char *text, size_t width)
     }
 }
 
+/* Whether a CSV field needs quotes: a comma, quote or line break in it, or
+ * a blank at either end that readers would strip. */
+static bool csv_needs_quotes(const char *s)
+{
+    return s[strcspn(s, ",\"\n\r")] || s[0] == ' ' ||
+           (*s && s[strlen(s) - 1] == ' ');
+}
+
 void kv_csv_str(FILE *f, const char *s)
 {
     if (!s)
         return;
-    if (!s[strcspn(s, ",\"\n\r")] && s[0] != ' ' &&
-        (!*s || s[strlen(s) - 1] != ' ')) {
+    if (!csv_needs_quotes(s)) {
         fputs(s, f);
         return;
     }
@@ -212,10 +353,83 @@ void kv_csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+char *kv_csv_field(const char *s)
+{
+    struct km_buf b = { 0 };
+    if (!s)
+        s = "";
+    if (!csv_needs_quotes(s))
+        km_buf_adds(&b, s);
+    else {
+        km_buf_addc(&b, '"');
+        for (; *s; s++) {
+            if (*s == '"')
+                km_buf_addc(&b, '"');
+            km_buf_addc(&b, *s);
+        }
+        km_buf_addc(&b, '"');
+    }
+    char *field = km_xstrdup(km_buf_cstr(&b));
+    km_buf_free(&b);
+    return field;
+}
+
 void kv_csv_num(FILE *f, double v)
 {
     char buf[32];
     fputs(kv_num(buf, v), f);
+}
+
+char *kv_put_uint(char *p, unsigned long long v)
+{
+    char d[24];
+    int n = 0;
+    do
+        d[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n > 0)
+        *p++ = d[--n];
+    return p;
+}
+
+char *kv_put_int(char *p, long long v)
+{
+    if (v < 0) {
+        *p++ = '-';
+        return kv_put_uint(p, 0ull - (unsigned long long)v);
+    }
+    return kv_put_uint(p, (unsigned long long)v);
+}
+
+/* "00" .. "99" */
+static const char two_digits[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
+char *kv_put_ns(char *p, long long ns)
+{
+    long long s = ns / 1000000000, frac = ns % 1000000000;
+    p = kv_put_int(p, s);
+    if (frac == 0)
+        return p;
+    unsigned f = (unsigned)(frac < 0 ? -frac : frac);
+    *p++ = '.';
+    p[8] = (char)('0' + f % 10);           /* 9 digits: 1 + 4 pairs */
+    f /= 10;
+    for (int i = 6; i >= 0; i -= 2) {
+        memcpy(p + i, two_digits + 2 * (f % 100), 2);
+        f /= 100;
+    }
+    int n = 9;
+    while (p[n - 1] == '0')
+        n--;
+    return p + n;
+}
+
+void kv_put_end(FILE *f, const char *start, const char *end)
+{
+    fwrite(start, 1, (size_t)(end - start), f);
 }
 
 /* Length of the valid UTF-8 sequence at s, or 0. */

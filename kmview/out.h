@@ -34,6 +34,25 @@ void kv_out_abandon(struct kv_out *o);
  * abandoned).  -1 with an error printed. */
 int kv_make_dir(struct kv_out *o, const char *dir);
 
+/* Text for people (every command's standard output, kmview filter's
+ * control file), gathered in memory and written with kv_text_close: names
+ * and statements come from the input files as they are, and a control
+ * character in them must not reach a terminal (an ESC sequence retitles
+ * or recolours it).  So every byte below 0x20 but the newline, and DEL,
+ * becomes \xHH, and a C1 control in UTF-8 (C2 80 .. C2 9F) \u00HH; the
+ * writers themselves put no control character but the newline. */
+struct kv_text {
+    FILE *f;
+    char *buf;
+    size_t len;
+};
+/* The stream to write the text to (exits on lack of memory). */
+FILE *kv_text_open(struct kv_text *t);
+/* Write the text, escaped, to `to`, and free it. */
+void kv_text_close(struct kv_text *t, FILE *to);
+/* `len` bytes of text escaped so (error messages quoting a file). */
+void kv_put_escaped(FILE *to, const char *text, size_t len);
+
 /* Shortest text that reads back as exactly v; "" for NaN or infinities. */
 const char *kv_num(char buf[32], double v);
 /* Seconds (or any figure) for people: 4 significant digits. */
@@ -47,7 +66,21 @@ const char *kv_percent(char buf[32], double fraction);
 /* Text as lines of at most `width` characters, broken at blanks. */
 void kv_print_wrapped(FILE *f, const char *text, size_t width);
 void kv_csv_str(FILE *f, const char *s);
+/* What kv_csv_str writes, as a malloc'd string. */
+char *kv_csv_field(const char *s);
 void kv_csv_num(FILE *f, double v);
+
+/* Fast, exact number texts for the writers' big tables (10^5 ranks make
+ * hundreds of millions of fields, where printf's format parsing costs
+ * more than the writing): each writes at p and returns the end, no '\0'.
+ * kv_put_int: as printf's %lld.  kv_put_ns: whole nanoseconds as seconds,
+ * "%lld.%09lld" of ns / 10^9 and |ns % 10^9| without trailing zeros, nor
+ * the point when nothing follows it ("0.9", "2", "1.000000001"). */
+char *kv_put_int(char *p, long long v);
+char *kv_put_uint(char *p, unsigned long long v);
+char *kv_put_ns(char *p, long long ns);
+/* Write [start, end) to f. */
+void kv_put_end(FILE *f, const char *start, const char *end);
 /* A JSON string; '<', '>' and '&' are escaped too, so the text can sit
  * inside an HTML <script> element. */
 void kv_json_str(FILE *f, const char *s);

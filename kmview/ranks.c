@@ -262,15 +262,18 @@ void kv_group_ranks(char *buf, size_t size, const struct kv_rank_groups *g,
         while (q + 1 < g->n && g->group[q + 1] == (int)group &&
                st->rank[q + 1] == st->rank[q] + 1)
             q++;
-        int w = q == p ? snprintf(buf + len, size - len, "%s%d",
-                                  len ? "," : "", st->rank[p])
-                       : snprintf(buf + len, size - len, "%s%d-%d",
+        char item[32];
+        int w = q == p ? snprintf(item, sizeof item, "%s%d", len ? "," : "",
+                                  st->rank[p])
+                       : snprintf(item, sizeof item, "%s%d-%d",
                                   len ? "," : "", st->rank[p], st->rank[q]);
-        if (w < 0 || (size_t)w >= size - len) {
-            if (size > 4)
-                snprintf(buf + size - 4, 4, "...");
+        /* the list ends after its last whole member, with ",..." (room
+         * for which every member left) */
+        if (len + (size_t)w + 4 >= size) {
+            snprintf(buf + len, size - len, "%s", len ? ",..." : "...");
             return;
         }
+        memcpy(buf + len, item, (size_t)w + 1);
         len += (size_t)w;
         p = q;
     }

@@ -73,7 +73,8 @@ int kv_ranks_csv(struct kv_out *o, const char *dir,
 /* "ROUTINE computation", "time outside routines", ... */
 void kv_feature_name(char *buf, size_t size, const struct kv_feature *ft,
                      const struct kv_stats *st);
-/* Ranks of the columns in `group`, as "0-3,7". */
+/* Ranks of the columns in `group`, as "0-3,7"; cut after the last whole
+ * member that fits `size`, then ",...". */
 void kv_group_ranks(char *buf, size_t size, const struct kv_rank_groups *g,
                     const struct kv_stats *st, size_t group);
 

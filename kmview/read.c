@@ -27,9 +27,12 @@
  * whole in memory.  Reads through bounds (read.h): a line of at most
  * KV_MAX_LINE bytes, a file of at most max_size bytes, and a header line
  * that must start the file, checked byte by byte as the first line comes
- * in, so that /dev/zero or a binary file stops at once.  Must never print
- * anything but the one error line, nor leave `run` looking valid after an
- * error.
+ * in, so that /dev/zero or a binary file stops at once.  Also warns, once
+ * per kind and run, of figures that contradict each other (a negative
+ * time, net above elapsed or above the rank's total, a count no run
+ * reaches): checks one row can make on itself, a few comparisons each.
+ * Must never print anything but the one error line and those warnings,
+ * nor leave `run` looking valid after an error.
  */
 #include "kmview/read.h"
 
@@ -44,6 +47,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "kmview/out.h"
 #include "kmview/v1.h"
 #include "support/buf.h"
 
@@ -110,21 +114,67 @@ struct reader {
 static int fail_at(struct reader *rd, const char *where, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Print the one error line; `where` points into rd->line (column) or is
- * NULL (no column). */
+/* Print the one error line, `file:line:column: error: text`; `where`
+ * points into rd->line (the column), or is NULL for what is wrong with
+ * the line as a whole (column 1). */
 static int fail_at(struct reader *rd, const char *where, const char *fmt, ...)
 {
     va_list ap;
-    if (where && rd->line && where >= rd->line)
-        fprintf(stderr, "%s:%ld:%ld: error: ", rd->path, rd->lineno,
-                (long)(where - rd->line) + 1);
-    else
-        fprintf(stderr, "%s:%ld: error: ", rd->path, rd->lineno);
+    long column = where && rd->line && where >= rd->line
+                ? (long)(where - rd->line) + 1 : 1;
+    fprintf(stderr, "%s:%ld:%ld: error: ", rd->path, rd->lineno, column);
+    char text[1024];         /* quotes the file: escaped (kv_put_escaped) */
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    if (n > 0)
+        kv_put_escaped(stderr, text, strlen(text));
     fputc('\n', stderr);
     return -1;
+}
+
+/* Figures that cannot all be true: the file contradicts itself (a damaged
+ * or hand-edited file, or a libkm bug), and the shares computed from them
+ * would be absurd (a routine at 14479.5% of the run).  Reading goes on,
+ * but each kind is named once per run, with the rank, region, line and
+ * column of its first row.  Only checks a row can make by itself on what
+ * it holds and its rank's header figures: a few comparisons per row. */
+enum contradiction {
+    C_NEGATIVE,              /* a time below 0 */
+    C_NET_ABOVE_ELAPSED,     /* a routine's net time above its elapsed time */
+    C_ABOVE_TOTAL,           /* a routine's net time above its rank's total
+                                time: a share over 100% */
+    C_HUGE_COUNT,            /* a count of 2^60 or more: 36 years at 1 ns */
+};
+
+#define HUGE_COUNT (1ull << 60)
+
+static void contradiction(struct reader *rd, enum contradiction kind,
+                          const char *where, const char *region,
+                          const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void contradiction(struct reader *rd, enum contradiction kind,
+                          const char *where, const char *region,
+                          const char *fmt, ...)
+{
+    if (rd->run->contradictions >> kind & 1)
+        return;
+    rd->run->contradictions |= 1u << kind;
+    char text[1024];
+    int n = snprintf(text, sizeof text, "rank %d, %s: ",
+                     rd->run->ranks[rd->rix].rank, region);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < sizeof text)
+        vsnprintf(text + n, sizeof text - (size_t)n, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s:%ld:%ld: warning: ", rd->path, rd->lineno,
+            where && rd->line && where >= rd->line
+            ? (long)(where - rd->line) + 1 : 1);
+    kv_put_escaped(stderr, text, strlen(text));
+    fputs(": the file contradicts itself, and shares computed from it are "
+          "wrong (only the first such row is named)\n", stderr);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -411,8 +461,12 @@ static int header_line(struct reader *rd)
         set_string(&run->written_at, value);
     else if (strcasecmp(key, "Clock") == 0)
         set_string(&run->clock, value);
-    else if (strcasecmp(key, "Overhead") == 0)
+    else if (strcasecmp(key, "Overhead") == 0) {
         set_string(&run->overhead, value);
+        run->overhead_source = run->nsources - 1;
+        run->overhead_line = rd->lineno;
+        run->overhead_col = (int)(skip_blanks(value_start) - rd->line) + 1;
+    }
     else if (strcasecmp(key, "Ranks") == 0)
         rc = header_ranks(rd, rd->line + value_col);
     else if (*key) {
@@ -780,11 +834,46 @@ static int rank_figure(struct reader *rd, const char *bang)
         } else {
             rc = parse_time(rd, fs.s[0], fs.len[0], &r->fig[f], &r->fig_est[f],
                             label);
+            /* (a figure libkm got by difference may be a rounding below
+             * 0: a microsecond is not) */
+            if (!rc && r->fig[f] < -1e-6)
+                contradiction(rd, C_NEGATIVE, fs.s[0], label,
+                              "%g s, below 0", r->fig[f]);
         }
         rd->fig_seen[f] = true;
     }
     free(label);
     return rc;
+}
+
+/* What a routine row says against itself or its rank's total. */
+static void check_routine_row(struct reader *rd, const struct fields *fs,
+                              const struct kv_rcell *c)
+{
+    const char *name = rd->run->routines[c->routine].name;
+    const double v[] = { c->elapsed, c->net, c->mpi, c->io };
+    const int col[] = { 2, 3, 5, 6 };
+    static const char *const what[] = { "elapsed", "net", "MPI", "I/O" };
+    /* (version 1's figures were rounded and summed apart: from 2 on) */
+    double total = rd->version >= 2 ? cur(rd)->fig[KV_F_TOTAL] : NAN;
+    for (int k = 0; k < 4; k++)
+        if (v[k] < 0)
+            contradiction(rd, C_NEGATIVE, fs->s[col[k]], name,
+                          "%s time %g s, below 0", what[k], v[k]);
+    /* (both written with 8 digits: equal ones may differ in the last) */
+    if (c->net > c->elapsed * (1 + 1e-6) && c->net - c->elapsed > 1e-9)
+        contradiction(rd, C_NET_ABOVE_ELAPSED, fs->s[3], name,
+                      "net time %g s above its elapsed time %g s", c->net,
+                      c->elapsed);
+    if (isfinite(total) && c->net > total * (1 + 1e-6) &&
+        c->net - total > 1e-9)
+        contradiction(rd, C_ABOVE_TOTAL, fs->s[3], name,
+                      "net time %g s above the rank's total time %g s (a "
+                      "share of %.1f%%)", c->net, total, 100 * c->net / total);
+    if (c->count >= HUGE_COUNT)
+        contradiction(rd, C_HUGE_COUNT, fs->s[4], name,
+                      "%llu executions (2^60 or more: 36 years at a "
+                      "nanosecond each)", (unsigned long long)c->count);
 }
 
 static int routine_row(struct reader *rd)
@@ -842,6 +931,7 @@ static int routine_row(struct reader *rd)
         return -1;
     for (int m = 0; m < KV_NMETRICS; m++)
         c.est |= est[m] ? KV_EST(m) : 0;
+    check_routine_row(rd, &fs, &c);
     *kv_rank_add_routine(r) = c;
     KM_GROW(rd->row_routine, rd->caprows, rd->table_rows + 1);
     rd->row_routine[rd->table_rows++] = id;
@@ -928,6 +1018,25 @@ static int occurrence(struct reader *rd, int kind, int line)
     return n;
 }
 
+/* What a location row says against itself. */
+static void check_location_row(struct reader *rd, const char *const *s,
+                               const struct kv_lcell *c, int kind, int line)
+{
+    if (c->elapsed >= 0 && c->count < HUGE_COUNT)
+        return;                                  /* the usual case */
+    char region[512];
+    snprintf(region, sizeof region, "%s %s at line %d",
+             rd->run->routines[rd->block_routine].name, kv_kind_name(kind),
+             line);
+    if (c->elapsed < 0)
+        contradiction(rd, C_NEGATIVE, s[3], region, "elapsed time %g s, "
+                      "below 0", c->elapsed);
+    if (c->count >= HUGE_COUNT)
+        contradiction(rd, C_HUGE_COUNT, s[4], region, "%llu executions (2^60 "
+                      "or more: 36 years at a nanosecond each)",
+                      (unsigned long long)c->count);
+}
+
 static int location_row(struct reader *rd)
 {
     struct kv_rank *r = cur(rd);
@@ -962,6 +1071,7 @@ static int location_row(struct reader *rd)
     c.location = kv_location_intern(rd->run, rd->block_routine, kind, line,
                                     occurrence(rd, kind, line), text);
     free(text);
+    check_location_row(rd, s, &c, kind, line);
     *kv_rank_add_location(r) = c;
     rd->block_rows++;
     return 0;
@@ -1766,7 +1876,7 @@ static int next_line(struct reader *rd, size_t *n)
 /* Read lines, dropping the newline (and a carriage return before it). */
 static int read_lines(struct reader *rd)
 {
-    size_t n;
+    size_t n, last_len = 0;  /* the last line's, without its newline */
     int got;
     while ((got = next_line(rd, &n)) > 0) {
         rd->lineno++;
@@ -1776,12 +1886,13 @@ static int read_lines(struct reader *rd)
         bool partial = n > 0 && rd->line[n - 1] != '\n';
         while (n > 0 && (rd->line[n - 1] == '\n' || rd->line[n - 1] == '\r'))
             rd->line[--n] = '\0';
+        last_len = n;
         size_t len = 0;
         const char *end = is_comment(rd->line) ? section_marker(rd->line, &len)
                                                : NULL;
         if (partial && !(end && len == 3 && strncasecmp(end, "End", 3) == 0))
-            return fail_at(rd, NULL, "the file ends in the middle of this "
-                           "line: truncated");
+            return fail_at(rd, rd->line + n, "the file ends in the middle "
+                           "of this line: truncated");
         if (memchr(rd->line, '\0', n))
             return fail_at(rd, NULL, "a NUL byte: not a text file");
         if (one_line(rd))
@@ -1796,10 +1907,10 @@ static int read_lines(struct reader *rd)
         return fail_at(rd, NULL, "empty file: not a KM_output file");
     }
     if (rd->st != S_END) {
-        free(rd->line);
-        rd->line = NULL;
-        return fail_at(rd, NULL, "the file ends without its '! ===== End "
-                       "=====' line: truncated");
+        /* at the end of the last line */
+        return fail_at(rd, rd->line ? rd->line + last_len : NULL,
+                       "the file ends without its '! ===== End =====' line: "
+                       "truncated");
     }
     return 0;
 }

@@ -556,13 +556,7 @@ void kv_ranks_timeline(FILE *f, const struct kv_tl_analysis *a,
 static void put_ns(FILE *f, int64_t ns)
 {
     char b[40];
-    long long s = (long long)(ns / 1000000000), frac = (long long)(ns % 1000000000);
-    int n = snprintf(b, sizeof b, "%lld.%09lld", s, frac < 0 ? -frac : frac);
-    while (n > 0 && b[n - 1] == '0')
-        n--;
-    if (n > 0 && b[n - 1] == '.')
-        n--;
-    fwrite(b, 1, (size_t)n, f);
+    kv_put_end(f, b, kv_put_ns(b, ns));
 }
 
 static double row_start(const struct kv_timeline *tl, int r)
@@ -570,41 +564,124 @@ static double row_start(const struct kv_timeline *tl, int r)
     return r == 0 ? -tl->origin : (r - 1) * tl->width;
 }
 
-static void est_text(FILE *f, unsigned est, int ncat)
+/* The "start_s,width_s" texts of slot rows 1.. of one width (%.10g), made
+ * once for all the ranks that share it: printf's %g is the costliest
+ * part of a row, and 10^5 ranks have 10^7 rows. */
+struct slot_texts {
+    double width;
+    int n;                   /* rows made */
+    char (*text)[48];
+};
+
+static const char *slot_text(struct slot_texts *c, const struct kv_timeline *tl,
+                             int r)
 {
-    bool any = false;
-    for (int c = 0; c < ncat; c++)
-        if (est >> c & 1) {
-            fprintf(f, "%s%s", any ? "+" : "", cat_name[c]);
-            any = true;
-        }
+    if (c->width != tl->width || c->n == 0) {
+        c->width = tl->width;
+        c->n = 0;
+    }
+    if (r > c->n) {
+        c->text = km_xrealloc(c->text, (size_t)r * sizeof *c->text);
+        for (int k = c->n + 1; k <= r; k++)
+            snprintf(c->text[k - 1], sizeof *c->text, "%.10g,%.10g",
+                     row_start(tl, k), tl->width);
+        c->n = r;
+    }
+    return c->text[r - 1];
+}
+
+/* Rows gathered into one buffer and written 64 KiB at a time: at 10^5
+ * ranks these two files are 10^8 short rows, and a stdio call per row
+ * costs more than making it. */
+struct rows {
+    FILE *f;
+    size_t n;
+    char buf[1 << 16];
+};
+
+/* Room for `need` more bytes at the end of r->buf (need <= 1 KiB). */
+static char *rows_room(struct rows *r, size_t need)
+{
+    if (r->n + need > sizeof r->buf) {
+        fwrite(r->buf, 1, r->n, r->f);
+        r->n = 0;
+    }
+    return r->buf + r->n;
+}
+
+static void rows_flush(struct rows *r)
+{
+    fwrite(r->buf, 1, r->n, r->f);
+    r->n = 0;
 }
 
 void kv_csv_rank_timeline(FILE *f, const void *stats)
 {
     const struct kv_stats *st = stats;
+    struct slot_texts cache = { 0 };
+    struct rows *out = km_xmalloc(sizeof *out);
+    out->f = f;
+    out->n = 0;
     fputs("rank,slot,start_s,width_s,computation_s,mpi_s,io_s,other_s,"
           "estimated\n", f);
     for (size_t p = 0; p < st->n; p++) {
         const struct kv_timeline *tl = &st->sec[p]->tl;
-        for (int r = 0; tl->v && r <= tl->slots; r++) {
-            /* (%.10g: one call each, and no 6.1440000000000001) */
-            fprintf(f, "%d,%d,%.10g,%.10g", st->rank[p], r - 1,
-                    row_start(tl, r), r == 0 ? tl->origin : tl->width);
-            for (int c = 0; c < KV_TL_NCAT; c++) {
-                fputc(',', f);
-                put_ns(f, tl->v[(size_t)r * tl->ncols + c]);
+        char est[64], *e = est;
+        for (int c = 0; c < KV_TL_NCAT; c++)
+            if (tl->est >> c & 1) {
+                if (e > est)
+                    *e++ = '+';
+                e = stpcpy(e, cat_name[c]);
             }
-            fputc(',', f);
-            est_text(f, tl->est, KV_TL_NCAT);
-            fputc('\n', f);
+        for (int r = 0; tl->v && r <= tl->slots; r++) {
+            char *row = rows_room(out, 320), *q = row;
+            q = kv_put_int(q, st->rank[p]);
+            *q++ = ',';
+            q = kv_put_int(q, r - 1);
+            *q++ = ',';
+            /* (%.10g: one call each, and no 6.1440000000000001) */
+            if (r == 0)
+                q += snprintf(q, 48, "%.10g,%.10g", row_start(tl, r),
+                              tl->origin);
+            else
+                q = stpcpy(q, slot_text(&cache, tl, r));
+            for (int c = 0; c < KV_TL_NCAT; c++) {
+                *q++ = ',';
+                q = kv_put_ns(q, tl->v[(size_t)r * tl->ncols + c]);
+            }
+            *q++ = ',';
+            memcpy(q, est, (size_t)(e - est));
+            q += e - est;
+            *q++ = '\n';
+            out->n += (size_t)(q - row);
         }
     }
+    rows_flush(out);
+    free(out);
+    free(cache.text);
+}
+
+/* The routine names as CSV fields, each made once (rank_timeline_routines
+ * repeats them on every row), and their lengths. */
+static char **csv_names(const struct kv_run *run, size_t **len)
+{
+    char **names = km_xcalloc(run->nroutines + 1, sizeof *names);
+    *len = km_xcalloc(run->nroutines + 1, sizeof **len);
+    for (size_t i = 0; i < run->nroutines; i++) {
+        names[i] = kv_csv_field(run->routines[i].name);
+        (*len)[i] = strlen(names[i]);
+    }
+    return names;
 }
 
 void kv_csv_rank_timeline_routines(FILE *f, const void *stats)
 {
     const struct kv_stats *st = stats;
+    size_t *nlen;
+    char **names = csv_names(st->run, &nlen);
+    struct rows *out = km_xmalloc(sizeof *out);
+    out->f = f;
+    out->n = 0;
     fputs("rank,slot,routine,computation_s,estimated\n", f);
     for (size_t p = 0; p < st->n; p++) {
         const struct kv_timeline *tl = &st->sec[p]->tl;
@@ -613,13 +690,37 @@ void kv_csv_rank_timeline_routines(FILE *f, const void *stats)
                 int64_t v = tl->v[(size_t)r * tl->ncols + KV_TL_NCAT + k];
                 if (v == 0)
                     continue;
-                fprintf(f, "%d,%d,", st->rank[p], r - 1);
-                kv_csv_str(f, st->run->routines[tl->top[k]].name);
-                fputc(',', f);
-                put_ns(f, v);
-                fprintf(f, ",%d\n", (tl->est >> (KV_TL_NCAT + k)) & 1);
+                char *row = rows_room(out, 96), *q = row;
+                q = kv_put_int(q, st->rank[p]);
+                *q++ = ',';
+                q = kv_put_int(q, r - 1);
+                *q++ = ',';
+                size_t n = nlen[tl->top[k]];
+                if (n <= 512) {
+                    out->n += (size_t)(q - row);
+                    row = q = rows_room(out, n + 64);
+                    memcpy(q, names[tl->top[k]], n);
+                    q += n;
+                } else {                         /* a long name: apart */
+                    out->n += (size_t)(q - row);
+                    rows_flush(out);
+                    fwrite(names[tl->top[k]], 1, n, f);
+                    row = q = rows_room(out, 64);
+                }
+                *q++ = ',';
+                q = kv_put_ns(q, v);
+                *q++ = ',';
+                *q++ = (char)('0' + ((tl->est >> (KV_TL_NCAT + k)) & 1));
+                *q++ = '\n';
+                out->n += (size_t)(q - row);
             }
     }
+    rows_flush(out);
+    free(out);
+    for (size_t i = 0; i < st->run->nroutines; i++)
+        free(names[i]);
+    free(names);
+    free(nlen);
 }
 
 static void json_column(FILE *f, const struct kv_timeline *tl, int col)

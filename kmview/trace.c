@@ -48,6 +48,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <strings.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,13 @@ static int read_header(struct kv_trace *t)
         return corrupt(t, 28, "record_size is not 16");
     t->rank = i32(h + 32);
     t->nranks = i32(h + 36);
+    /* a rank is a number from 0 below nranks (INT_MAX would overflow the
+     * rank + 1 of the world's size) */
+    if (t->nranks < 0)
+        return corrupt(t, 36, "nranks out of range");
+    if (t->rank < -1 || t->rank == INT_MAX ||
+        (t->nranks > 0 && t->rank >= t->nranks))
+        return corrupt(t, 32, "rank out of range");
     t->pid = i64(h + 40);
     memcpy(&t->seconds_per_tick, h + 48, 8);
     t->t0_tick = i64(h + 56);

@@ -44,7 +44,7 @@ bool kv_trace_otf2_available(void) { return false; }
 int kv_trace_otf2(const char *dir, struct kv_trace_set *s)
 {
     (void)s;
-    fprintf(stderr, "kmview: %s: this kmview was built without OTF2 "
+    fprintf(stderr, "%s: error: this kmview was built without OTF2 "
             "(configure found no OTF2 library)\n", dir);
     return -1;
 }
@@ -192,7 +192,7 @@ struct ow {
 
 static int otf2_failed(struct ow *w, OTF2_ErrorCode rc, const char *what)
 {
-    fprintf(stderr, "kmview: %s: OTF2 %s failed: %s%s%s\n", w->dir, what,
+    fprintf(stderr, "%s: error: OTF2 %s failed: %s%s%s\n", w->dir, what,
             OTF2_Error_GetDescription(rc), w->otf2_msg[0] ? ": " : "",
             w->otf2_msg);
     return -1;
@@ -952,7 +952,8 @@ static int write_definitions(struct ow *w, int nworld)
     OK(w, OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, offset,
           w->any_ts ? w->max_ts - offset : 0,
           w->any_ts ? offset : OTF2_UNDEFINED_TIMESTAMP), "WriteClockProperties");
-    qsort(w->locs, w->nlocs, sizeof *w->locs, by_proc_thread);
+    if (w->nlocs)                     /* no events: locs is NULL */
+        qsort(w->locs, w->nlocs, sizeof *w->locs, by_proc_thread);
     name_everything(w);
     if (write_strings(w, g) || write_paradigms(w, g) || write_system(w, g) ||
         write_regions(w, g) || (w->comm_used && write_world(w, g, nworld)) ||
@@ -1010,7 +1011,7 @@ static int move_into_place(const char *tmp, const char *dir)
         char *from = path_in(tmp, parts[k]), *to = path_in(dir, parts[k]);
         int rc = rename(from, to);
         if (rc != 0)
-            fprintf(stderr, "kmview: %s: cannot rename %s to %s: %s\n", dir,
+            fprintf(stderr, "%s: error: cannot rename %s to %s: %s\n", dir,
                     from, to, strerror(errno));
         free(from);
         free(to);
@@ -1035,7 +1036,7 @@ static int prepare_dir(const char *dir, bool *made)
     if (mkdir(dir, 0777) == 0)
         *made = true;
     else if (errno != EEXIST) {
-        fprintf(stderr, "kmview: %s: cannot create: %s\n", dir, strerror(errno));
+        fprintf(stderr, "%s: error: cannot create: %s\n", dir, strerror(errno));
         return -1;
     }
     for (size_t k = 3; k-- > 0;) {     /* the anchor file first */
@@ -1044,7 +1045,7 @@ static int prepare_dir(const char *dir, bool *made)
         int there = lstat(path, &st) == 0;
         free(path);
         if (there) {
-            fprintf(stderr, "kmview: %s: holds an OTF2 archive already (%s): "
+            fprintf(stderr, "%s: error: holds an OTF2 archive already (%s): "
                     "remove it or give another directory\n", dir, parts[k]);
             return -1;
         }
@@ -1125,7 +1126,7 @@ int kv_trace_otf2(const char *dir, struct kv_trace_set *s)
         return -1;
     char *tmp = path_in(dir, ".kmview-otf2-XXXXXX");
     if (!mkdtemp(tmp)) {
-        fprintf(stderr, "kmview: %s: cannot create a directory in it: %s\n",
+        fprintf(stderr, "%s: error: cannot create a directory in it: %s\n",
                 dir, strerror(errno));
         free(tmp);
         if (made)
@@ -1147,7 +1148,7 @@ int kv_trace_otf2(const char *dir, struct kv_trace_set *s)
     if (rc && made)
         rmdir(dir);
     if (rc == 0 && w.dropped)
-        fprintf(stderr, "kmview: %s: %llu message record(s) with no peer "
+        fprintf(stderr, "%s: warning: %llu message record(s) with no peer "
                 "outside a collective call (a receive from a source not "
                 "known) left out\n", dir, (unsigned long long)w.dropped);
     return rc;

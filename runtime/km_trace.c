@@ -29,6 +29,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,21 +147,52 @@ static void trace_path(char *buf, size_t size, int rank)
         snprintf(buf, size, "KM_trace");
 }
 
+/* The file could not be made: say so once, and remove what open()
+ * created, so that no empty or headerless KM_trace is left behind (it
+ * would pass for a trace to kmview, and hide the earlier one's absence). */
 static void give_up(const char *what)
 {
+    int e = errno;
+    if (tr.fd >= 0) {
+        close(tr.fd);
+        unlink(tr.path);
+    }
+    errno = e;
     km_complain("trace %s: %s: %s; no trace is written", tr.path, what,
                 strerror(errno));
-    if (tr.fd >= 0)
-        close(tr.fd);
     tr.fd = -1;
     tr.state = -1;
 }
 
-/* Room for the file up to `size` bytes, really on the disk. */
+static int fill(uint64_t size);
+
+/* Room for the file up to `size` bytes, really on the disk.  A file-size
+ * limit (ulimit -f) raises SIGXFSZ, whose default action (and the Fortran
+ * runtime's handler) kills the program: ignored meanwhile, so that the
+ * call fails with EFBIG instead (as km_file.c does for KM_output). */
 static int allocate(uint64_t size)
 {
     if (size <= tr.size)
         return 0;
+    struct sigaction ign, old;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    bool held = sigaction(SIGXFSZ, &ign, &old) == 0;
+    int e = fill(size);
+    if (held)
+        sigaction(SIGXFSZ, &old, NULL);
+    if (e != 0) {
+        errno = e;
+        return -1;
+    }
+    tr.size = size;
+    return 0;
+}
+
+/* allocate's work: 0 or an errno. */
+static int fill(uint64_t size)
+{
     int e = posix_fallocate(tr.fd, (off_t)tr.size, (off_t)(size - tr.size));
     if (e == EINVAL || e == EOPNOTSUPP) {
         /* (a file system without it: zeros, written) */
@@ -167,15 +200,10 @@ static int allocate(uint64_t size)
         for (uint64_t at = tr.size; at < size; at += sizeof zeros)
             if (pwrite(tr.fd, zeros, sizeof zeros, (off_t)at) !=
                 (ssize_t)sizeof zeros)
-                return -1;
+                return errno ? errno : ENOSPC;
         e = 0;
     }
-    if (e != 0) {
-        errno = e;
-        return -1;
-    }
-    tr.size = size;
-    return 0;
+    return e;
 }
 
 static void start(const struct km_trace_run *run, km_tick now)

@@ -155,7 +155,8 @@ static void record(struct rank *k, int tn, int type, int extra, int32_t id,
     if (t->used + need > BS)
         claim(k, tn);
     unsigned char *p = t->blk + t->used;
-    memcpy(p + REC, slots, REC * (size_t)extra);
+    if (extra)                       /* (slots is NULL without: UBSan) */
+        memcpy(p + REC, slots, REC * (size_t)extra);
     put64(p, type == REGION ? 0 : (uint64_t)t->tick);
     p[9] = (unsigned char)extra;
     p[10] = (unsigned char)(comm & 0xff);
@@ -308,7 +309,8 @@ static void exchange(struct rank *k, int tn, int i, int nranks, int depth)
     if (k->th[tn].depth >= depth)
         return;
     bool sub = sub_size && k->r < sub_size;
-    int snext = (k->r + 1) % sub_size, sprev = (k->r + sub_size - 1) % sub_size;
+    int snext = sub ? (k->r + 1) % sub_size : 0;     /* (no sub: no % 0) */
+    int sprev = sub ? (k->r + sub_size - 1) % sub_size : 0;
     if (sub && i == 0)
         define_comm(k, tn, 1, sub_size);
     message(k, tn, 10, SENT, next, i % 3, bytes, 0);

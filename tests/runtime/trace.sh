@@ -95,6 +95,18 @@ expect "on: every event" "$(events $t | wc -l)" $((2 * 4017))
 expect "on: state" "$(header $t state)" 2
 cd .. || exit 1
 
+# No room for the trace (ulimit -f 0: as a full disk, the first block
+# cannot be allocated): one line says no trace is written, and no empty
+# KM_trace is left behind; the program runs on.
+mkdir full && cd full || exit 1
+mkdir spare
+err=$( (trap '' XFSZ; ulimit -f 0 && echo 0 | TMPDIR=$work/full/spare exec ../prog 2>&1 >/dev/null); echo "status $?")
+expect "full disk: exit status" "$(echo "$err" | tail -1)" "status 0"
+expect "full disk: said so, once" \
+    "$(echo "$err" | grep -c '^kmtool: trace KM_trace: cannot size it: .*; no trace is written$')" 1
+[ -e KM_trace ] && fail "full disk: an empty KM_trace left ($(wc -c < KM_trace) bytes)"
+cd .. || exit 1
+
 # At most 1 MiB: the header's block and 3 of 16,383 records.
 mkdir limit && cd limit || exit 1
 echo 2 | KM_TRACE_LIMIT=1 ../prog > out 2> err || fail "limit: status $?"
