@@ -725,6 +725,18 @@ static int world_size(const struct ow *w)
     return n;
 }
 
+/* Location (rank r, thread 0) with no events. */
+static int empty_location(struct ow *w, int r)
+{
+    add_location(w, r, 0);
+    OTF2_EvtWriter *e = OTF2_Archive_GetEvtWriter(w->archive,
+                                                  location_ref(r, 0));
+    if (!e)
+        return otf2_failed(w, OTF2_ERROR_INVALID, "GetEvtWriter");
+    OTF2_ErrorCode erc = OTF2_Archive_CloseEvtWriter(w->archive, e);
+    return erc != OTF2_SUCCESS ? otf2_failed(w, erc, "CloseEvtWriter") : 0;
+}
+
 /* A rank of MPI_COMM_WORLD with no trace file still needs its location
  * (no events) for the communicator's group. */
 static int placeholder_locations(struct ow *w, int nworld)
@@ -734,22 +746,27 @@ static int placeholder_locations(struct ow *w, int nworld)
         if (w->locs[k].thread == 0 && w->locs[k].proc < nworld)
             seen[w->locs[k].proc] = 1;
     int rc = 0;
-    for (int r = 0; rc == 0 && r < nworld; r++) {
-        if (seen[r])
-            continue;
-        add_location(w, r, 0);
-        OTF2_EvtWriter *e = OTF2_Archive_GetEvtWriter(w->archive,
-                                                      location_ref(r, 0));
-        if (!e)
-            rc = otf2_failed(w, OTF2_ERROR_INVALID, "GetEvtWriter");
-        else {
-            OTF2_ErrorCode erc = OTF2_Archive_CloseEvtWriter(w->archive, e);
-            if (erc != OTF2_SUCCESS)
-                rc = otf2_failed(w, erc, "CloseEvtWriter");
-        }
-    }
+    for (int r = 0; rc == 0 && r < nworld; r++)
+        if (!seen[r])
+            rc = empty_location(w, r);
     free(seen);
     return rc;
+}
+
+/* A trace file with no events (its first block cut short) still gets a
+ * location, so that a reader finds the rank and an archive of such files
+ * has the location definitions OTF2 readers require. */
+static int locations_of_empty_files(struct ow *w)
+{
+    for (size_t k = 0; k < w->s->n; k++) {
+        int proc = w->s->t[k].proc;
+        bool found = false;
+        for (size_t j = 0; j < w->nlocs && !found; j++)
+            found = w->locs[j].proc == proc;
+        if (!found && empty_location(w, proc))
+            return -1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1094,6 +1111,8 @@ static int write_archive(struct ow *w, const char *tmp)
     }
     int nworld = w->comm_used ? world_size(w) : 0;
     if (w->comm_used && placeholder_locations(w, nworld))
+        return -1;
+    if (locations_of_empty_files(w))
         return -1;
     OK(w, OTF2_Archive_CloseEvtFiles(w->archive), "CloseEvtFiles");
     if (write_definitions(w, nworld))
