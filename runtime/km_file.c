@@ -250,25 +250,19 @@ void km_file_complain(const struct km_out_file *f)
     km_complain("%s", line);
 }
 
-/* A file-size limit (ulimit -f) makes write() raise SIGXFSZ, whose
- * default action (and the Fortran runtime's handler) kills the program:
- * while libkm writes, the signal is ignored, so the write fails with EFBIG
- * instead, the temporary file is removed, and the program goes on. */
+/* SIGXFSZ is ignored while the file is written (km_signal_hold_xfsz), so
+ * that a file-size limit fails the write with EFBIG: the temporary file is
+ * removed, and the program goes on. */
 static void hold_xfsz(struct km_out_file *f)
 {
-    if (f->xfsz_held)
-        return;
-    struct sigaction ign;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    f->xfsz_held = sigaction(SIGXFSZ, &ign, &f->xfsz) == 0;
+    if (!f->xfsz_held)
+        f->xfsz_held = km_signal_hold_xfsz(&f->xfsz);
 }
 
 static void release_xfsz(struct km_out_file *f)
 {
     if (f->xfsz_held)
-        sigaction(SIGXFSZ, &f->xfsz, NULL);
+        km_signal_release_xfsz(&f->xfsz);
     f->xfsz_held = 0;
 }
 

@@ -533,6 +533,10 @@ int km_core_on_signal(int sig);
 /* Put back the action `sig` had before libkm's (the default, or the
  * compiler runtime's handler) and deliver it now. */
 void km_signal_reraise(int sig);
+/* SIGXFSZ ignored while libkm writes a file (1 if done; then `old` is
+ * what km_signal_release_xfsz puts back). */
+int km_signal_hold_xfsz(struct sigaction *old);
+void km_signal_release_xfsz(const struct sigaction *old);
 
 /* ---- trace (km_trace.c) ------------------------------------------------- */
 

@@ -218,3 +218,21 @@ void km_signal_install(void)
         sigaction(stop_signals[i], &sa, NULL);
     }
 }
+
+/* A file-size limit (ulimit -f) makes write() raise SIGXFSZ, whose default
+ * action (and the Fortran runtime's handler) kills the program: while
+ * libkm writes a file (KM_output, KM_trace) the signal is ignored, so the
+ * write fails with EFBIG instead and libkm says so.  1 if held. */
+int km_signal_hold_xfsz(struct sigaction *old)
+{
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    return sigaction(SIGXFSZ, &ign, old) == 0;
+}
+
+void km_signal_release_xfsz(const struct sigaction *old)
+{
+    sigaction(SIGXFSZ, old, NULL);
+}

@@ -29,8 +29,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,22 +164,18 @@ static void give_up(const char *what)
 
 static int fill(uint64_t size);
 
-/* Room for the file up to `size` bytes, really on the disk.  A file-size
- * limit (ulimit -f) raises SIGXFSZ, whose default action (and the Fortran
- * runtime's handler) kills the program: ignored meanwhile, so that the
- * call fails with EFBIG instead (as km_file.c does for KM_output). */
+/* Room for the file up to `size` bytes, really on the disk; SIGXFSZ
+ * ignored meanwhile (km_signal_hold_xfsz), so that a file-size limit
+ * fails the call with EFBIG instead of killing the program. */
 static int allocate(uint64_t size)
 {
     if (size <= tr.size)
         return 0;
-    struct sigaction ign, old;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    bool held = sigaction(SIGXFSZ, &ign, &old) == 0;
+    struct sigaction old;
+    int held = km_signal_hold_xfsz(&old);
     int e = fill(size);
     if (held)
-        sigaction(SIGXFSZ, &old, NULL);
+        km_signal_release_xfsz(&old);
     if (e != 0) {
         errno = e;
         return -1;
