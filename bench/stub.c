@@ -28,6 +28,11 @@ void km_abrt_f(void) {}
 void km_writ_f(void) {}
 void km_opt_f(const char *text) { (void)text; }
 
+/* An unformatted transfer's length (the glue's MPI-IO calls it too). */
+#define km_iol_f F77_FUNC_(km_iol, KM_IOL)
+void km_iol_f(const int64_t *length);
+void km_iol_f(const int64_t *length) { (void)length; }
+
 /* The MPI glue's C side (kmrun's KM_libkm_mpi.f, which defines KM_MPII
  * and KM_MPIF itself, calls these): nothing either, a peer unknown. */
 #define km_mpi_bytes_c F77_FUNC_(km_mpi_bytes_c, KM_MPI_BYTES_C)
@@ -36,6 +41,8 @@ void km_opt_f(const char *text) { (void)text; }
 #define km_mpi_forget_c F77_FUNC_(km_mpi_forget_c, KM_MPI_FORGET_C)
 #define km_mpi_init_c F77_FUNC_(km_mpi_init_c, KM_MPI_INIT_C)
 #define km_mpi_finalize_c F77_FUNC_(km_mpi_finalize_c, KM_MPI_FINALIZE_C)
+#define km_mpi_at_finalize_c F77_FUNC_(km_mpi_at_finalize_c, \
+                                       KM_MPI_AT_FINALIZE_C)
 void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
                     const int64_t *bytes, const int32_t *peer,
                     const int32_t *tag, const int32_t *comm);
@@ -44,6 +51,7 @@ void km_mpi_peer_c(const int32_t *comm, const int32_t *peer, int32_t *world);
 void km_mpi_forget_c(const int32_t *comm);
 void km_mpi_init_c(void);
 void km_mpi_finalize_c(void);
+void km_mpi_at_finalize_c(void);
 
 void km_mpi_bytes_c(const int32_t *h, const int32_t *what,
                     const int64_t *bytes, const int32_t *peer,
@@ -73,3 +81,4 @@ void km_mpi_peer_c(const int32_t *comm, const int32_t *peer, int32_t *world)
 void km_mpi_forget_c(const int32_t *comm) { (void)comm; }
 void km_mpi_init_c(void) {}
 void km_mpi_finalize_c(void) {}
+void km_mpi_at_finalize_c(void) {}
