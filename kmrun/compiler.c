@@ -1,7 +1,7 @@
 /*
  * compiler.c — ask the compiler where it finds INCLUDE files (see
- * compiler.h): run each question with its output on a pipe, keep the
- * directories that exist.
+ * compiler.h): run each question (km_run_output), keep the directories
+ * that exist.
  */
 #define _XOPEN_SOURCE 700  /* realpath */
 #include "kmrun/compiler.h"
@@ -18,6 +18,7 @@
 
 #include "support/buf.h"
 #include "support/path.h"
+#include "kmrun/preprocess.h"
 
 /* What a question prints is a line or two; more is not an answer. */
 #define MAX_ANSWER 65536
@@ -30,44 +31,10 @@ static bool ask(const char *compiler, const char *option, struct km_buf *out)
     out->len = 0;
     if (out->data)
         out->data[0] = 0;
-    int fds[2];
-    if (pipe(fds) != 0)
-        return false;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return false;
-    }
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(null, 2);
-        }
-        dup2(fds[1], 1);
-        close(fds[0]);
-        close(fds[1]);
-        execlp(compiler, compiler, option, (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
-    char chunk[4096];
-    for (;;) {
-        ssize_t r = read(fds[0], chunk, sizeof chunk);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        if (out->len + (size_t)r <= MAX_ANSWER)
-            km_buf_add(out, chunk, (size_t)r);
-    }
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return false;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    char *argv[] = { (char *)compiler, (char *)option, NULL };
+    bool whole;
+    int status = km_run_output(argv, true, MAX_ANSWER, out, &whole);
+    return status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 static bool is_dir(const char *p)

@@ -27,4 +27,11 @@ const char *km_cpp_command(const char *given);
 bool km_preprocess(const struct km_cpp_opts *o, const char *path,
                    struct km_buf *out, struct km_diag *d);
 
+/* Run argv[0] (searched in PATH) with argv, its standard output read into
+ * `out` (at most `max` bytes: *whole false if it said more); `quiet`:
+ * standard input and error on /dev/null.  Returns its wait status, or -1
+ * (errno set) if it could not be run. */
+int km_run_output(char *const argv[], bool quiet, size_t max,
+                  struct km_buf *out, bool *whole);
+
 #endif
