@@ -1445,7 +1445,7 @@ static KM_NOINLINE void km_in_general(struct km_thread *t,
         first_entry(t, r, i);
     int slot = estimate_now(t, r, i - 1);
     struct km_frame *f = push(t, r, i, slot);
-    km_tick now = slot >= 0 ? KM_UNREAD : km_clock_read(&st.clock);
+    km_tick now = slot >= 0 ? KM_UNREAD : km_clock_start(&st.clock);
     f->start = now;                  /* last, so our work is not in it */
     if (r->hooks)
         enter_hooks(t, r, now);
@@ -1458,10 +1458,14 @@ static KM_NOINLINE void km_in_general(struct km_thread *t,
 static KM_ALWAYS_INLINE void in_measured(struct km_thread *t,
                                          struct km_region *r, int32_t i)
 {
+    km_tick now = km_clock_tsc_unordered();
     struct km_frame *f = push(t, r, i, -1);
-    f->start = km_clock_tsc();       /* last */
+    f->start = now;
     signal_fence();
     t->sp = i;
+    km_clock_fence();                /* the read is done before the region
+                                        starts; the frame's work overlapped
+                                        it (cost_inner takes it out) */
 }
 
 static KM_NOINLINE void km_in_measured(struct km_thread *t,
@@ -1585,7 +1589,7 @@ static KM_NOINLINE void km_out_slow(struct km_thread *t, int32_t id)
 static KM_ALWAYS_INLINE void out_measured(struct km_thread *t, int32_t i)
 {
     km_tick now = KM_LIKELY(st.clock.kind == KM_CLOCK_TSC)
-                      ? km_clock_tsc() : km_clock_read(&st.clock);
+                      ? km_clock_tsc_stop() : km_clock_read(&st.clock);
     if (t == &main_thread && KM_UNLIKELY(now >= tl.slot_end))
         tl_cross(t, i, now);
     t->sp = i - 1;
