@@ -198,6 +198,8 @@ struct km_region {
     uint8_t hooks;           /* enum km_hook bits */
     uint8_t slow;            /* entries take the general path: the first
                                 one, hooks, a clock read through a call */
+    uint8_t wrapper;         /* a CALL statement: what it calls directly is
+                                measured whenever it is (see enter()) */
     uint32_t skip;           /* executions to estimate before a sample */
     km_time mean_own;        /* the estimate of one execution's own time */
     km_time elapsed;         /* inclusive, outermost activations only */
@@ -215,8 +217,10 @@ struct km_region {
     uint64_t thresh;         /* sample once this many were measured */
     km_time first_own;       /* the first measured execution's own time,
                                 left out of the estimates */
-    km_time mean_frame;      /* estimate of one execution's elapsed time,
-                                which sets k */
+    km_time mean_frame;      /* one execution's elapsed time, which sets
+                                k: the mean over the last epoch of samples */
+    km_time epoch_el;        /* the samples of this epoch: elapsed time ... */
+    uint32_t epoch_n;        /* ... and how many */
     uint32_t k;              /* one execution in about k is measured */
     /* identity (cold) */
     int32_t order;           /* routines: 1-based order of first entry */

