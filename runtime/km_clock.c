@@ -4,12 +4,13 @@
  * Owns the choice of clock source, the length of one tick and the start-up
  * measurement of what one read costs:
  *
- *   TSC        the x86 time-stamp counter, when the CPU says it is
- *              invariant (constant rate, running in every power state) and
- *              the kernel itself keeps time with it (so the counters of
- *              all CPUs agree); read inline by km_clock_read, calibrated
- *              against CLOCK_MONOTONIC at start-up and again over the whole
- *              run at every write
+ *   TSC        the CPU's counter: the x86 time-stamp counter when the CPU
+ *              says it is invariant (constant rate, running in every power
+ *              state), aarch64's generic timer (CNTVCT_EL0), and in both
+ *              cases only while the kernel itself keeps time with it (so
+ *              the counters of all CPUs agree); read inline, in order (see
+ *              km_internal.h), calibrated against CLOCK_MONOTONIC at
+ *              start-up and again over the whole run at every write
  *   MONOTONIC  clock_gettime(CLOCK_MONOTONIC), everywhere else
  *   CPU        clock_gettime(CLOCK_THREAD_CPUTIME_ID): the CPU time of the
  *              thread running the program instead of elapsed time, when the
@@ -34,7 +35,13 @@
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #define KM_HAVE_TSC 1
+#define KM_COUNTER_NAME "TSC (invariant"
+#define KM_KERNEL_CLOCKSOURCE "tsc"
 #include <cpuid.h>
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+#define KM_HAVE_TSC 1
+#define KM_COUNTER_NAME "generic timer (CNTVCT_EL0"
+#define KM_KERNEL_CLOCKSOURCE "arch_sys_counter"
 #else
 #define KM_HAVE_TSC 0
 #endif
@@ -69,19 +76,25 @@ km_tick km_clock_cpu_read(void)
 #if KM_HAVE_TSC
 /* CPUID leaf 0x80000007, EDX bit 8: the TSC runs at a constant rate in
  * every P-, C- and T-state.  (In a virtual machine each CPUID instruction
- * traps to the hypervisor, some microseconds: two is all it takes.) */
+ * traps to the hypervisor, some microseconds: two is all it takes.)
+ * aarch64's generic timer always runs at a constant rate. */
 static int cpu_has_invariant_tsc(void)
 {
+#if defined(__aarch64__)
+    return 1;
+#else
     unsigned a, b, c, d;
     if ((unsigned)__get_cpuid_max(0x80000000u, NULL) < 0x80000007u)
         return 0;
     __cpuid(0x80000007u, a, b, c, d);
     (void)a, (void)b, (void)c;
     return (d >> 8) & 1;
+#endif
 }
 
 /* Linux switches its clocksource away from the TSC when it finds the CPUs'
- * counters out of step; while it keeps time with the TSC, so can we.
+ * counters out of step; while it keeps time with the TSC (on aarch64, the
+ * generic timer), so can we.
  * Elsewhere (no such file) the CPUID bit has to do. */
 static int kernel_trusts_tsc(void)
 {
@@ -95,7 +108,9 @@ static int kernel_trusts_tsc(void)
     if (n <= 0)
         return 1;
     buf[n] = '\0';
-    return strncmp(buf, "tsc", 3) == 0 && (buf[3] == '\n' || buf[3] == '\0');
+    size_t len = strlen(KM_KERNEL_CLOCKSOURCE);
+    return strncmp(buf, KM_KERNEL_CLOCKSOURCE, len) == 0 &&
+           (buf[len] == '\n' || buf[len] == '\0');
 }
 
 /* A TSC value and the CLOCK_MONOTONIC time at the same instant, to within
@@ -117,7 +132,7 @@ static void tsc_pair(const struct km_clock *c, km_tick *tick, int64_t *ns)
 
 static void tsc_name(struct km_clock *c)
 {
-    snprintf(c->name, sizeof c->name, "TSC (invariant, %.4f GHz against "
+    snprintf(c->name, sizeof c->name, KM_COUNTER_NAME ", %.4f GHz against "
              "CLOCK_MONOTONIC)", 1e-9 / c->seconds_per_tick);
 }
 

@@ -6,10 +6,12 @@
 # to draw text with) runs the test of kmview's HTML report headless;
 # libomp-19-dev is flang's OpenMP runtime; libotf2-trace-dev is the OTF2
 # library kmview trace --otf2 writes with (optional to build), otf2-tools
-# its otf2-print, which the test of the archives reads them with.
+# its otf2-print, which the test of the archives reads them with; the
+# aarch64 cross compiler and qemu-user build and run libkm for aarch64.
 KMTOOL_PACKAGES="gcc make autoconf automake flex bison gfortran \
 libopenmpi-dev openmpi-bin mpich libmpich-dev flang-19 libomp-19-dev cmake \
-gdb chromium fonts-dejavu-core libotf2-trace-dev otf2-tools"
+gdb chromium fonts-dejavu-core libotf2-trace-dev otf2-tools \
+gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
 
 km_missing_packages() {
     missing=""
