@@ -5,8 +5,14 @@
  *
  *   km_clock.c   the clock: its choice, calibration, the cost of one read
  *   km_region.c  a region from its registration text; region identity
- *   km_core.c    the region table, the frame stack, the entry points,
- *                snapshots, the moments results are written
+ *   km_core.h    what the core's files below share (nothing else
+ *                includes it)
+ *   km_hot.c     the core: KM_IN / KM_OUT, opening and closing frames
+ *   km_sample.c  the core: which executions are measured, estimates
+ *   km_settle.c  the core: estimates settled against measured time
+ *   km_thread.c  the core: start-up, KM_REG, threads, libkm's costs
+ *   km_snapshot.c the core: snapshots of the figures (struct km_report)
+ *   km_write.c   the core: the moments results are written; MPI's side
  *   km_signal.c  results on SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR1/2
  *   km_trace.c   the per-rank trace file (TRACE_FILE_NUMBER > 0)
  *   km_mem.c     the memory a write uses (safe inside a signal handler)
@@ -161,7 +167,7 @@ static inline km_tick km_clock_read(const struct km_clock *c)
     return c->read();
 }
 
-/* ---- regions (km_core.c) ------------------------------------------------ */
+/* ---- regions (the core: km_hot.c, km_sample.c, km_settle.c) ------------ */
 
 /* Every time inside libkm is kept in subticks, clock ticks << KM_SUB_BITS,
  * so that the estimate of a region's cost, and the sum of many estimates,
@@ -208,7 +214,7 @@ struct km_ctx {
  * about k (`skip` counts down the executions until the next sample) and
  * the others are estimated: they add `mean_own` as their own time.  The
  * estimates made inside a measured frame wait in that frame, their
- * *anchor*, until it settles them against what it measured (km_core.c).
+ * *anchor*, until it settles them against what it measured (km_settle.c).
  */
 struct km_region {
     /* cache line 0: what every entry and exit touches (regions are
@@ -296,7 +302,7 @@ void km_region_free(struct km_region *r);
 uint64_t km_region_hash(const struct km_region *r);
 int km_region_same(const struct km_region *a, const struct km_region *b);
 
-/* ---- the timeline (km_timeline.c; km_core.c feeds it) -------------------- */
+/* ---- the timeline (km_timeline.c; the core feeds it) --------------------- */
 
 /*
  * The program's thread's run cut into time slots: KM_TL_SLOTS slots of one
@@ -308,7 +314,7 @@ int km_region_same(const struct km_region *a, const struct km_region *b);
  * that closed in it (and the computation per routine), the elapsed time
  * of its I/O statements (taken from their routine's computation), the
  * estimates settled in it; a region still open when a slot ends gives the
- * slot what it ran so far (km_core.c).  A write scales each category to
+ * slot what it ran so far (km_settle.c).  A write scales each category to
  * the rank's figures (km_tl_figures), so that the slots add up to them
  * exactly; Other is what the others leave of a slot's time.
  */
@@ -418,7 +424,7 @@ enum { KM_PRED_C = 1, KM_PRED_R = 2, KM_PRED_P = 4, KM_PRED_O = 8 };
 #define KM_WAITED_NOTE 0.05
 enum { KM_NOPRED_MPI_UNMEASURED = 1, KM_NOPRED_LOST = 2 };
 
-/* ---- one rank's figures at one moment (km_core.c builds, km_format.c
+/* ---- one rank's figures at one moment (km_snapshot.c builds, km_format.c
  *      prints) ------------------------------------------------------------ */
 
 struct km_report {
@@ -549,7 +555,7 @@ void km_io_leave(km_time e, int estimated);
  * out. */
 struct km_iofile *km_io_copy(int32_t *n);
 
-/* ---- MPI (km_mpi.c provides, km_core.c and km_gather.c use) ------------ */
+/* ---- MPI (km_mpi.c provides, km_write.c and km_gather.c use) ----------- */
 
 /*
  * Only valid between begin() and end() on every rank at once (the
@@ -644,11 +650,11 @@ void km_trace_end(struct km_trace_cursor *c, int sig, km_tick now);
 void km_trace_set_limit(long long mib);
 /* Is a trace being written? */
 int km_trace_active(void);
-/* km_core.c: a message into the calling thread's trace (see
+/* km_hot.c: a message into the calling thread's trace (see
  * km_trace_message). */
 void km_core_trace_message(int32_t id, int sent, int64_t bytes, int32_t peer,
                            int32_t tag, int comm);
-/* km_core.c: communicator `id` of the trace (its members' world ranks)
+/* km_hot.c: communicator `id` of the trace (its members' world ranks)
  * into the calling thread's trace. */
 void km_core_trace_comm(int id, int32_t size, int32_t inter,
                         const int32_t *world);
@@ -817,7 +823,7 @@ int km_gather_write(const struct km_mpi_ops *ops, const struct km_report *rep,
 /* The temporary file of a gather under way on this rank, or NULL. */
 struct km_out_file *km_gather_temp(void);
 
-/* ---- test hooks (unit tests and benchmarks only; km_core.c) ------------- */
+/* ---- test hooks (unit tests and benchmarks only; km_thread.c) ----------- */
 
 /* Use `read` as the clock from the next registration on (no calibration);
  * libkm's own costs are then taken as 0 until km_test_set_costs. */

@@ -7,7 +7,7 @@
  * registrations the same region: (kind, line, routine) for a location,
  * (kind, line, name, file) for a routine.
  *
- * Must never: touch the live measurement state (km_core.c registers the
+ * Must never: touch the live measurement state (km_thread.c registers the
  * region it gets), accept a text it cannot fully read, or be called on the
  * hot path.
  */

@@ -34,7 +34,7 @@
  * (km_mem.c), its text from vsnprintf, its file from open/write/link;
  * MPI is never called (an MPI rank writes its own KM_output.NNN.<rank>).
  * The frame stack is kept consistent at every instruction of the hot path
- * (km_core.c) for this.  If a write is already under way the handler only
+ * (km_write.c) for this.  If a write is already under way the handler only
  * notes the signal; the writer raises it again when it is done.
  *
  * Must never: replace a handler the program installed, call malloc, stdio

@@ -8,7 +8,7 @@
  * turning the raw rows into the printed figures: each category scaled to
  * the rank's own figure for it, in whole nanoseconds that add up exactly.
  *
- * Must never: read the clock (km_core.c hands it the times it already
+ * Must never: read the clock (the core hands it the times it already
  * has), allocate anywhere but km_tl_grow and km_tl_copy (which run off
  * the hot path), or print.
  */

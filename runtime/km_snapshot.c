@@ -1,0 +1,432 @@
+/*
+ * km_snapshot.c — snapshots of the figures (struct km_report).
+ *
+ * Owns copying a thread's figures and stack, closing the open frames on
+ * the copy (as if they closed now), settling what waits at the root,
+ * fitting locations into their parents, the totals, the prediction, and
+ * the rank's shared tables and time slots.
+ *
+ * Must never change the live figures (a snapshot may be taken from a
+ * signal handler, between any two instructions of the hot path), or
+ * allocate other than with km_mem.
+ */
+#include "runtime/km_core.h"
+
+/* ------------------------------------------------------------------------ */
+/* Snapshots                                                                 */
+
+void km_report_free(struct km_report *rep)
+{
+    for (int32_t i = 0; i < rep->nothers; i++)
+        km_report_free(&rep->others[i]);
+    km_mem_free(rep->others);
+    rep->others = NULL;
+    rep->nothers = 0;
+    km_mem_free(rep->reg);
+    rep->reg = NULL;
+    km_mem_free(rep->msg);
+    rep->msg = NULL;
+    km_mem_free(rep->peers);
+    rep->peers = NULL;
+    rep->npeers = 0;
+    km_mem_free(rep->files);
+    rep->files = NULL;
+    rep->nfiles = 0;
+    km_tl_free(rep->tl);
+    rep->tl = NULL;
+}
+
+/* Clock reads so far: two per measured frame that closed, one per open
+ * measured frame, less the reads closing frames shared, plus the others. */
+static uint64_t clock_reads(const struct km_thread *t)
+{
+    uint64_t n = t->saved_reads;   /* subtracted below */
+    n = __atomic_load_n(&km_st.cold_reads, __ATOMIC_RELAXED) - n;
+    n += __atomic_load_n(&t->trace_reads, __ATOMIC_RELAXED);
+    for (int32_t i = 0; i < t->nreg; i++)
+        n += 2 * t->tab[i]->measured;
+    for (int32_t i = 1; i <= t->sp; i++)
+        n += t->stack[i].r && t->stack[i].start != KM_UNREAD;
+    return n;
+}
+
+static km_time frame_elapsed(const struct km_frame *stk,
+                             const struct km_frame *f, km_tick now)
+{
+    if (f->start != KM_UNREAD)
+        return KM_SUB(now - f->start);
+    if (f->r->callee)
+        return f->child;
+    km_time cc, ci;
+    inside(stk, f, &cc, &ci);
+    return f->ovh0 + cc;
+}
+
+/* Declared redundant time so far, net of the MPI calls inside it, as if
+ * the open frames stk[1..sp] closed at `now`. */
+static km_time redundant_so_far(const struct km_thread *t,
+                                const struct km_frame *stk, int32_t sp,
+                                km_tick now)
+{
+    km_time red = t->red_time - t->red_mpi;
+    int32_t i = 1;
+    while (i <= sp && !(stk[i].r->hooks & KM_HOOK_REDUNDANT))
+        i++;
+    if (i > sp)
+        return red;
+    red += frame_elapsed(stk, &stk[i], now);  /* the outermost one open */
+    for (i++; i <= sp; i++)
+        if (stk[i].r->hooks & KM_HOOK_MPI)
+            red -= frame_elapsed(stk, &stk[i], now);
+    return red;
+}
+
+/* Every frame is closed: the root settles what still waits in it against
+ * the total time less libkm's overhead; what is left is the time
+ * outside. */
+static void settle_root(const struct settle *c, struct km_report *rep,
+                        struct km_frame *root)
+{
+    km_time *ovh = c->ovh;
+    km_time e = rep->total - *ovh;
+    km_time cc = root->child, ci = root->inv;
+    rep->outside_est = ci > 0;
+    km_settle(c, root, e, &cc, &ci);
+    if (cc > e) {
+        *ovh -= cc - e;
+        e = cc;
+    }
+    rep->outside = e - cc;
+}
+
+/* A loop, I/O statement or user region never outlasts the region around
+ * it: an estimate that does is cut to it (callees need nothing of the
+ * kind, their frames already hold what is inside them). */
+static void fit_in_parent(struct km_region *reg, int32_t id, uint8_t *done)
+{
+    struct km_region *q = &reg[id - 1];
+    if (done[id - 1])
+        return;
+    done[id - 1] = 1;
+    if (KM_KIND_IS_ROUTINE(q->kind) || q->parent <= 0 || q->parent == id)
+        return;
+    fit_in_parent(reg, q->parent, done);
+    km_time limit = reg[q->parent - 1].elapsed;
+    if (q->callee || q->elapsed <= limit)
+        return;
+    km_time cut = q->elapsed - limit;
+    q->est_el = q->est_el > cut ? q->est_el - cut : 0;
+    q->elapsed = limit;
+    if (q->excl > limit) {           /* its own time, too */
+        cut = q->excl - limit;
+        q->est_excl = q->est_excl > cut ? q->est_excl - cut : 0;
+        q->excl = limit;
+    }
+}
+
+static void fit_locations(struct km_report *rep)
+{
+    uint8_t *done = km_mem_alloc((size_t)rep->nreg + 1);
+    if (!done)
+        return;
+    memset(done, 0, (size_t)rep->nreg + 1);
+    for (int32_t i = 0; i < rep->nreg; i++)
+        fit_in_parent(rep->reg, i + 1, done);
+    km_mem_free(done);
+}
+
+static void add_routine(struct km_report *rep, const struct km_region *r)
+{
+    rep->routine_counts += r->count;
+    rep->net += r->excl;
+    rep->net_est += r->est_excl;
+    rep->estimated += r->est_excl;
+    rep->extrapolated |= r->count > r->measured;
+    rep->net_marked |= KM_EST_EXCL(r);
+    if ((r->flags & KM_F_MPI_UNMEASURED) && r->count > 0 &&
+        rep->mpi_unmeasured++ == 0)
+        rep->mpi_unmeasured_first = r->name;
+}
+
+static void add_mpi(struct km_report *rep, const struct km_region *r,
+                    struct km_region *owner)
+{
+    rep->estimated += r->est_excl;
+    if (r->hooks & KM_HOOK_STARTUP) {
+        rep->startup += r->excl;
+        return;
+    }
+    rep->mpi += r->excl;
+    owner->mpi += r->excl;
+    rep->mpi_est |= KM_EST_EXCL(r);
+    owner->mpi_est |= KM_EST_EXCL(r);
+}
+
+/* Totals over the regions of a snapshot. */
+static void sum_regions(struct km_report *rep)
+{
+    for (int32_t i = 0; i < rep->nreg; i++) {
+        struct km_region *r = &rep->reg[i];
+        struct km_region *owner = &rep->reg[r->routine - 1];
+        if (KM_KIND_IS_ROUTINE(r->kind)) {
+            add_routine(rep, r);
+        } else if (r->kind == KM_K_CALL) {
+            rep->uninstr += r->excl;
+            rep->uninstr_est |= KM_EST_EXCL(r);
+            rep->estimated += r->est_excl;
+        } else if (r->kind == KM_K_MPI) {
+            add_mpi(rep, r, owner);
+        } else if (r->kind == KM_K_IO) {
+            rep->io += r->elapsed;
+            owner->io += r->elapsed;
+            rep->io_est |= KM_EST_EL(r);
+            owner->io_est |= KM_EST_EL(r);
+        }
+    }
+}
+
+static int redundant_estimated(const struct km_report *rep)
+{
+    for (int32_t i = 0; i < rep->nreg; i++)
+        if ((rep->reg[i].flags & KM_F_REDUNDANT) && KM_EST_EL(&rep->reg[i]))
+            return 1;
+    return 0;
+}
+
+/* Seconds this rank waited for a processor since the run began (0 where
+ * unknown, and with the CPU clock, whose times hold no waiting). */
+static double seconds_waited(void)
+{
+    if (km_st.waited0 < 0 || km_st.clock.read == km_clock_cpu_read)
+        return 0;
+    int64_t now = km_clock_waited_ns();
+    return now > km_st.waited0 ? (double)(now - km_st.waited0) * 1e-9 : 0;
+}
+
+/* T, S, C, R, O, P, W of this rank (doc/KM_output.md, "Prediction"). */
+static void predict(const struct km_thread *t, struct km_report *rep)
+{
+    double spt = km_st.clock.seconds_per_tick;
+    double sub = spt / (double)(1 << KM_SUB_BITS);
+    struct km_prediction_row *p = &rep->pred;
+    km_tick init_called = km_st.t_startup ? km_st.t_startup : km_st.t_mpii;
+    p->t = (double)rep->total * sub;
+    p->s = (double)rep->startup * sub;
+    p->c = (double)rep->mpi * sub;
+    rep->declared = (double)(rep->redundant - km_st.red_before) * sub;
+    p->r = (double)(init_called - t->t0) * spt + rep->declared;
+    p->o = (double)rep->overhead * sub;
+    p->p = p->t - p->s - p->c - p->r - p->o;
+    p->w = rep->waited;
+    p->estimated = KM_PRED_O | KM_PRED_P |
+                   (rep->mpi_est ? KM_PRED_C : 0) |
+                   (redundant_estimated(rep) ? KM_PRED_R : 0);
+    p->none = rep->mpi_unmeasured ? KM_NOPRED_MPI_UNMEASURED : 0;
+}
+
+static void fill_scalars(const struct km_thread *t, struct km_report *rep,
+                         const char *event, km_tick now)
+{
+    double waited = t->index == 0 ? seconds_waited() : 0;
+    memset(rep, 0, sizeof *rep);
+    rep->thread = t->index;
+    rep->omp = t->omp;
+    rep->total = KM_SUB(now - t->t0);
+    if (rep->total < 0)
+        rep->total = 0;
+    rep->clock_reads = clock_reads(t);
+    rep->clock = km_st.clock;
+    double sub = km_st.clock.seconds_per_tick / (double)(1 << KM_SUB_BITS);
+    rep->cost_measured = (double)km_st.cost_measured * sub;
+    rep->cost_estimated = (double)km_st.cost_estimated * sub;
+    rep->cost_inner = (double)km_st.cost_inner * sub;
+    rep->nwrites = km_st.nwrites;
+    rep->nranks = km_st.nranks;
+    rep->rank = km_st.rank;
+    rep->alone = km_st.alone;
+    rep->event = event;
+    rep->started = km_st.started;
+    rep->bad_out = t->bad_out;
+    rep->bad_in = t->bad_in;
+    rep->lost = t->lost;
+    rep->bad_reg = km_st.bad_reg;
+    rep->lost_threads = __atomic_load_n(&km_lost_threads, __ATOMIC_RELAXED);
+    rep->waited = waited;
+}
+
+/* The open frames of thread t as they are now, copied into stk: up to
+ * the last frame that reads consistently (another thread's stack may
+ * change while it is copied; a frame it is pushing is left out).  Returns
+ * the top frame copied. */
+static int32_t copy_stack(const struct km_thread *t, struct km_frame *stk,
+                          int32_t sp, int32_t nreg)
+{
+    memcpy(stk, t->stack, ((size_t)sp + 1) * sizeof *stk);
+    for (int32_t i = 0; i <= sp; i++) {
+        struct km_frame *f = &stk[i];
+        if (i > 0 && (f->id < 1 || f->id > nreg || f->own < 0 ||
+                      f->own > i || f->anchor < 0 || f->anchor > i))
+            return i - 1;
+        if (f->start == KM_UNREAD && i > 0)
+            continue;
+        for (int w = 0; w < KM_NWAIT; w++)
+            if ((f->used >> w & 1) &&
+                (f->wait[w].id < 1 || f->wait[w].id > nreg))
+                f->used &= ~(1u << w);
+    }
+    return sp;
+}
+
+/* Thread t's figures as if every open frame were left at `now`, without
+ * touching the live regions or stack.  Regions registered since t last
+ * caught up appear with no executions.  On failure (no memory) the report
+ * still has its scalar fields, but no regions. */
+int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
+                              const char *event, km_tick now)
+{
+    /* Another thread may run on while it is copied: its overhead is read
+     * first and the clock last, so that no frame it opens meanwhile
+     * begins after the snapshot's instant (its time would come out
+     * negative, and be taken out of the overhead). */
+    int foreign = t != km_self;
+    km_time ovh = __atomic_load_n(&t->ovh, __ATOMIC_ACQUIRE);
+    fill_scalars(t, rep, event, now);
+    int32_t nreg = __atomic_load_n(&t->nreg, __ATOMIC_ACQUIRE);
+    int32_t ntmpl = __atomic_load_n(&km_st.ntmpl, __ATOMIC_ACQUIRE);
+    int32_t sp = __atomic_load_n(&t->sp, __ATOMIC_ACQUIRE);
+    if (sp < 0 || sp >= KM_STACK_DEPTH)
+        sp = 0;
+    while (sp > 0 && t->stack[sp].id == KM_ID_FULL)  /* overflow sentinel */
+        sp--;
+
+    rep->reg = km_mem_alloc(((size_t)ntmpl + 1) * sizeof *rep->reg);
+    struct km_frame *stk = km_mem_alloc(((size_t)sp + 1) * sizeof *stk);
+    if (!rep->reg || !stk) {
+        km_mem_free(stk);
+        km_report_free(rep);
+        if (km_st.mpi_state != MPI_NONE && t->index == 0)
+            predict(t, rep);
+        return -1;
+    }
+    rep->nreg = ntmpl;
+    for (int32_t i = 0; i < nreg; i++)
+        rep->reg[i] = *t->tab[i];
+    for (int32_t i = nreg; i < ntmpl; i++)   /* stable once published */
+        rep->reg[i] = *km_st.tmpl[i];
+    sp = copy_stack(t, stk, sp, nreg);
+    if (foreign) {
+        km_tick later = cold_now();
+        if (later > now)
+            now = later;
+        rep->total = KM_SUB(now - t->t0);
+        if (rep->total < 0)
+            rep->total = 0;
+    }
+    rep->redundant = redundant_so_far(t, stk, sp, now);
+    for (int32_t i = 1; i <= sp; i++)
+        stk[i].r = &rep->reg[stk[i].id - 1];
+    struct settle c = { rep->reg, NULL, &ovh, NULL };
+    for (int32_t i = sp; i >= 1; i--)
+        km_leave_copy(&c, stk, i, now);
+    settle_root(&c, rep, &stk[0]);
+    rep->overhead = ovh;
+    km_mem_free(stk);
+    fit_locations(rep);
+    sum_regions(rep);
+    if (km_st.mpi_state != MPI_NONE && t->index == 0)
+        predict(t, rep);
+    return 0;
+}
+
+/* The program's thread's time slots up to `now` (a copy, to which the
+ * open frames give their own time so far). */
+static void copy_timeline(struct km_report *rep, km_tick now)
+{
+    if (!km_main_thread.started ||
+        (rep->tl = km_tl_copy(&km_main_tl, now)) == NULL)
+        return;
+    int32_t sp = km_main_thread.sp;
+    if (sp < 0 || sp >= KM_STACK_DEPTH)
+        sp = 0;
+    while (sp > 0 && km_main_thread.stack[sp].id == KM_ID_FULL)
+        sp--;
+    km_tl_fit(rep->tl, now);
+    km_give_open_slots(&km_main_thread, sp, now, rep->tl, NULL);
+    km_tl_place(rep->tl, now);
+}
+
+/* Every thread that has called libkm, in order of number, into a
+ * km_mem array of *n (NULL when none or no memory). */
+static struct km_thread **thread_list(int32_t *n)
+{
+    int32_t count = 0;
+    for (struct km_thread *t = __atomic_load_n(&km_st.threads,
+                                               __ATOMIC_ACQUIRE);
+         t; t = t->next)
+        count++;
+    *n = 0;
+    struct km_thread **v = count ? km_mem_alloc((size_t)count * sizeof *v)
+                                 : NULL;
+    if (!v)
+        return NULL;
+    for (struct km_thread *t = __atomic_load_n(&km_st.threads,
+                                               __ATOMIC_ACQUIRE);
+         t && *n < count; t = t->next)
+        v[(*n)++] = t;
+    for (int32_t i = 1; i < *n; i++)         /* insertion sort by index */
+        for (int32_t j = i; j > 0 && v[j - 1]->index > v[j]->index; j--) {
+            struct km_thread *x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    return v;
+}
+
+/* What the rank's threads share: its messages, peers and files. */
+static void copy_rank_tables(struct km_report *rep)
+{
+    rep->msg = km_msg_copy(rep->nreg);
+    rep->peers = km_peer_copy(&rep->npeers);
+    rep->files = km_io_copy(&rep->nfiles);
+}
+
+/* The rank's figures: the program's thread's (the first in number), and
+ * every other thread's report in rep->others.  When the writing thread
+ * has not called libkm yet (km_self NULL) there is still the program's. */
+int km_make_report(struct km_report *rep, const char *event, km_tick now)
+{
+    int32_t n;
+    struct km_thread **v = thread_list(&n);
+    if (!v) {                        /* no thread yet, or no memory */
+        if (!__atomic_load_n(&km_st.threads, __ATOMIC_ACQUIRE)) {
+            fill_scalars(&km_main_thread, rep, event, now);
+            return -1;
+        }
+        int rc = km_make_thread_report(&km_main_thread, rep, event, now);
+        if (rc == 0) {
+            copy_rank_tables(rep);
+            copy_timeline(rep, now);
+        }
+        return rc;
+    }
+    int rc = km_make_thread_report(v[0], rep, event, now);
+    if (rc == 0) {
+        copy_rank_tables(rep);
+        if (v[0] == &km_main_thread)
+            copy_timeline(rep, now);
+    }
+    if (n > 1) {
+        rep->others = km_mem_alloc((size_t)(n - 1) * sizeof *rep->others);
+        if (rep->others) {
+            for (int32_t i = 1; i < n; i++)
+                if (km_make_thread_report(v[i], &rep->others[rep->nothers],
+                                       event, now) == 0)
+                    rep->nothers++;
+                else
+                    km_report_free(&rep->others[rep->nothers]);
+        }
+    }
+    km_mem_free(v);
+    return rc;
+}
+
