@@ -27,7 +27,9 @@
 # and the cost of an execution (instrumented run less the plain one, per
 # region execution) in each run, with libkm's own figure for its overhead
 # (the header figure "libkm overhead") beside the real one (the run less
-# the plain one).  Medians over REPEAT runs (default 7).
+# the plain one) and their ratio; and last, one line per cost shape with
+# the error of its estimate at the default threshold against the goal of
+# issue 27 (within 5%).  Medians over REPEAT runs (default 7).
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=$(cd "${1:-$top/build}" 2> /dev/null && pwd) ||
@@ -140,8 +142,21 @@ END {
     for (j = 1; j <= nt; j++) {
         t = th[j]
         w = median(time[t]); n = median(calls[t]); o = median(ovh[t])
-        printf "  %-26s %8.4f  %6.2f ns/execution  overhead %.4f of %.4f (%.0f%%)\n", \
+        printf "  %-26s %8.4f  %6.2f ns/execution  overhead figure %.4f of %.4f = %.2f (goal 0.85-1.15)\n", \
                (t == 0 ? "every execution measured" : "threshold " t), w, \
-               1e9 * (w - plain) / n, o, w - plain, 100 * o / (w - plain)
+               1e9 * (w - plain) / n, o, w - plain, o / (w - plain)
+    }
+    # the goal table of issue 27: the error of the estimate at the
+    # default threshold (the last one), each cost shape
+    t = th[nt]
+    printf "\nerror of the estimate at the default threshold (%s), goal within 5%%:\n", t
+    split("BIMOD bimodal STEP step RAMPUP ramp-up RAMPDN ramp-down ALTERN alternating", sh, " ")
+    for (k = 1; k < 10; k += 2) {
+        r = sh[k]
+        m = median(el[0, r]); mc = median(el[0, "CONST"])
+        e = median(el[t, r]); ec = median(el[t, "CONST"])
+        err = ((e - m) - (ec - mc)) / m
+        printf "  %-12s %+7.1f%%   %s\n", sh[k + 1], 100 * err, \
+               (err <= 0.05 && err >= -0.05 ? "within 5%" : "NOT within 5%")
     }
 }' runs/times figures

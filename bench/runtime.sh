@@ -8,7 +8,8 @@
 # revision REV, built here, beside today's):
 #   * the cost of one clock read (libkm's clock, and CLOCK_MONOTONIC);
 #   * the cost of a KM_IN + KM_OUT pair that reads the clock, one past the
-#     extrapolation threshold, one that is traced (bench/hotpath.c);
+#     extrapolation threshold, one that is traced (bench/hotpath.c), and
+#     the first two per thread on 1, 2, 4, 8 and 16 threads at once;
 #   * the whole-program overhead of the bundled examples (examples/heat on
 #     2 MPI ranks, examples/solve run 20 times over) and of a call-heavy
 #     kernel (bench/kernel.f, bench/cell.f), instrumented by kmrun at the
@@ -18,7 +19,10 @@
 #     instrumentation linked with empty entry points (bench/stub.c), which
 #     shows what instrumenting does to the compiled code apart from libkm
 #     (calls, inlining, and the layout of code and data, which alone can
-#     move a program's time by several per cent either way).
+#     move a program's time by several per cent either way); and for
+#     each program libkm's own overhead figure (KM_output's header)
+#     against the time the default build really added.
+# Each figure of issue 27's goal table is printed with its goal beside it.
 #
 # The machine may be shared: every program is run REPEAT times (default 7),
 # the builds taking turns, and the ratios compare the fastest runs (the
@@ -67,12 +71,26 @@ awk -v r="$(val read)" -v m="$(val monotonic)" -v p="$(val pair)" \
     -v x="$(val extrapolated)" -v t="$(val traced)" \
     -v tp="$(val thread_pair)" -v tx="$(val thread_extrapolated)" 'BEGIN {
     printf "  clock read                      %7.2f ns   (CLOCK_MONOTONIC %.2f ns)\n", r, m
-    printf "  KM_IN + KM_OUT, measured        %7.2f ns   = %.2f x two clock reads   (target <= 1.5)\n", p, p / (2 * r)
-    printf "  KM_IN + KM_OUT, extrapolated    %7.2f ns   (target < 5)\n", x
+    printf "  KM_IN + KM_OUT, measured        %7.2f ns   = %.2f x two clock reads   (goal <= 25 ns, reads ordered)\n", p, p / (2 * r)
+    printf "  KM_IN + KM_OUT, extrapolated    %7.2f ns   (goal <= 2 ns; above 3.5 ns a regression)\n", x
     printf "  KM_IN + KM_OUT, traced          %7.2f ns\n", t
     printf "  on another thread: measured     %7.2f ns   (%.3f x the program thread'"'"'s)\n", tp, tp / p
     printf "  on another thread: extrapolated %7.2f ns   (%.3f x)\n", tx, tx / x
 }'
+# (each thread's best batch, mean over the threads; goal: flat)
+awk '$1 == "threads_pair" { p[$2] = $3; n[++k] = $2 }
+     $1 == "threads_extrapolated" { x[$2] = $3 }
+     END {
+         if (!k) exit
+         printf "  per thread, threads at once   "
+         for (i = 1; i <= k; i++) printf " %6d", n[i]
+         printf "\n  measured pair (ns)            "
+         for (i = 1; i <= k; i++) printf " %6.2f", p[n[i]]
+         printf "   %d/1: %.3f x (goal flat)\n", n[k], p[n[k]] / p[n[1]]
+         printf "  extrapolated pair (ns)        "
+         for (i = 1; i <= k; i++) printf " %6.2f", x[n[i]]
+         printf "   %d/1: %.3f x (goal flat)\n", n[k], x[n[k]] / x[n[1]]
+     }' hot.txt
 
 # ---- the hot path before and after (BASELINE=REV) ----------------------------
 # libkm of another revision built here from git, and the same hotpath.c
@@ -100,6 +118,15 @@ if [ -n "${BASELINE:-}" ]; then
     for k in pair extrapolated traced; do
         awk -v k="$k" -v b="$(best $k hot-base.txt)" -v n="$(best $k hot-now.txt)" 'BEGIN {
             printf "  KM_IN + KM_OUT, %-14s %7.2f ns -> %7.2f ns   (%+.2f ns, %.3f x)\n", k, b, n, n - b, n / b }'
+    done
+    # the per-thread sweep, if both revisions' runs printed it
+    for k in threads_pair threads_extrapolated; do
+        for n in 1 2 4 8 16; do
+            b=$(awk -v k=$k -v n=$n '$1 == k && $2 == n && (b == "" || $3 < b) { b = $3 } END { print b }' hot-base.txt)
+            c=$(awk -v k=$k -v n=$n '$1 == k && $2 == n && (b == "" || $3 < b) { b = $3 } END { print b }' hot-now.txt)
+            [ -n "$b" ] && [ -n "$c" ] && awk -v k="${k#threads_}" -v n=$n -v b="$b" -v c="$c" 'BEGIN {
+                printf "  %-12s pair, %2d threads %7.2f ns -> %7.2f ns   (%+.2f ns, %.3f x)\n", k, n, b, c, c - b, c / b }'
+        done
     done
 fi
 
@@ -195,6 +222,14 @@ estimate() {
         END { m = reads / 2; printf "%.6f\n", (m * pair + (n - m) * x) * 1e-9 }' "$1"
 }
 
+# overhead FILE: libkm's own figure for its overhead (the header line
+# "libkm overhead"), the largest over the ranks (the run waits for the
+# slowest)
+overhead() {
+    awk '/! libkm overhead$/ { v = $1; sub(/^~/, "", v); if (v + 0 > m) m = v + 0 }
+         END { printf "%.6f\n", m }' "$1"
+}
+
 # measure PROG TIMES LAUNCH...: REPEAT rounds of the builds taking turns;
 # one line "PROG plain stub default max nox estimate" with each build's best
 # time and the estimate of libkm's cost in the default build
@@ -224,10 +259,11 @@ measure() {
         cmp -s "$prog/plain/out" "$prog/$cfg/out" ||
             die "$prog: the $cfg build's output differs from the plain build's"
     done
-    awk -v p="$prog" -v est="$(estimate "$prog/default/last.km")" -v n="$times" '
+    awk -v p="$prog" -v est="$(estimate "$prog/default/last.km")" -v n="$times" \
+        -v ovh="$(overhead "$prog/default/last.km")" '
         { if (!($1 in best) || $2 < best[$1]) best[$1] = $2 }
-        END { printf "%s %s %s %s %s %s %s\n", p, best["plain"], best["stub"],
-              best["default"], best["max"], best["nox"], est * n }' "$prog/times"
+        END { printf "%s %s %s %s %s %s %s %s\n", p, best["plain"], best["stub"],
+              best["default"], best["max"], best["nox"], est * n, ovh * n }' "$prog/times"
 }
 
 mkdir -p inputs/heat inputs/solve inputs/kernel
@@ -255,7 +291,7 @@ say ""
 say "Whole programs (best of $REPEAT runs each, builds taking turns; overhead over the plain build)"
 printf '  %-22s %9s %12s %12s %12s %16s %12s\n' program "plain(s)" "stub" default \
     "max levels" "max, no extrap." "estimate"
-echo "$results" | awk 'NF == 7 {
+echo "$results" | awk 'NF == 8 {
     name = $1
     if (name == "heat") name = "heat (2 MPI ranks)"
     if (name == "solve") name = "solve (20 runs)"
@@ -265,6 +301,19 @@ echo "$results" | awk 'NF == 7 {
            100 * ($5 / $2 - 1), 100 * ($6 / $2 - 1), 100 * $7 / $2
 }'
 [ $have_mpi = yes ] || say "  (heat not run: no MPI)"
+say ""
+say "libkm's overhead figure / the time the default build really added (goal 0.85-1.15)"
+echo "$results" | awk 'NF == 8 {
+    name = $1
+    if (name == "heat") name = "heat (2 MPI ranks)"
+    if (name == "solve") name = "solve (20 runs)"
+    if (name == "kernel") name = "kernel (call-heavy)"
+    added = $4 - $2
+    if (added > 0)
+        printf "  %-22s %9.4f s of %9.4f s = %6.2f  (goal 0.85-1.15)\n", name, $8, added, $8 / added
+    else
+        printf "  %-22s %9.4f s, and the run added nothing measurable (%+.4f s)\n", name, $8, added
+}'
 say ""
 say "stub: the default instrumentation with empty entry points (bench/stub.c)."
 say "estimate: libkm's own work in the default build, from its KM_output counts"
