@@ -45,6 +45,7 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/kmtruth.XXXXXX") || exit 1
 busy=
 trap '[ -n "$busy" ] && kill "$busy" 2> /dev/null; rm -rf "$work"' EXIT
+trap 'exit 1' HUP INT TERM            # (so that the busy loop ends too)
 cd "$work" || exit 1
 die() { echo "truth.sh: $*" >&2; exit 1; }
 
