@@ -27,7 +27,12 @@
 # and the cost of an execution (instrumented run less the plain one, per
 # region execution) in each run, with libkm's own figure for its overhead
 # (the header figure "libkm overhead") beside the real one (the run less
-# the plain one).  Medians over REPEAT runs (default 7).
+# the plain one) and their ratio; and last, one line per cost shape with
+# the error of its estimate at the default threshold against the goal of
+# issue 27 (within 5%).  Medians over REPEAT runs (default 7).  With
+# BASELINE=REV, kmrun and libkm of git revision REV (bench/baseline.sh)
+# instrument the program too, run in turns with every call measured and
+# at the default threshold: the last lines show its error beside today's.
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=$(cd "${1:-$top/build}" 2> /dev/null && pwd) ||
@@ -53,6 +58,18 @@ cp "$top/control/KM_control.dat" inst/
 $F77 $FFLAGS -o plain "$src" || die "cannot build the plain program"
 # shellcheck disable=SC2086
 $F77 $FFLAGS -o prog inst/KM_changing.f "$LIBKM" || die "cannot build the instrumented one"
+baselines=
+if [ -n "${BASELINE:-}" ]; then
+    base=$(sh "$here/baseline.sh" "$BASELINE" "$build") || exit 1
+    mkdir binst
+    cp "$base/../src/control/KM_control.dat" binst/
+    "$base/kmrun/kmrun" -y -td binst "$src" 2> bkmrun.log ||
+        die "the baseline's kmrun failed"
+    # shellcheck disable=SC2086
+    $F77 $FFLAGS -o baseprog binst/KM_changing.f "$base/runtime/libkm.a" ||
+        die "cannot build the baseline's instrumented program"
+    baselines="0 100000"
+fi
 
 # seconds a command takes
 seconds() {
@@ -74,6 +91,13 @@ while [ "$i" -lt "$REPEAT" ]; do
             export KM_TIME_PREDICTION_MODE_NUMBER &&
             echo "$t $(seconds ../../prog)" >> ../times)
         [ -f "$d/KM_output.000" ] || die "no KM_output at threshold $t"
+    done
+    for t in $baselines; do
+        d=runs/b$t.$i
+        mkdir "$d"
+        (cd "$d" && KM_TIME_PREDICTION_MODE_NUMBER=$t &&
+            export KM_TIME_PREDICTION_MODE_NUMBER && ../../baseprog > /dev/null 2>&1)
+        [ -f "$d/KM_output.000" ] || die "no KM_output from the baseline at threshold $t"
     done
     i=$((i + 1))
 done
@@ -140,8 +164,27 @@ END {
     for (j = 1; j <= nt; j++) {
         t = th[j]
         w = median(time[t]); n = median(calls[t]); o = median(ovh[t])
-        printf "  %-26s %8.4f  %6.2f ns/execution  overhead %.4f of %.4f (%.0f%%)\n", \
+        printf "  %-26s %8.4f  %6.2f ns/execution  overhead figure %.4f of %.4f = %.2f (goal 0.85-1.15)\n", \
                (t == 0 ? "every execution measured" : "threshold " t), w, \
-               1e9 * (w - plain) / n, o, w - plain, 100 * o / (w - plain)
+               1e9 * (w - plain) / n, o, w - plain, o / (w - plain)
+    }
+    # the goal table of issue 27: the error of the estimate at the
+    # default threshold (the last one), each cost shape
+    t = th[nt]
+    printf "\nerror of the estimate at the default threshold (%s), goal within 5%%:\n", t
+    split("BIMOD bimodal STEP step RAMPUP ramp-up RAMPDN ramp-down ALTERN alternating", sh, " ")
+    for (k = 1; k < 10; k += 2) {
+        r = sh[k]
+        m = median(el[0, r]); mc = median(el[0, "CONST"])
+        e = median(el[t, r]); ec = median(el[t, "CONST"])
+        err = ((e - m) - (ec - mc)) / m
+        printf "  %-12s %+7.1f%%   %-13s", sh[k + 1], 100 * err, \
+               (err <= 0.05 && err >= -0.05 ? "within 5%" : "NOT within 5%")
+        if (("b0", r) in el) {
+            m = median(el["b0", r]); mc = median(el["b0", "CONST"])
+            e = median(el["b" t, r]); ec = median(el["b" t, "CONST"])
+            printf "   [baseline %+.1f%%]", 100 * ((e - m) - (ec - mc)) / m
+        }
+        printf "\n"
     }
 }' runs/times figures

@@ -3,7 +3,10 @@
  * read, a KM_IN + KM_OUT pair that reads the clock, one past the
  * extrapolation threshold (no clock), one that is traced; and the first
  * two on a second thread (an OpenMP worker's), whose state libkm reaches
- * through a thread-local pointer.  Each figure is
+ * through a thread-local pointer; and the same two on 1, 2, 4, 8 and 16
+ * threads at once, each doing its own pairs (per pair and per thread:
+ * flat when no thread slows the others through shared state).  Each
+ * figure is
  * the best of many short batches, taken in rounds spread over a few
  * seconds, so that the other processes of a shared machine (on the other
  * hardware thread of the same core, say) disturb it as little as possible.
@@ -16,7 +19,9 @@
 #include "runtime/km_internal.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 enum { BATCH = 20000, BATCHES = 10, ROUNDS = 40 };
@@ -75,6 +80,58 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* ---- 1 to 16 threads at once ------------------------------------------ */
+
+enum { MAX_THREADS = 16, SWEEP_ROUNDS = 10 };
+
+static pthread_barrier_t start_line;
+static double sweep_pair[MAX_THREADS], sweep_xpair[MAX_THREADS];
+
+/* One of n threads: after all have started, the best batch of each kind
+ * of pair.  With more threads than processors a batch (a fraction of a
+ * millisecond) mostly runs whole between two switches, so the best one
+ * is the cost of a pair while the other threads run too. */
+static void *sweeper(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    double pair = 1, xpair = 1;
+    km_in_f(&extrap);                 /* this thread's measured execution */
+    km_out_f(&extrap);
+    pthread_barrier_wait(&start_line);
+    for (int round = 0; round < SWEEP_ROUNDS; round++) {
+        BEST(pair, BATCH, km_in_f(&measured); km_out_f(&measured));
+        BEST(xpair, BATCH, km_in_f(&extrap); km_out_f(&extrap));
+    }
+    sweep_pair[i] = pair;
+    sweep_xpair[i] = xpair;
+    return NULL;
+}
+
+/* Print "threads_pair N ns" and "threads_extrapolated N ns", the mean over
+ * the n threads of each one's best; 0 if the threads could not start. */
+static void sweep(int n)
+{
+    pthread_t tid[MAX_THREADS];
+    int started = 0;
+    pthread_barrier_init(&start_line, NULL, (unsigned)n);
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&tid[i], NULL, sweeper, (void *)(intptr_t)i) == 0)
+            started++;
+    if (started < n) {               /* the barrier would never open */
+        fprintf(stderr, "hotpath: only %d of %d threads started\n", started, n);
+        exit(1);
+    }
+    double p = 0, x = 0;
+    for (int i = 0; i < n; i++) {
+        pthread_join(tid[i], NULL);
+        p += sweep_pair[i];
+        x += sweep_xpair[i];
+    }
+    pthread_barrier_destroy(&start_line);
+    printf("threads_pair %d %.2f\n", n, p / n * 1e9);
+    printf("threads_extrapolated %d %.2f\n", n, x / n * 1e9);
+}
+
 int main(void)
 {
     const struct km_clock *c = km_test_clock();
@@ -108,6 +165,8 @@ int main(void)
     printf("traced %.2f\n", tpair * 1e9);
     printf("thread_pair %.2f\n", thread_pair * 1e9);
     printf("thread_extrapolated %.2f\n", thread_xpair * 1e9);
+    for (int n = 1; n <= MAX_THREADS; n *= 2)
+        sweep(n);
     km_test_reset();                  /* no KM_output for this */
     return 0;
 }
