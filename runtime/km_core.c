@@ -181,6 +181,12 @@ struct km_thread {
                                 count: no atomic add on a shared line) */
     int trace_closed;        /* its open regions' LEAVEs were traced at
                                 the program's end */
+    /* the CPU clock (KM_CLOCK=cpu) counts each thread's own time: another
+     * thread's snapshot reads this one's clock, or its time at its end */
+    clockid_t cpu_id;
+    int cpu_id_ok;
+    int ended;               /* the thread ended (atomic), at cpu_end */
+    km_tick cpu_end;
     struct km_thread *free_next;   /* ended, waiting for a new thread */
     struct km_thread *next;  /* every thread, newest first (st.threads) */
     _Alignas(64) struct km_frame stack[KM_STACK_DEPTH];   /* a frame
@@ -269,6 +275,12 @@ static km_tick cold_now(void)
 {
     __atomic_fetch_add(&st.cold_reads, 1, __ATOMIC_RELAXED);
     return km_clock_read(&st.clock);
+}
+
+/* The clock is the CPU time of each thread (KM_CLOCK=cpu). */
+static int cpu_clock(void)
+{
+    return st.clock.kind == KM_CLOCK_CALL && st.clock.read == km_clock_cpu_read;
 }
 
 /* Where estimates are settled: the live table (copy NULL), or a
@@ -541,7 +553,13 @@ static int main_taken;
 static void thread_ended(void *arg)
 {
     struct km_thread *t = arg;
-    if (!t || t == &main_thread || t->sp != 0)
+    if (!t || t == &main_thread)
+        return;
+    if (cpu_clock()) {               /* its clock ends with it */
+        t->cpu_end = cold_now();
+        __atomic_store_n(&t->ended, 1, __ATOMIC_RELEASE);
+    }
+    if (t->sp != 0)
         return;
     pthread_mutex_lock(&st.lock);
     t->free_next = free_states;
@@ -559,6 +577,21 @@ static struct km_thread *recycled_state(void)
     return t;
 }
 
+/* With the CPU clock, thread t's clock is the calling thread's from now
+ * on; a state an ended thread left goes on from that thread's CPU time
+ * (the new thread's clock starts elsewhere: t0 moves by the difference,
+ * as hide_time moves it; every frame is closed). */
+static void take_cpu_clock(struct km_thread *t)
+{
+    if (!cpu_clock())
+        return;
+    t->cpu_id_ok = km_clock_cpu_id(&t->cpu_id) == 0;
+    if (__atomic_load_n(&t->ended, __ATOMIC_ACQUIRE)) {
+        t->t0 += cold_now() - t->cpu_end;
+        __atomic_store_n(&t->ended, 0, __ATOMIC_RELEASE);
+    }
+}
+
 static KM_NOINLINE struct km_thread *attach(void)
 {
     struct km_thread *t;
@@ -568,6 +601,7 @@ static KM_NOINLINE struct km_thread *attach(void)
     } else if ((t = recycled_state()) != NULL) {
         self = t;
         on_main = 0;
+        take_cpu_clock(t);
         if (end_key_made)
             pthread_setspecific(end_key, t);
         return t;
@@ -595,6 +629,7 @@ static KM_NOINLINE struct km_thread *attach(void)
         t->t0 = cold_now();
         t->started = 1;
     }
+    take_cpu_clock(t);
     pthread_mutex_lock(&st.lock);
     t->next = st.threads;
     __atomic_store_n(&st.threads, t, __ATOMIC_RELEASE);
@@ -1766,17 +1801,27 @@ static km_time redundant_so_far(const struct km_thread *t,
 
 /* Every frame is closed: the root settles what still waits in it against
  * the total time less libkm's overhead; what is left is the time
- * outside. */
+ * outside.  Measured callees that do not fit beside the overhead take
+ * their time out of it (the costs behind it are estimates), never below
+ * zero: what they hold beyond the total (a clock that is not one, a
+ * snapshot's instant read before a frame's) makes the total longer, so
+ * that no figure exceeds it. */
 static void settle_root(const struct settle *c, struct km_report *rep,
                         struct km_frame *root)
 {
     km_time *ovh = c->ovh;
+    if (*ovh < 0)
+        *ovh = 0;
+    if (*ovh > rep->total)
+        *ovh = rep->total;
     km_time e = rep->total - *ovh;
     km_time cc = root->child, ci = root->inv;
     rep->outside_est = ci > 0;
     settle(c, root, e, &cc, &ci);
     if (cc > e) {
-        *ovh -= cc - e;
+        km_time give = cc - e < *ovh ? cc - e : *ovh;
+        *ovh -= give;
+        rep->total += cc - e - give;
         e = cc;
     }
     rep->outside = e - cc;
@@ -1960,12 +2005,34 @@ static int32_t copy_stack(const struct km_thread *t, struct km_frame *stk,
     return sp;
 }
 
-/* Thread t's figures as if every open frame were left at `now`, without
- * touching the live regions or stack.  Regions registered since t last
- * caught up appear with no executions.  On failure (no memory) the report
- * still has its scalar fields, but no regions. */
+/* The instant of a snapshot of another thread t, read after its stack
+ * was copied: the clock now, or later than `now`; with the CPU clock, t's
+ * own CPU time (the reader's would hold nothing of t's), or its time when
+ * it ended (its clock is gone), or failing both its start. */
+static km_tick foreign_now(const struct km_thread *t, km_tick now)
+{
+    if (!cpu_clock()) {
+        km_tick later = cold_now();
+        return later > now ? later : now;
+    }
+    km_tick v;
+    if (!__atomic_load_n(&t->ended, __ATOMIC_ACQUIRE) && t->cpu_id_ok &&
+        km_clock_cpu_read_id(t->cpu_id, &v) == 0) {
+        __atomic_fetch_add(&st.cold_reads, 1, __ATOMIC_RELAXED);
+        return v;
+    }
+    if (__atomic_load_n(&t->ended, __ATOMIC_ACQUIRE))
+        return t->cpu_end;
+    return t->t0;
+}
+
+/* Thread t's figures as if every open frame were left at `now` (another
+ * thread's: at the instant foreign_now gives, into *at), without touching
+ * the live regions or stack.  Regions registered since t last caught up
+ * appear with no executions.  On failure (no memory) the report still has
+ * its scalar fields, but no regions. */
 static int make_thread_report(const struct km_thread *t, struct km_report *rep,
-                              const char *event, km_tick now)
+                              const char *event, km_tick now, km_tick *at)
 {
     /* Another thread may run on while it is copied: its overhead is read
      * first and the clock last, so that no frame it opens meanwhile
@@ -1998,9 +2065,7 @@ static int make_thread_report(const struct km_thread *t, struct km_report *rep,
         rep->reg[i] = *st.tmpl[i];
     sp = copy_stack(t, stk, sp, nreg);
     if (foreign) {
-        km_tick later = cold_now();
-        if (later > now)
-            now = later;
+        now = foreign_now(t, now);
         rep->total = KM_SUB(now - t->t0);
         if (rep->total < 0)
             rep->total = 0;
@@ -2013,6 +2078,8 @@ static int make_thread_report(const struct km_thread *t, struct km_report *rep,
         leave(&c, stk, i, now, 0);
     settle_root(&c, rep, &stk[0]);
     rep->overhead = ovh;
+    if (at)
+        *at = now;
     km_mem_free(stk);
     fit_locations(rep);
     sum_regions(rep);
@@ -2082,25 +2149,26 @@ static int make_report(struct km_report *rep, const char *event, km_tick now)
             fill_scalars(&main_thread, rep, event, now);
             return -1;
         }
-        int rc = make_thread_report(&main_thread, rep, event, now);
+        int rc = make_thread_report(&main_thread, rep, event, now, &now);
         if (rc == 0) {
             copy_rank_tables(rep);
             copy_timeline(rep, now);
         }
         return rc;
     }
-    int rc = make_thread_report(v[0], rep, event, now);
+    km_tick now0 = now;              /* the program's thread's instant */
+    int rc = make_thread_report(v[0], rep, event, now, &now0);
     if (rc == 0) {
         copy_rank_tables(rep);
         if (v[0] == &main_thread)
-            copy_timeline(rep, now);
+            copy_timeline(rep, now0);
     }
     if (n > 1) {
         rep->others = km_mem_alloc((size_t)(n - 1) * sizeof *rep->others);
         if (rep->others) {
             for (int32_t i = 1; i < n; i++)
                 if (make_thread_report(v[i], &rep->others[rep->nothers],
-                                       event, now) == 0)
+                                       event, now, NULL) == 0)
                     rep->nothers++;
                 else
                     km_report_free(&rep->others[rep->nothers]);
@@ -2327,7 +2395,7 @@ static void rank_starts(const struct km_mpi_ops *ops, struct km_thread *t,
     st.red_before = 0;
     if (!before) {
         struct km_report rep;
-        make_thread_report(t, &rep, "", now);   /* scalars survive a
+        make_thread_report(t, &rep, "", now, NULL);   /* scalars survive a
                                                    failure */
         st.red_before = rep.redundant;
         km_report_free(&rep);

@@ -79,6 +79,15 @@ void km_clock_calibrate(struct km_clock *c);
 /* The CPU clock's reader (KM_CLOCK=cpu), so that callers can tell it. */
 km_tick km_clock_cpu_read(void);
 
+/* The calling thread's CPU clock, which another thread can read (each
+ * thread's CPU time counts from its own start: another thread's figures
+ * must be read on its clock, not the reader's); 0, or -1 where there is
+ * none. */
+int km_clock_cpu_id(clockid_t *id);
+/* Thread `id`'s CPU time in the CPU clock's ticks into *tick: 0, or -1
+ * (the thread has ended). */
+int km_clock_cpu_read_id(clockid_t id, km_tick *tick);
+
 /* How long the calling thread has waited, ready to run, for a processor
  * since it started (Linux's run-queue delay), in nanoseconds; -1 where
  * the system does not say.  Safe in a signal handler. */
