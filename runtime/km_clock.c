@@ -71,6 +71,11 @@ int km_clock_cpu_id(clockid_t *id)
     return pthread_getcpuclockid(pthread_self(), id) == 0 ? 0 : -1;
 }
 
+int km_clock_is_cpu(const struct km_clock *c)
+{
+    return c->kind == KM_CLOCK_CALL && c->read == km_clock_cpu_read;
+}
+
 int km_clock_cpu_read_id(clockid_t id, km_tick *tick)
 {
     struct timespec ts;

@@ -280,7 +280,7 @@ static km_tick cold_now(void)
 /* The clock is the CPU time of each thread (KM_CLOCK=cpu). */
 static int cpu_clock(void)
 {
-    return st.clock.kind == KM_CLOCK_CALL && st.clock.read == km_clock_cpu_read;
+    return km_clock_is_cpu(&st.clock);
 }
 
 /* Where estimates are settled: the live table (copy NULL), or a
@@ -1922,10 +1922,11 @@ static int redundant_estimated(const struct km_report *rep)
 }
 
 /* Seconds this rank waited for a processor since the run began (0 where
- * unknown, and with the CPU clock, whose times hold no waiting). */
+ * unknown); with the CPU clock too, whose times leave it out but whose
+ * run took that much longer. */
 static double seconds_waited(void)
 {
-    if (st.waited0 < 0 || st.clock.read == km_clock_cpu_read)
+    if (st.waited0 < 0)
         return 0;
     int64_t now = km_clock_waited_ns();
     return now > st.waited0 ? (double)(now - st.waited0) * 1e-9 : 0;
