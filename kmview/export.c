@@ -131,6 +131,7 @@ static void csv_run(FILE *f, const void *ctx)
     csv_pair(f, "started", run->started);
     csv_pair(f, "written_at", run->written_at);
     csv_pair(f, "clock", run->clock);
+    csv_pair(f, "times", kv_cpu_time(run) ? "cpu" : "elapsed");
     csv_pair(f, "overhead", run->overhead);
     csv_pair_num(f, "ranks_in_run", run->nranks);
     csv_pair_num(f, "ranks_read", (double)run->nsections);
@@ -655,6 +656,7 @@ static void json_run(FILE *f, const struct kv_stats *st)
     json_str_member(f, "started", run->started);
     json_str_member(f, "written_at", run->written_at);
     json_str_member(f, "clock", run->clock);
+    json_str_member(f, "times", kv_cpu_time(run) ? "cpu" : "elapsed");
     json_str_member(f, "overhead", run->overhead);
     fprintf(f, "\"ranks_in_run\":%d,\"ranks_read\":%zu,\"ranks_lost\":%zu,\n",
             run->nranks, run->nsections, run->nsections - st->n);

@@ -234,6 +234,7 @@ static void data_run(FILE *f, const struct kv_stats *st,
     json_member_str(f, "started", run->started);
     json_member_str(f, "writtenAt", run->written_at);
     json_member_str(f, "clock", run->clock);
+    fprintf(f, "\"cpuTime\":%d,", kv_cpu_time(run));
     json_member_str(f, "overhead", run->overhead);
     json_member_str(f, "rankText", ranks);
     fprintf(f, "\"format\":%d,\"startupFromStatements\":%d,\"anyEst\":%d,",

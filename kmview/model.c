@@ -56,6 +56,11 @@ bool kv_figure_known(int format_version, int f)
     return format_version >= 2 || f != KV_F_ESTIMATED;
 }
 
+bool kv_cpu_time(const struct kv_run *run)
+{
+    return run->clock && strncmp(run->clock, "CPU time", 8) == 0;
+}
+
 bool kv_is_mpi_startup(const char *text)
 {
     char s[32];

@@ -63,6 +63,11 @@ enum kv_metric { KV_M_ELAPSED, KV_M_NET, KV_M_COUNTS, KV_M_MPI, KV_M_IO,
 /* Is this statement text MPI start-up (CALL MPI_INIT(...) or CALL
  * MPI_INIT_THREAD(...), any case and blanks)? */
 bool kv_is_mpi_startup(const char *text);
+/* The run's times are CPU time (its Clock line names libkm's CPU clock,
+ * KM_CLOCK=cpu), not elapsed time: a prediction from them is of CPU time,
+ * no speedup in wall time. */
+struct kv_run;
+bool kv_cpu_time(const struct kv_run *run);
 
 struct kv_routine {
     char *name;              /* upper case, as in the file */

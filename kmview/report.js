@@ -225,14 +225,17 @@ function figKpi(label, k, title) {
 var LEFT_OUT = D.pred && D.pred.withoutOverhead ? ' (no start-up, no libkm overhead)' :
                D.pred && D.pred.withoutStartup ? ' (no start-up)' : '';
 var SPEEDUP = D.pred && D.pred.withoutOverhead ? 'T_1pe / max over ranks of (T − S − O)' : '';
+/* KM_CLOCK=cpu: every time is CPU time, and the prediction is of CPU time,
+   no speedup in wall time where ranks shared a processor. */
+var CPU = D.cpuTime === 1, OF_CPU = CPU ? ' of CPU time (not of wall time)' : '';
 function predKpis() {
   var P = D.pred, f = P.fig, e = function (k) { return (P.est >> k & 1) === 1; };
   var title = function (k, what) { return [what, e(k) ? EST_TITLE : ''].filter(Boolean).join('; '); };
   if (!P.available)
     return kpi('prediction', 'n/a', P.reason || 'the file gives no prediction');
-  return kpi('predicted one-PE time T_1pe' + LEFT_OUT, KM.mark(KM.sec(f[0]), e(0)), title(0)) +
-    kpi('predicted speedup', KM.mark(KM.num(f[1]), e(1)), title(1, SPEEDUP)) +
-    kpi('predicted efficiency', KM.mark(KM.pct(f[2]), e(2)), title(2));
+  return kpi('predicted one-PE ' + (CPU ? 'CPU ' : '') + 'time T_1pe' + LEFT_OUT, KM.mark(KM.sec(f[0]), e(0)), title(0)) +
+    kpi('predicted speedup' + OF_CPU, KM.mark(KM.num(f[1]), e(1)), title(1, SPEEDUP)) +
+    kpi('predicted efficiency' + OF_CPU, KM.mark(KM.pct(f[2]), e(2)), title(2));
 }
 /* MPI start-up apart from MPI: a short run spends much of its time in
    MPI_INIT, and that says nothing about its communication. */
@@ -240,12 +243,12 @@ function header() {
   var t = figOf(F_TOTAL, 'mean'), h = '<header><h1>kmview — ' + KM.esc(D.program || '?') + '</h1>' +
     '<p class="facts">' + KM.esc(D.source) + ' · ' + KM.esc(D.rankText) + ' · started ' +
     KM.esc(D.started || '?') + ' · written at ' + KM.esc(D.writtenAt || '?') + ' · clock ' +
-    KM.esc(D.clock || '?') + (V1 ? ' · KM_output format 1: estimates not marked, MPI start-up taken from ' +
+    KM.esc(D.clock || '?') + (CPU ? ' · <span id="cputime">every time is CPU time, not elapsed time</span>' : '') + (V1 ? ' · KM_output format 1: estimates not marked, MPI start-up taken from ' +
     'its CALL MPI_INIT statements' : '') + (D.binned ? ' · <span id="binned">' + D.binned.ranks +
     ' ranks shown as ' + D.binned.columns + ' columns, each the mean of ' + D.binned.per +
     ' consecutive ranks (no per-thread table; kmview --csv has every rank)</span>' : '') +
     '</p><div class="kpis" id="kpis">' +
-    kpi('total time (mean over ranks)', KM.mark(KM.sec(t), figEst(F_TOTAL, 'mean'))) +
+    kpi((CPU ? 'total CPU time' : 'total time') + ' (mean over ranks)', KM.mark(KM.sec(t), figEst(F_TOTAL, 'mean'))) +
     figKpi('MPI communication (after start-up)', F_MPI) +
     figKpi('MPI start-up (MPI_INIT)', F_STARTUP) + figKpi('I/O', F_IO);
   if (!V1) h += figKpi('estimated', F_EST, 'the share of the time whose place libkm estimated');
@@ -748,14 +751,16 @@ function predictionTable() {
   if (P.withoutOverhead)
     h += '<p class="note" id="predexplain">P = T − S − C − R − O, each rank\'s parallel work, leaves out MPI ' +
          'start-up S and libkm\'s overhead O; T_1pe = min R + sum P, and the speedup is T_1pe / max over ranks ' +
-         'of (T − S − O). W is how long the rank waited for a processor: P holds it, so that with more ranks ' +
-         'than processors T_1pe is too high.</p>';
+         'of (T − S − O). ' + (CPU ? 'These are CPU times: the prediction is of CPU time, not a speedup in ' +
+         'wall time. W is how long the rank waited for a processor: CPU time leaves it out, and the run took ' +
+         'that much longer.</p>' : 'W is how long the rank waited for a processor: P holds it, so that with more ranks ' +
+         'than processors T_1pe is too high.</p>');
   if (!P.available) h += '<table id="pred"><tr><th class="l">T_1pe, speedup, efficiency</th><td>n/a</td></tr></table>';
   else
-    h += '<table id="pred"><tr><th class="l">T_1pe' + (P.withoutOverhead ? ' (without MPI start-up, libkm\'s ' +
+    h += '<table id="pred"><tr><th class="l">T_1pe' + (CPU ? ' (CPU time)' : '') + (P.withoutOverhead ? ' (without MPI start-up, libkm\'s ' +
       'overhead)' : P.withoutStartup ? ' (without MPI start-up)' : '') + '</th><td>' +
-      KM.mark(KM.sec(P.fig[0]), e(0)) + '</td></tr><tr><th class="l">speedup' + (SPEEDUP ? ' (' + SPEEDUP + ')' : '') +
-      '</th><td>' + KM.mark(KM.num(P.fig[1]), e(1)) + '</td></tr><tr><th class="l">efficiency</th><td>' +
+      KM.mark(KM.sec(P.fig[0]), e(0)) + '</td></tr><tr><th class="l">speedup' + OF_CPU + (SPEEDUP ? ' (' + SPEEDUP + ')' : '') +
+      '</th><td>' + KM.mark(KM.num(P.fig[1]), e(1)) + '</td></tr><tr><th class="l">efficiency' + OF_CPU + '</th><td>' +
       KM.mark(KM.pct(P.fig[2]), e(2)) + '</td></tr></table>';
   h += '<table id="predrows"><tr><th>rank</th>';
   cols.forEach(function (c, k) { if (has(k)) h += '<th>' + c + '</th>'; });

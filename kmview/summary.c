@@ -9,7 +9,8 @@
  * a '~' before every one that contains an estimate and a legend saying so.
  * MPI start-up is shown apart from MPI communication, and the prediction
  * says what it leaves out (MPI start-up; libkm's overhead and the time
- * ranks waited for a processor, when the file gives them).  Must never
+ * ranks waited for a processor, when the file gives them; with the CPU
+ * clock, that every time and the prediction are CPU time).  Must never
  * compute a figure of its own beyond a difference shown as such.
  */
 #include "kmview/summary.h"
@@ -51,6 +52,9 @@ static void run_heading(FILE *f, const struct kv_stats *st)
             run->started ? run->started : "?",
             run->written_at ? run->written_at : "?",
             run->clock ? run->clock : "?");
+    if (kv_cpu_time(run))
+        fprintf(f, "  every time is CPU time (KM_CLOCK=cpu), not elapsed "
+                "time\n");
     if (run->overhead)
         fprintf(f, "  libkm's overhead: %s\n", run->overhead);
     for (size_t i = 0; i < run->nextra; i++)
@@ -244,26 +248,36 @@ static void prediction(FILE *f, const struct kv_stats *st)
         return;
     }
     bool v2 = run->format_version >= 2, libkm = pr->without_overhead;
+    bool cpu = kv_cpu_time(run);
     fprintf(f, "\nPrediction from one run of %zu ranks%s\n", pr->nrows,
-            libkm ? " (times without MPI start-up and libkm)"
+            libkm && cpu ? " (CPU times without MPI start-up and libkm)"
+            : libkm ? " (times without MPI start-up and libkm)"
             : v2  ? " (times without MPI start-up)"
                   : " (format 1: T_1pe holds MPI start-up)");
     if (!pr->available)
         no_prediction(f, run);
     else {
         fprintf(f, "  %-40s %12s s\n",
-                libkm ? "T_1pe (one-PE time: min R + sum P)"
+                cpu ? "T_1pe (one-PE CPU time: min R + sum P)"
+                : libkm ? "T_1pe (one-PE time: min R + sum P)"
                 : v2  ? "T_1pe (one-PE time, no start-up)"
                       : "T_1pe (one-PE time)",
                 kv_human_mark(b, pr->fig[KV_PF_T1PE], pr->est & 1));
         fprintf(f, "  %-40s %12s\n",
-                libkm ? "Speedup (T_1pe / max (T - S - O))" : "Speedup",
+                cpu ? "Speedup of CPU time (not of wall time)"
+                : libkm ? "Speedup (T_1pe / max (T - S - O))" : "Speedup",
                 kv_human_mark(b, pr->fig[KV_PF_SPEEDUP], pr->est >> 1 & 1));
         snprintf(b, sizeof b, "%s", pr->est >> 2 & 1 ? "~" : "");
         kv_percent(b + strlen(b), pr->fig[KV_PF_EFFICIENCY]);
-        fprintf(f, "  %-40s %12s\n", "Efficiency", b);
+        fprintf(f, "  %-40s %12s\n",
+                cpu ? "Efficiency of CPU time" : "Efficiency", b);
     }
-    if (libkm)
+    if (libkm && cpu)
+        fprintf(f, "  (P = T - S - C - R - O leaves out MPI start-up S and "
+                "libkm's overhead O, and so\n  does the speedup; CPU time "
+                "leaves out W, how long the rank waited for a\n  processor: "
+                "the run took longer in wall time)\n");
+    else if (libkm)
         fprintf(f, "  (P = T - S - C - R - O leaves out MPI start-up S and "
                 "libkm's overhead O, and so\n  does the speedup; W, how long "
                 "the rank waited for a processor, is in P)\n");

@@ -17,7 +17,9 @@
  *              environment says KM_CLOCK=cpu (as the original KMtool
  *              allowed); not the process's, which today's MPI libraries
  *              inflate with helper threads of their own; a system call per
- *              read
+ *              read.  Each thread's CPU time counts from that thread's
+ *              start, so another thread's is read on its own clock
+ *              (km_clock_cpu_read_id)
  *
  * KM_CLOCK=tsc or KM_CLOCK=monotonic forces the choice.  Must never keep
  * state of its own (the caller owns the struct km_clock), allocate, or
@@ -26,6 +28,7 @@
 #include "runtime/km_internal.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +71,25 @@ km_tick km_clock_cpu_read(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return timespec_ns(&ts);
+}
+
+int km_clock_cpu_id(clockid_t *id)
+{
+    return pthread_getcpuclockid(pthread_self(), id) == 0 ? 0 : -1;
+}
+
+int km_clock_is_cpu(const struct km_clock *c)
+{
+    return c->kind == KM_CLOCK_CALL && c->read == km_clock_cpu_read;
+}
+
+int km_clock_cpu_read_id(clockid_t id, km_tick *tick)
+{
+    struct timespec ts;
+    if (clock_gettime(id, &ts) != 0)
+        return -1;
+    *tick = timespec_ns(&ts);
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -67,7 +67,8 @@
  *
  * Clock reads are not counted on the hot path: every measured frame reads
  * the clock once at entry and once at exit, so the count follows from the
- * regions' measured exits and the open frames (see clock_reads() in km_snapshot.c).
+ * regions' measured exits and the open frames (see clock_reads() in
+ * km_snapshot.c).
  */
 #ifndef KM_CORE_H
 #define KM_CORE_H
@@ -184,6 +185,12 @@ struct km_thread {
                                 count: no atomic add on a shared line) */
     int trace_closed;        /* its open regions' LEAVEs were traced at
                                 the program's end */
+    /* the CPU clock (KM_CLOCK=cpu) counts each thread's own time: another
+     * thread's snapshot reads this one's clock, or its time at its end */
+    clockid_t cpu_id;
+    int cpu_id_ok;
+    int ended;               /* the thread ended (atomic), at cpu_end */
+    km_tick cpu_end;
     struct km_thread *free_next;   /* ended, waiting for a new thread */
     struct km_thread *next;  /* every thread, newest first (km_st.threads) */
     _Alignas(64) struct km_frame stack[KM_STACK_DEPTH];   /* a frame
@@ -276,6 +283,12 @@ static inline km_tick cold_now(void)
     return km_clock_read(&km_st.clock);
 }
 
+/* The clock is the CPU time of each thread (KM_CLOCK=cpu). */
+static inline int cpu_clock(void)
+{
+    return km_clock_is_cpu(&km_st.clock);
+}
+
 /* Where estimates are settled: the live table (copy NULL), or a
  * snapshot's copies (whose frames point into `copy`); and the overhead to
  * give back to. */
@@ -353,7 +366,7 @@ extern uint64_t km_lost_threads;
 
 /* km_snapshot.c */
 int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
-                          const char *event, km_tick now);
+                          const char *event, km_tick now, km_tick *at);
 int km_make_report(struct km_report *rep, const char *event, km_tick now);
 
 /* km_write.c */

@@ -104,8 +104,11 @@ void km_format_header(struct km_text *t, const struct km_report *rep,
     km_text_printf(t, "! Program    : %s\n", prog);
     km_text_printf(t, "! Started    : %s\n", rep->started);
     km_text_printf(t, "! Written at : %s\n", rep->event);
-    km_text_printf(t, "! Clock      : %s, %.2e s per read\n", rep->clock.name,
-                   rep->clock.read_cost);
+    km_text_printf(t, "! Clock      : %s, %.2e s per read%s\n",
+                   rep->clock.name, rep->clock.read_cost,
+                   km_clock_is_cpu(&rep->clock)
+                       ? "; every time in this file is CPU time, not "
+                         "elapsed time" : "");
     km_text_printf(t, "! Overhead   : %.2e s per measured entry and exit, "
                    "%.2e s per estimated one, %.2e s inside a measured "
                    "region; taken out of every time\n", rep->cost_measured,
@@ -141,8 +144,14 @@ static size_t fitted(int n, size_t size)
 
 #define NOTE_WIDTH 100
 
+double km_waited_share(double waited, double total, int cpu)
+{
+    double of = cpu ? total + waited : total;
+    return of > 0 && waited > 0 ? waited / of : 0;
+}
+
 size_t km_format_prediction_note(char *buf, size_t size, int none,
-                                 double waited)
+                                 double waited, int cpu)
 {
     char line[NOTE_WIDTH + 1];
     if (none & KM_NOPRED_LOST)
@@ -151,10 +160,18 @@ size_t km_format_prediction_note(char *buf, size_t size, int none,
     else if (none & KM_NOPRED_MPI_UNMEASURED)
         snprintf(line, sizeof line, "! No prediction: MPI calls were not "
                  "measured in some routines (see the ranks' warnings)");
+    else if (waited >= KM_WAITED_NOTE && cpu)
+        snprintf(line, sizeof line, "! Ranks waited for a processor up to "
+                 "%.0f%% of their time: runs took longer than these CPU "
+                 "times", 100 * (waited < 1 ? waited : 1));
     else if (waited >= KM_WAITED_NOTE)
         snprintf(line, sizeof line, "! Ranks waited for a processor up to "
                  "%.0f%% of their time: T_1pe counts that as work",
                  100 * (waited < 1 ? waited : 1));
+    else if (cpu)
+        snprintf(line, sizeof line, "! CPU times, without MPI start-up "
+                 "(MPI_INIT) and libkm: a prediction of CPU time, not of "
+                 "wall time");
     else
         snprintf(line, sizeof line, "! Times without MPI start-up (MPI_INIT) "
                  "and libkm; ~ marks figures that contain estimates");
@@ -188,18 +205,24 @@ static const char *pred_fig(char *buf, size_t size, double v, int estimated,
     return buf;
 }
 
+/* With the CPU clock (`cpu`) the figures are of CPU time: a ratio of
+ * CPU times, which is no speedup in wall time where ranks shared a
+ * processor. */
 size_t km_format_prediction_figures(char *buf, size_t size, double t1pe,
                                     double speedup, double efficiency,
-                                    int estimated, int none)
+                                    int estimated, int none, int cpu)
 {
     char a[32], b[32], c[32];
+    const char *of = cpu ? " of CPU time (not of wall time)" : "";
     return fitted(snprintf(buf, size,
-                           "%-16s! Predicted one-PE time T_1pe\n"
-                           "%-16s! Predicted speedup\n"
-                           "%-16s! Predicted parallel efficiency\n",
+                           "%-16s! Predicted one-PE %stime T_1pe\n"
+                           "%-16s! Predicted speedup%s\n"
+                           "%-16s! Predicted parallel efficiency%s\n",
                            pred_fig(a, sizeof a, t1pe, estimated, none),
-                           pred_fig(b, sizeof b, speedup, estimated, none),
-                           pred_fig(c, sizeof c, efficiency, estimated, none)),
+                           cpu ? "CPU " : "",
+                           pred_fig(b, sizeof b, speedup, estimated, none), of,
+                           pred_fig(c, sizeof c, efficiency, estimated, none),
+                           of),
                   size);
 }
 
@@ -392,11 +415,18 @@ static void format_warnings(struct km_text *t, const struct km_report *rep)
                        "routines (first: %s); no prediction\n",
                        (int)rep->mpi_unmeasured, rep->mpi_unmeasured_first);
     double total = secs(rep, rep->total);
-    if (total > 0 && rep->waited >= KM_WAITED_NOTE * total)
+    int cpu = km_clock_is_cpu(&rep->clock);
+    double share = km_waited_share(rep->waited, total, cpu);
+    if (share >= KM_WAITED_NOTE && cpu)
+        km_text_printf(t, "! Warning: this rank waited for a processor %.0f%% "
+                       "of its time (more ranks than processors?): its CPU "
+                       "times leave that waiting out, its run took that "
+                       "much longer\n", 100 * share);
+    else if (share >= KM_WAITED_NOTE)
         km_text_printf(t, "! Warning: this rank waited for a processor %.0f%% "
                        "of its time (more ranks than processors?): its "
                        "times hold that waiting (KM_CLOCK=cpu leaves it "
-                       "out)\n", 100 * rep->waited / total);
+                       "out)\n", 100 * share);
 }
 
 /* ---- threads ------------------------------------------------------------ */

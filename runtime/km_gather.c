@@ -94,8 +94,9 @@ struct collector {
     size_t row_len;
     off_t at;                /* where the next section goes */
     double min_r, sum_p, max_t;   /* max_t: of T - S - O */
-    double waited;                /* largest share W / T */
+    double waited;                /* largest share of the time waited */
     int estimated, none;
+    int cpu;                      /* the times are CPU time */
 };
 
 static void add_row(struct collector *c, int rank,
@@ -111,8 +112,8 @@ static void add_row(struct collector *c, int rank,
     if (rank == 0 || p->t - p->s - p->o > c->max_t)
         c->max_t = p->t - p->s - p->o;
     c->sum_p += p->p;
-    if (p->t > 0 && p->w / p->t > c->waited)
-        c->waited = p->w / p->t;
+    if (km_waited_share(p->w, p->t, c->cpu) > c->waited)
+        c->waited = km_waited_share(p->w, p->t, c->cpu);
     c->estimated |= p->estimated;
     c->none |= p->none;
 }
@@ -152,17 +153,19 @@ static int collect(const struct km_mpi_ops *ops, struct km_out_file *f,
                    const struct km_text *section)
 {
     struct collector c = { .ops = ops, .f = f, .buf = buf,
-                           .nranks = rep->nranks };
+                           .nranks = rep->nranks,
+                           .cpu = km_clock_is_cpu(&rep->clock) };
     struct km_text head = { 0 }, lost = { 0 }, end = { 0 };
     char sample[512];
     const struct km_prediction_row zero = { 0 };
     km_format_header(&head, rep, -1);
     km_format_prediction_heading(&head);
     km_format_end(&end);
-    c.note_len = km_format_prediction_note(sample, sizeof sample, 0, 0);
+    c.note_len = km_format_prediction_note(sample, sizeof sample, 0, 0,
+                                           c.cpu);
     c.row_len = km_format_prediction_row(sample, sizeof sample, 0, &zero);
     size_t figs_len = km_format_prediction_figures(sample, sizeof sample, 0,
-                                                   0, 0, 0, 0);
+                                                   0, 0, 0, 0, c.cpu);
     if (head.failed || end.failed || !c.note_len || !c.row_len || !figs_len)
         km_file_fail(f, "out of memory");
     c.note_at = (off_t)head.len;
@@ -188,12 +191,14 @@ static int collect(const struct km_mpi_ops *ops, struct km_out_file *f,
     size_t n = km_format_prediction_figures(sample, sizeof sample,
                                             c.min_r + c.sum_p, speedup,
                                             speedup / rep->nranks,
-                                            c.estimated != 0, c.none);
+                                            c.estimated != 0, c.none,
+                                            c.cpu);
     if (n != figs_len)
         km_file_fail(f, "the predicted figures do not fit their width");
     km_file_pwrite(f, sample, n,
                    c.rows_at + (off_t)rep->nranks * (off_t)c.row_len);
-    n = km_format_prediction_note(sample, sizeof sample, c.none, c.waited);
+    n = km_format_prediction_note(sample, sizeof sample, c.none, c.waited,
+                                  c.cpu);
     if (n != c.note_len)
         km_file_fail(f, "the Prediction's note does not fit its width");
     km_file_pwrite(f, sample, n, c.note_at);

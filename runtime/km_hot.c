@@ -33,7 +33,7 @@ km_tick km_core_trace_now(struct km_thread *t)
 }
 
 void km_core_trace_event(struct km_thread *t, struct km_region *r, int in,
-                  km_tick now)
+                         km_tick now)
 {
     struct km_trace_run run = trace_run();
     if (now == KM_UNREAD)

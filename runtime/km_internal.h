@@ -87,6 +87,17 @@ void km_clock_calibrate(struct km_clock *c);
 /* The CPU clock's reader (KM_CLOCK=cpu), so that callers can tell it. */
 km_tick km_clock_cpu_read(void);
 
+/* The calling thread's CPU clock, which another thread can read (each
+ * thread's CPU time counts from its own start: another thread's figures
+ * must be read on its clock, not the reader's); 0, or -1 where there is
+ * none. */
+int km_clock_cpu_id(clockid_t *id);
+/* Thread `id`'s CPU time in the CPU clock's ticks into *tick: 0, or -1
+ * (the thread has ended). */
+int km_clock_cpu_read_id(clockid_t id, km_tick *tick);
+/* Clock c is the CPU clock: its times are CPU time, not elapsed time. */
+int km_clock_is_cpu(const struct km_clock *c);
+
 /* How long the calling thread has waited, ready to run, for a processor
  * since it started (Linux's run-queue delay), in nanoseconds; -1 where
  * the system does not say.  Safe in a signal handler. */
@@ -420,8 +431,12 @@ struct km_prediction_row {
 };
 enum { KM_PRED_C = 1, KM_PRED_R = 2, KM_PRED_P = 4, KM_PRED_O = 8 };
 /* A rank that waited for a processor this share of its time or more is
- * said to have: its elapsed times hold that waiting. */
+ * said to have: its elapsed times hold that waiting (its CPU times leave
+ * it out, and its run took that much longer). */
 #define KM_WAITED_NOTE 0.05
+/* The share of its time a rank waited for a processor: `waited` seconds
+ * of `total` elapsed, or beside `total` seconds of CPU time (`cpu`). */
+double km_waited_share(double waited, double total, int cpu);
 enum { KM_NOPRED_MPI_UNMEASURED = 1, KM_NOPRED_LOST = 2 };
 
 /* ---- one rank's figures at one moment (km_snapshot.c builds, km_format.c
@@ -708,12 +723,12 @@ size_t km_format_prediction_row(char *buf, size_t size, int rank,
  * `estimated`: they rest on estimates. */
 size_t km_format_prediction_figures(char *buf, size_t size, double t1pe,
                                     double speedup, double efficiency,
-                                    int estimated, int none);
+                                    int estimated, int none, int cpu);
 /* The comment line under the heading, fixed width whatever it says: why
  * there is no prediction (`none`), or how to read it; `waited`: the
  * largest share of its time a rank waited for a processor. */
 size_t km_format_prediction_note(char *buf, size_t size, int none,
-                                 double waited);
+                                 double waited, int cpu);
 void km_format_section(struct km_text *t, const struct km_report *rep);
 void km_format_lost_section(struct km_text *t, int rank);
 void km_format_end(struct km_text *t);      /* "! ===== End =====" */

@@ -103,8 +103,8 @@ static void learn_caller(struct km_region *r, int32_t caller, km_time own)
  * execution measured out of turn (its region was waiting at another
  * anchor) is not a sample: it was not chosen at random. */
 KM_NOINLINE void km_learn(struct km_thread *t, struct km_region *r,
-                              int32_t caller,
-                              km_time own, km_time e)
+                          int32_t caller,
+                          km_time own, km_time e)
 {
     if (!r->sampling) {
         if (r->measured == 1)
@@ -152,7 +152,7 @@ int km_wait_entry(const struct km_frame *f, int32_t id, int *free)
  * only when the frames open above the anchor fill the table on their own
  * (then this execution is measured). */
 KM_NOINLINE int km_find_wait(struct km_thread *t, struct km_region *r,
-                                 int32_t a)
+                             int32_t a)
 {
     struct km_frame *f = &t->stack[a];
     int free;

@@ -58,7 +58,7 @@ static double share_that_fits(km_time e, km_time cc, km_time ci)
  * estimates that wait in it.  *cc and *ci (the callee time inside, and
  * its estimated part) lose what was taken back. */
 KM_NOINLINE void km_settle(const struct settle *c, struct km_frame *f,
-                               km_time e, km_time *cc, km_time *ci)
+                           km_time e, km_time *cc, km_time *ci)
 {
     double keep = share_that_fits(e, *cc, *ci);
     km_time taken = 0;
@@ -207,7 +207,7 @@ static km_time elapsed_so_far(const struct km_thread *t,
  * time less its callees': those closed (its child) and the one open
  * directly inside it. */
 void km_give_open_slots(const struct km_thread *t, int32_t top, km_tick now,
-                         struct km_timeline *into, km_time *done)
+                        struct km_timeline *into, km_time *done)
 {
     km_time inner = 0;               /* elapsed of the open callee above */
     for (int32_t j = top; j >= 1; j--) {

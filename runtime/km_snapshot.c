@@ -83,17 +83,27 @@ static km_time redundant_so_far(const struct km_thread *t,
 
 /* Every frame is closed: the root settles what still waits in it against
  * the total time less libkm's overhead; what is left is the time
- * outside. */
+ * outside.  Measured callees that do not fit beside the overhead take
+ * their time out of it (the costs behind it are estimates), never below
+ * zero: what they hold beyond the total (a clock that is not one, a
+ * snapshot's instant read before a frame's) makes the total longer, so
+ * that no figure exceeds it. */
 static void settle_root(const struct settle *c, struct km_report *rep,
                         struct km_frame *root)
 {
     km_time *ovh = c->ovh;
+    if (*ovh < 0)
+        *ovh = 0;
+    if (*ovh > rep->total)
+        *ovh = rep->total;
     km_time e = rep->total - *ovh;
     km_time cc = root->child, ci = root->inv;
     rep->outside_est = ci > 0;
     km_settle(c, root, e, &cc, &ci);
     if (cc > e) {
-        *ovh -= cc - e;
+        km_time give = cc - e < *ovh ? cc - e : *ovh;
+        *ovh -= give;
+        rep->total += cc - e - give;
         e = cc;
     }
     rep->outside = e - cc;
@@ -194,10 +204,11 @@ static int redundant_estimated(const struct km_report *rep)
 }
 
 /* Seconds this rank waited for a processor since the run began (0 where
- * unknown, and with the CPU clock, whose times hold no waiting). */
+ * unknown); with the CPU clock too, whose times leave it out but whose
+ * run took that much longer. */
 static double seconds_waited(void)
 {
-    if (km_st.waited0 < 0 || km_st.clock.read == km_clock_cpu_read)
+    if (km_st.waited0 < 0)
         return 0;
     int64_t now = km_clock_waited_ns();
     return now > km_st.waited0 ? (double)(now - km_st.waited0) * 1e-9 : 0;
@@ -277,12 +288,34 @@ static int32_t copy_stack(const struct km_thread *t, struct km_frame *stk,
     return sp;
 }
 
-/* Thread t's figures as if every open frame were left at `now`, without
- * touching the live regions or stack.  Regions registered since t last
- * caught up appear with no executions.  On failure (no memory) the report
- * still has its scalar fields, but no regions. */
+/* The instant of a snapshot of another thread t, read after its stack
+ * was copied: the clock now, or later than `now`; with the CPU clock, t's
+ * own CPU time (the reader's would hold nothing of t's), or its time when
+ * it ended (its clock is gone), or failing both its start. */
+static km_tick foreign_now(const struct km_thread *t, km_tick now)
+{
+    if (!cpu_clock()) {
+        km_tick later = cold_now();
+        return later > now ? later : now;
+    }
+    km_tick v;
+    if (!__atomic_load_n(&t->ended, __ATOMIC_ACQUIRE) && t->cpu_id_ok &&
+        km_clock_cpu_read_id(t->cpu_id, &v) == 0) {
+        __atomic_fetch_add(&km_st.cold_reads, 1, __ATOMIC_RELAXED);
+        return v;
+    }
+    if (__atomic_load_n(&t->ended, __ATOMIC_ACQUIRE))
+        return t->cpu_end;
+    return t->t0;
+}
+
+/* Thread t's figures as if every open frame were left at `now` (another
+ * thread's: at the instant foreign_now gives, into *at), without touching
+ * the live regions or stack.  Regions registered since t last caught up
+ * appear with no executions.  On failure (no memory) the report still has
+ * its scalar fields, but no regions. */
 int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
-                              const char *event, km_tick now)
+                          const char *event, km_tick now, km_tick *at)
 {
     /* Another thread may run on while it is copied: its overhead is read
      * first and the clock last, so that no frame it opens meanwhile
@@ -315,9 +348,7 @@ int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
         rep->reg[i] = *km_st.tmpl[i];
     sp = copy_stack(t, stk, sp, nreg);
     if (foreign) {
-        km_tick later = cold_now();
-        if (later > now)
-            now = later;
+        now = foreign_now(t, now);
         rep->total = KM_SUB(now - t->t0);
         if (rep->total < 0)
             rep->total = 0;
@@ -330,6 +361,8 @@ int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
         km_leave_copy(&c, stk, i, now);
     settle_root(&c, rep, &stk[0]);
     rep->overhead = ovh;
+    if (at)
+        *at = now;
     km_mem_free(stk);
     fit_locations(rep);
     sum_regions(rep);
@@ -402,25 +435,27 @@ int km_make_report(struct km_report *rep, const char *event, km_tick now)
             fill_scalars(&km_main_thread, rep, event, now);
             return -1;
         }
-        int rc = km_make_thread_report(&km_main_thread, rep, event, now);
+        int rc = km_make_thread_report(&km_main_thread, rep, event, now,
+                                       &now);
         if (rc == 0) {
             copy_rank_tables(rep);
             copy_timeline(rep, now);
         }
         return rc;
     }
-    int rc = km_make_thread_report(v[0], rep, event, now);
+    km_tick now0 = now;              /* the program's thread's instant */
+    int rc = km_make_thread_report(v[0], rep, event, now, &now0);
     if (rc == 0) {
         copy_rank_tables(rep);
         if (v[0] == &km_main_thread)
-            copy_timeline(rep, now);
+            copy_timeline(rep, now0);
     }
     if (n > 1) {
         rep->others = km_mem_alloc((size_t)(n - 1) * sizeof *rep->others);
         if (rep->others) {
             for (int32_t i = 1; i < n; i++)
                 if (km_make_thread_report(v[i], &rep->others[rep->nothers],
-                                       event, now) == 0)
+                                          event, now, NULL) == 0)
                     rep->nothers++;
                 else
                     km_report_free(&rep->others[rep->nothers]);

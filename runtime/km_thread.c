@@ -276,7 +276,13 @@ static int main_taken;
 static void thread_ended(void *arg)
 {
     struct km_thread *t = arg;
-    if (!t || t == &km_main_thread || t->sp != 0)
+    if (!t || t == &km_main_thread)
+        return;
+    if (cpu_clock()) {               /* its clock ends with it */
+        t->cpu_end = cold_now();
+        __atomic_store_n(&t->ended, 1, __ATOMIC_RELEASE);
+    }
+    if (t->sp != 0)
         return;
     pthread_mutex_lock(&km_st.lock);
     t->free_next = free_states;
@@ -294,6 +300,21 @@ static struct km_thread *recycled_state(void)
     return t;
 }
 
+/* With the CPU clock, thread t's clock is the calling thread's from now
+ * on; a state an ended thread left goes on from that thread's CPU time
+ * (the new thread's clock starts elsewhere: t0 moves by the difference,
+ * as hide_time moves it; every frame is closed). */
+static void take_cpu_clock(struct km_thread *t)
+{
+    if (!cpu_clock())
+        return;
+    t->cpu_id_ok = km_clock_cpu_id(&t->cpu_id) == 0;
+    if (__atomic_load_n(&t->ended, __ATOMIC_ACQUIRE)) {
+        t->t0 += cold_now() - t->cpu_end;
+        __atomic_store_n(&t->ended, 0, __ATOMIC_RELEASE);
+    }
+}
+
 KM_NOINLINE struct km_thread *km_attach(void)
 {
     struct km_thread *t;
@@ -303,6 +324,7 @@ KM_NOINLINE struct km_thread *km_attach(void)
     } else if ((t = recycled_state()) != NULL) {
         km_self = t;
         km_on_main = 0;
+        take_cpu_clock(t);
         if (end_key_made)
             pthread_setspecific(end_key, t);
         return t;
@@ -330,6 +352,7 @@ KM_NOINLINE struct km_thread *km_attach(void)
         t->t0 = cold_now();
         t->started = 1;
     }
+    take_cpu_clock(t);
     pthread_mutex_lock(&km_st.lock);
     t->next = km_st.threads;
     __atomic_store_n(&km_st.threads, t, __ATOMIC_RELEASE);

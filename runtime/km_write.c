@@ -229,8 +229,8 @@ static void rank_starts(const struct km_mpi_ops *ops, struct km_thread *t,
     km_st.red_before = 0;
     if (!before) {
         struct km_report rep;
-        km_make_thread_report(t, &rep, "", now);   /* scalars survive a
-                                                   failure */
+        /* (the scalars survive a failure) */
+        km_make_thread_report(t, &rep, "", now, NULL);
         km_st.red_before = rep.redundant;
         km_report_free(&rep);
     }
