@@ -34,21 +34,7 @@
 # instrument the program too, run in turns with every call measured and
 # at the default threshold: the last lines show its error beside today's.
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-build=$(cd "${1:-$top/build}" 2> /dev/null && pwd) ||
-    { echo "estimates.sh: no build directory ${1:-$top/build}" >&2; exit 1; }
-: "${F77:=gfortran}"
-: "${FFLAGS:=-O2 -std=legacy}"
-: "${REPEAT:=7}"
-LIBKM=$build/runtime/libkm.a
-KMRUN=$build/kmrun/kmrun
-for f in "$LIBKM" "$KMRUN"; do
-    [ -f "$f" ] || { echo "estimates.sh: $f is missing: build first" >&2; exit 1; }
-done
-work=$(mktemp -d "${TMPDIR:-/tmp}/kmest.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-die() { echo "estimates.sh: $*" >&2; exit 1; }
+WORK_PREFIX=kmest . "$here/common.sh"
 
 src=$top/fixtures/run/changing-cost/changing.f
 mkdir inst

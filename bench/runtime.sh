@@ -32,30 +32,21 @@
 # REPEAT; HOT_ONLY=1 stops after the hot path.  Work files go to a
 # temporary directory, removed at the end.
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-build=$(cd "${1:-$top/build}" 2> /dev/null && pwd) ||
-    { echo "runtime.sh: no build directory ${1:-$top/build}" >&2; exit 1; }
-: "${F77:=gfortran}"
+WORK_PREFIX=kmbench . "$here/common.sh"
 : "${MPIF77:=mpif77}"
 : "${MPIRUN:=mpirun}"
-: "${CC:=cc}"
-: "${FFLAGS:=-O2 -std=legacy}"
-: "${REPEAT:=7}"
 if [ -z "${MPIRUN_FLAGS+set}" ]; then
     MPIRUN_FLAGS=--oversubscribe
     [ "$(id -u)" = 0 ] && MPIRUN_FLAGS="--allow-run-as-root $MPIRUN_FLAGS"
 fi
-LIBKM=$build/runtime/libkm.a
-KMRUN=$build/kmrun/kmrun
-for f in "$LIBKM" "$KMRUN" "$build/config.h"; do
-    [ -f "$f" ] || { echo "runtime.sh: $f is missing: build first" >&2; exit 1; }
-done
-work=$(mktemp -d "${TMPDIR:-/tmp}/kmbench.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
 
 say() { printf '%s\n' "$*"; }
-die() { say "runtime.sh: $*" >&2; exit 1; }
+
+# the baseline's kmrun and libkm (BASELINE=REV), built once by baseline.sh
+base=
+if [ -n "${BASELINE:-}" ]; then
+    base=$(sh "$here/baseline.sh" "$BASELINE" "$build") || exit 1
+fi
 
 # ---- the hot path -----------------------------------------------------------
 $CC -std=gnu11 -O2 -D_POSIX_C_SOURCE=200809L -I"$build" -I"$top" \
@@ -95,20 +86,12 @@ awk '$1 == "threads_pair" { p[$2] = $3; n[++k] = $2 }
      }' hot.txt
 
 # ---- the hot path before and after (BASELINE=REV) ----------------------------
-# libkm of another revision built here from git, and the same hotpath.c
-# linked against each, run in turns: the change's cost side by side.
-if [ -n "${BASELINE:-}" ]; then
-    mkdir -p base
-    git -C "$top" archive "$BASELINE" runtime | tar -x -C base ||
-        die "cannot take runtime/ of $BASELINE from git"
-    for f in base/runtime/km_*.c; do
-        $CC -std=c11 -O2 -DHAVE_CONFIG_H -D_POSIX_C_SOURCE=200809L -I"$build" \
-            -I"$work/base" -c -o "${f%.c}.o" "$f" ||
-            die "cannot build $f of $BASELINE"
-    done
-    ar rcs base/libkm.a base/runtime/km_*.o
-    $CC -std=gnu11 -O2 -D_POSIX_C_SOURCE=200809L -I"$build" -I"$work/base" \
-        -o hotpath-base "$here/hotpath.c" base/libkm.a -lpthread ||
+# The baseline's libkm and the same hotpath.c linked against each (with
+# each revision's own headers), run in turns: the change's cost side by
+# side.
+if [ -n "$base" ]; then
+    $CC -std=gnu11 -O2 -D_POSIX_C_SOURCE=200809L -I"$base" -I"$base/../src" \
+        -o hotpath-base "$here/hotpath.c" "$base/runtime/libkm.a" -lpthread ||
         die "cannot build hotpath.c against $BASELINE"
     for round in 1 2 3; do
         (cd hot && ../hotpath-base) >> hot-base.txt
@@ -282,11 +265,8 @@ measure() {
 }
 
 # the baseline's kmrun and libkm for the whole programs
-basecfg='' wholebase=''
-if [ -n "${BASELINE:-}" ]; then
-    wholebase=$(sh "$here/baseline.sh" "$BASELINE" "$build") || exit 1
-    basecfg=base
-fi
+basecfg='' wholebase=$base
+[ -n "$base" ] && basecfg=base
 
 mkdir -p inputs/heat inputs/solve inputs/kernel
 # examples/heat as shipped, with four times the sweeps: long enough that

@@ -31,23 +31,7 @@
 # that build takes its turn beside today's: each figure then shows the
 # baseline's value after today's.
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-build=$(cd "${1:-$top/build}" 2> /dev/null && pwd) ||
-    { echo "truth.sh: no build directory ${1:-$top/build}" >&2; exit 1; }
-: "${F77:=gfortran}"
-: "${FFLAGS:=-O2 -std=legacy}"
-: "${REPEAT:=7}"
-LIBKM=$build/runtime/libkm.a
-KMRUN=$build/kmrun/kmrun
-for f in "$LIBKM" "$KMRUN"; do
-    [ -f "$f" ] || { echo "truth.sh: $f is missing: build first" >&2; exit 1; }
-done
-work=$(mktemp -d "${TMPDIR:-/tmp}/kmtruth.XXXXXX") || exit 1
-busy=
-trap '[ -n "$busy" ] && kill "$busy" 2> /dev/null; rm -rf "$work"' EXIT
-trap 'exit 1' HUP INT TERM            # (so that the busy loop ends too)
-cd "$work" || exit 1
-die() { echo "truth.sh: $*" >&2; exit 1; }
+WORK_PREFIX=kmtruth . "$here/common.sh"
 
 base=
 if [ -n "${BASELINE:-}" ]; then
