@@ -66,7 +66,7 @@ static km_tick monotonic_read(void)
     return monotonic_ns();
 }
 
-km_tick km_clock_cpu_read(void)
+static km_tick km_clock_cpu_read(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);

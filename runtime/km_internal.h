@@ -84,9 +84,6 @@ void km_clock_init(struct km_clock *c);
 /* Refine seconds_per_tick from the whole run so far (the TSC only). */
 void km_clock_calibrate(struct km_clock *c);
 
-/* The CPU clock's reader (KM_CLOCK=cpu), so that callers can tell it. */
-km_tick km_clock_cpu_read(void);
-
 /* The calling thread's CPU clock, which another thread can read (each
  * thread's CPU time counts from its own start: another thread's figures
  * must be read on its clock, not the reader's); 0, or -1 where there is
@@ -117,17 +114,13 @@ int64_t km_clock_waited_ns(void);
  * more accurate; a measured pair costs 39 ns instead of 20 unordered, as
  * the two reads' latency (19 ns each there) can no longer overlap. */
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define KM_TSC_ASM(text)                                                    \
-    uint32_t lo, hi;                                                        \
-    __asm__ __volatile__(text : "=a"(lo), "=d"(hi));                        \
-    return (km_tick)(((uint64_t)hi << 32) | lo)
-static inline km_tick km_clock_tsc_start(void) { KM_TSC_ASM("rdtsc\n\tlfence"); }
-static inline km_tick km_clock_tsc_stop(void) { KM_TSC_ASM("lfence\n\trdtsc"); }
-/* The two halves of km_clock_tsc_start, for an entry that does its own
- * work while the read completes. */
-static inline km_tick km_clock_tsc_unordered(void) { KM_TSC_ASM("rdtsc"); }
+static inline km_tick km_clock_tsc_unordered(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return (km_tick)(((uint64_t)hi << 32) | lo);
+}
 static inline void km_clock_fence(void) { __asm__ __volatile__("lfence"); }
-#undef KM_TSC_ASM
 #elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
 /* The generic timer's virtual count, which the kernel keeps time with:
  * its reads are as free to run early or late as rdtsc's, and isb is what
@@ -140,6 +133,14 @@ static inline km_tick km_clock_tsc_unordered(void)
     return (km_tick)v;
 }
 static inline void km_clock_fence(void) { __asm__ __volatile__("isb"); }
+#else
+static inline km_tick km_clock_tsc_unordered(void) { return 0; }
+static inline void km_clock_fence(void) { }
+#endif
+
+/* The counter where a measured interval starts (read, then fence; an
+ * entry that does its own work while the read completes calls the two
+ * halves itself) and where it ends (fence, then read). */
 static inline km_tick km_clock_tsc_start(void)
 {
     km_tick v = km_clock_tsc_unordered();
@@ -151,12 +152,6 @@ static inline km_tick km_clock_tsc_stop(void)
     km_clock_fence();
     return km_clock_tsc_unordered();
 }
-#else
-static inline km_tick km_clock_tsc_start(void) { return 0; }
-static inline km_tick km_clock_tsc_stop(void) { return 0; }
-static inline km_tick km_clock_tsc_unordered(void) { return 0; }
-static inline void km_clock_fence(void) { }
-#endif
 
 /* The clock at the start of a measured interval (nothing after the read
  * runs before it). */
