@@ -4,8 +4,10 @@
  * the hot path and the cold parts both inline.
  *
  *   km_hot.c       KM_IN and KM_OUT: opening and closing frames
+ *   km_paths.c     the call paths: a thread's nodes, finding a child
  *   km_sample.c    which executions are measured; what samples teach
- *   km_settle.c    estimates settled against measured time; checkpoints
+ *   km_settle.c    a snapshot's tree settled (no negative net time), and
+ *                  what the open frames and estimates give time slots
  *   km_thread.c    start-up, registration, threads, libkm's own costs,
  *                  the state itself, and the unit tests' hooks
  *   km_snapshot.c  snapshots of the figures (struct km_report)
@@ -15,60 +17,62 @@
  * core through km_internal.h), mention an MPI type, or define state (the
  * state is defined once, in km_thread.c).
  *
- * Accounting.  Frame 0 of the stack is the root ("outside every routine").
- * A callee frame (routine, CALL, MPI) adds its elapsed time to the `child`
- * of the nearest callee frame below it (frame.own of the frame below), so
- * transparent frames (DO, IO, USER) pass their callees' time through to
- * their routine; a transparent frame sees the callee time inside it as
- * the growth of its owner's `child` while it was open.  A region's own
- * time in a frame is its elapsed time less that callee time.  Each instant
- * is in exactly one innermost callee frame, in libkm itself, or in none,
- * so total = sum of the callees' own time + libkm's overhead + outside
- * holds exactly, in subticks, whatever is estimated.
+ * Call paths.  Each thread keeps a calling-context tree: a node per
+ * distinct path of regions from the root ("outside every routine") down,
+ * created at the path's first entry (struct km_node).  Every figure is
+ * kept per node; a region's figures are the sums over its nodes, made in
+ * snapshots.  The frame stack holds the open nodes (t->stk), the
+ * measured ones also their clock (t->mf).
  *
- * Overhead.  Every entry adds what its entry and exit cost (measured at
- * start-up) to `t->ovh`, and registrations add the time they took; a
- * measured frame takes out of its elapsed time the part of its own entry
- * and exit between its clock reads and the growth of t->ovh while it was
- * open.  A frame that took out more than there was (the costs are
- * estimates too) gives the difference back to t->ovh.
+ * Accounting.  A measured frame reads the clock at its entry and exit; its
+ * own time is what it measured (less the part of its own entry and exit
+ * between the reads, cost_inner) less the callee time measured inside it
+ * (`cin`: the frames that closed directly inside it, each their whole
+ * time) and less what t->acc grew by while it was open: t->acc takes what
+ * the frame does not own and no clock inside it measured, an estimated
+ * callee's own estimate and every entry's and exit's cost.  A measured
+ * callee that closes rewinds t->acc to its own entry (what it held is in
+ * its time, which the frame below takes whole); a transparent one (DO,
+ * IO, USER) passes its callee time through to the frame below, as its own
+ * time is its routine's too.  So each instant is in exactly one node's
+ * own time, in libkm's overhead, or outside, and
+ * total = sum of the callee nodes' own time + overhead + outside holds
+ * exactly, in subticks, whatever is estimated.  An execution's own time
+ * may come out below zero (the estimates inside it were high); a node's
+ * sum is settled in snapshots (km_settle.c), so that no net time is
+ * negative and no callee outlasts its caller there.
  *
- * Estimates.  Past its threshold a region is measured one execution in
- * about k; the others are estimated: they read no clock and add the
- * region's estimate of its own time, plus what the frames inside
- * reported.  Every estimated frame has an *anchor*, the nearest measured
- * frame below it (or the root), and the estimates wait in a small table
- * of that anchor (struct km_wait, one entry per region).  When the anchor
- * closes it settles them against the time it measured: if the estimates
- * made inside it exceed that time (less what was measured inside it),
- * every one of them is scaled down to fit.  So no net time is ever
- * negative and no callee outlasts its caller.  A full table is settled at
- * once, against the time measured so far (a *checkpoint*: one clock
- * read), which is as valid, since the executions it holds all lie within
- * that time.
+ * Estimates.  Past the threshold a node is measured one execution in
+ * about k; the others are estimated, on the fast path: they count, add
+ * the node's estimate to t->acc and push the node, and read no clock.
+ * Their own time is settled in bulk: the node's estimate changes only at
+ * its own samples, so the estimated executions since the last change
+ * times the estimate is their total (km_node_estimated).
+ *
+ * Overhead.  What entries and exits cost is measured at start-up; the
+ * overhead is their count times that (nest estimated, nmeas measured)
+ * plus t->ovh, libkm's other time (registrations, ...), which t->acc also
+ * takes.
  *
  * Signals.  A terminating signal may arrive at any instruction, and its
  * handler takes a snapshot of this state.  So the hot path publishes a new
  * frame (t->sp) only once the frame is complete, and retires a frame (sp)
- * before folding it into its region; the region table grows by copying,
- * publishing the new table, then freeing the old one.  The compiler is kept
- * from reordering those stores with signal fences (no instruction at run
- * time).
+ * before folding it into its node; a new node is published (t->nnodes)
+ * once complete; the region table grows by copying, publishing the new
+ * table, then freeing the old one.  The compiler is kept from reordering
+ * those stores with signal fences (no instruction at run time).
  *
  * Timeline.  The program's thread also cuts its run into time slots
  * (km_timeline.c).  A measured routine or MPI call that closes gives its
- * own time to the current slot (two adds, when it began in that slot; an
- * entry does nothing); the first exit past the slot's end settles the
- * estimates waiting in the open frames (a checkpoint each, as a full
- * table does) and gives the open frames' own time so far to the slots it
- * ran in (km_cross_slot), which later exits then leave out (km_main_tl_done).
- * Estimates settled go to the current slot.  Other threads have no
- * timeline.
+ * own time to the current slot (two adds, when it began in that slot); the
+ * first measured exit past the slot's end gives the slot the estimates
+ * made since the last one (per node) and the open frames' own time so far
+ * (km_cross_slot), which later exits then leave out (mf.tl_done).
+ * Other threads have no timeline.
  *
  * Clock reads are not counted on the hot path: every measured frame reads
  * the clock once at entry and once at exit, so the count follows from the
- * regions' measured exits and the open frames (see clock_reads() in
- * km_snapshot.c).
+ * nodes' measured executions (see clock_reads() in km_snapshot.c).
  */
 #ifndef KM_CORE_H
 #define KM_CORE_H
@@ -92,54 +96,86 @@
 
 
 #define KM_STACK_DEPTH 4096
-#define KM_UNREAD INT64_MIN          /* frame.start of an estimated frame */
-#define KM_ID_ROOT (INT32_MIN + 1)   /* frame.id no handle can match */
-#define KM_ID_FULL INT32_MIN         /* the sentinel on top of a full stack */
+#define KM_UNREAD INT64_MIN          /* a clock not read */
 #define KM_K_MAX (1u << 20)          /* longest sampling interval */
+#define KM_NKID 8                    /* children a node finds on its line */
+#define KM_NODE_CHUNK 1024           /* nodes allocated at once */
+#define KM_NODES_DEFAULT 200000      /* a thread's nodes (KM_PATHS_MAX) */
+#define KM_RECURSION_DEFAULT 16      /* a region's nodes on one path
+                                        (KM_PATHS_RECURSION) */
 
 #define signal_fence() atomic_signal_fence(memory_order_seq_cst)
 
-#define KM_NWAIT 8                   /* regions one frame's table holds */
-
-/* The estimates of one region made inside one measured frame (and not
- * inside a measured frame within it), waiting to be settled. */
-struct km_wait {
-    int32_t id;              /* the region */
-    int32_t pad;
-    km_time own;             /* own time estimated */
-    km_time el;              /* what the estimates add to its elapsed */
+/*
+ * A call path: the node of region `id` under node `parent`.  The first
+ * line is what an entry touches, the second the children the entries
+ * inside find (a cache of the thread's table, by region id), the rest the
+ * figures and the sampling state (cold: the slow path's).
+ */
+struct km_node {
+    /* line 0 */
+    int32_t id;              /* its region (the root: 0) */
+    int32_t index;           /* in its thread's node list (the root: 0) */
+    uint64_t count;          /* executions, exact */
+    uint64_t next;           /* the entry that brings count to it takes the
+                                slow path (a sample; 0: every entry) */
+    km_time add;             /* what an estimated execution adds to t->acc:
+                                its own estimate (callees), its cost */
+    struct km_node *parent;
+    struct km_region *r;     /* the thread's region (NULL at the root) */
+    uint8_t callee;          /* r->callee */
+    uint8_t sampling;        /* past the threshold */
+    uint8_t wrapper;         /* a CALL statement: what it calls directly is
+                                measured whenever it is */
+    uint8_t folded;          /* holds paths beyond a limit (recursion
+                                deeper, or the node table full) */
+    uint8_t nested;          /* a node of the same region is above it */
+    uint8_t pad[3];
+    uint64_t pad1;
+    /* line 1 */
+    struct km_node *kid[KM_NKID];    /* children by id % KM_NKID, or
+                                        km_no_node */
+    /* lines 2-3 */
+    uint64_t measured;       /* executions measured (counted at entry) */
+    uint64_t closed;         /* ... of which closed */
+    km_time own;             /* own time of the closed ones (may be < 0) */
+    km_time el;              /* their elapsed time (less overhead) */
+    km_time absorbed;        /* estimated callee time inside them */
+    uint64_t est_n;          /* estimated executions in est_own */
+    km_time est_own;         /* their estimates */
+    km_time mean;            /* the estimate of one execution's own time */
+    km_time first_own;       /* the first one's, left out of the mean */
+    km_time mean_frame;      /* one execution's elapsed time, which sets
+                                k: the mean over the last epoch */
+    km_time epoch_el;        /* the samples of this epoch: elapsed ... */
+    uint32_t epoch_n;        /* ... and how many */
+    uint32_t k;              /* one execution in about k is measured */
+    km_time tl_given;        /* estimates given to time slots (thread 0) */
+    km_time ewma;            /* the running mean of the samples' own time
+                                (mean is it, or 0 when it is below) */
+    uint64_t pad2[2];
 };
 
-struct km_frame {
-    struct km_region *r;     /* NULL for the root and the sentinel */
-    km_tick start;           /* clock at entry, or KM_UNREAD (estimated) */
-    km_time child;           /* callee frames: callee time directly inside,
-                                and an estimated one's own estimate;
-                                transparent: the owner's child at entry */
-    km_time ovh0;            /* measured frames: t->ovh after the entry;
-                                estimated ones: their own estimate (this
-                                field between child and inv, which
-                                compilers would otherwise move as one
-                                16-byte value, stalling on the 8-byte
-                                stores) */
-    km_time inv;             /* the part of child that is estimated and
-                                not settled yet (same rule) */
-    int32_t id;              /* r->id, KM_ID_ROOT or KM_ID_FULL */
-    int32_t own;             /* nearest callee frame at or below this one */
-    int32_t anchor;          /* nearest measured frame at or below (0: the
-                                root) */
-    int32_t slot;            /* estimated frames: its entry in the
-                                anchor's table */
-    uint32_t used;           /* measured frames and the root: the entries
-                                of the table in use, a bit each */
-    int32_t pad;
-    struct km_wait wait[KM_NWAIT];   /* measured frames and the root; a
-                                region's entry is at its id modulo
-                                KM_NWAIT, or the next free one */
-};
+_Static_assert(sizeof(struct km_node) == 256, "a node is four lines");
 
-_Static_assert(sizeof(struct km_frame) == 256,
-               "a frame is 256 bytes: its index is a shift");
+/* Where no child is: a node no region id matches. */
+extern struct km_node km_no_node;
+
+/* An open measured frame. */
+struct km_mframe {
+    struct km_node *n;       /* NULL: the root */
+    km_tick start;           /* clock at entry */
+    km_time acc0;            /* t->acc after its entry */
+    km_time cin;             /* measured callee time closed inside it */
+    km_time ovh0;            /* t->ovh after its entry */
+    uint64_t nest0, nmeas0;  /* t->nest, t->nmeas after its entry */
+    km_time tl_done;         /* own time (I/O: elapsed) given to earlier
+                                time slots (thread 0) */
+    int32_t sp;              /* its place on the stack */
+    uint8_t sample;          /* chosen at random (not measured out of
+                                turn): what it measured teaches its node */
+    uint8_t pad[3];
+};
 
 enum mpi_state { MPI_NONE, MPI_ACTIVE, MPI_DONE };
 
@@ -155,12 +191,27 @@ enum mpi_state { MPI_NONE, MPI_ACTIVE, MPI_DONE };
  */
 struct km_thread {
     /* hot */
-    struct km_region **tab;  /* this thread's figures, tab[id - 1] */
-    int32_t nreg;            /* the ids tab covers (<= km_st.ntmpl) */
+    struct km_node *cur;     /* the top frame's node (or force) */
     int32_t sp;              /* top frame; 0 = only the root */
-    km_time ovh;             /* libkm's own time on this thread so far */
+    int32_t mtop;            /* the top measured frame's place (0: root) */
+    km_time acc;             /* see "Accounting" */
+    uint64_t nest;           /* estimated executions so far */
+    struct km_region **tab;  /* this thread's regions, tab[id - 1] */
+    int32_t nreg;            /* the ids tab covers (<= km_st.ntmpl) */
+    int32_t msp;             /* top of mf; 0 = the root */
+    uint64_t nmeas;          /* measured executions so far */
+    km_time ovh;             /* libkm's other time on this thread so far */
     /* sampling */
     uint64_t rng;            /* xorshift64 state for the gaps */
+    /* call paths */
+    struct km_node **chunk;  /* nodes, KM_NODE_CHUNK at a time */
+    int32_t nnodes;          /* published (release) once complete */
+    int32_t maxnodes;
+    int32_t *kids;           /* open addressing: (parent, id) -> index + 1 */
+    uint32_t kidcap;
+    int32_t nfolded;         /* paths folded into a node (limits) */
+    struct km_node force;    /* t->cur inside a measured CALL: no child
+                                found, so every entry takes the slow path */
     /* redundant work (KM_HOOK_REDUNDANT, KM_HOOK_MPI) */
     int32_t red_depth;       /* open redundant frames */
     km_time red_time;        /* closed outermost redundant frames */
@@ -193,9 +244,31 @@ struct km_thread {
     km_tick cpu_end;
     struct km_thread *free_next;   /* ended, waiting for a new thread */
     struct km_thread *next;  /* every thread, newest first (km_st.threads) */
-    _Alignas(64) struct km_frame stack[KM_STACK_DEPTH];   /* a frame
-                                starts a cache line */
+    _Alignas(64) struct km_node *stk[KM_STACK_DEPTH];  /* the open nodes;
+                                stk[0] the root, or NULL above a full
+                                stack */
+    struct km_mframe mf[KM_STACK_DEPTH];   /* measured frames; mf[0] the
+                                root */
 };
+
+/* Node i of thread t. */
+static inline struct km_node *km_node_at(const struct km_thread *t,
+                                         int32_t i)
+{
+    return &t->chunk[i / KM_NODE_CHUNK][i % KM_NODE_CHUNK];
+}
+
+/* Node n's estimated executions and their own time so far: those its
+ * estimate took in bulk, and those since, at its estimate now. */
+static inline km_time km_node_estimated(const struct km_node *n,
+                                        uint64_t *count)
+{
+    uint64_t all = n->count - n->measured;
+    uint64_t since = all > n->est_n ? all - n->est_n : 0;
+    if (count)
+        *count = all;
+    return n->est_own + (km_time)since * n->mean;
+}
 
 /* The calling thread's state (NULL until it first calls libkm), and
  * whether it is the program's thread (km_self == &km_main_thread). */
@@ -217,6 +290,9 @@ struct km_state {
     km_time budget;          /* sampling may add this much per execution */
     uint32_t fixed_k;        /* tests: every k-th execution, or 0 */
     uint64_t seed;           /* of every thread's rng */
+    /* call paths */
+    int32_t max_nodes;       /* per thread (KM_PATHS_MAX) */
+    int32_t max_recursion;   /* a region's nodes on a path */
     /* registration (under lock) */
     pthread_mutex_t lock;
     struct km_region **tmpl; /* identities, tmpl[id - 1]; figures zero */
@@ -266,10 +342,6 @@ extern struct km_state km_st;
  * snapshots read it). */
 extern struct km_timeline km_main_tl;
 
-/* Own time of the open frame at each depth already given to the slots
- * by km_cross_slot (0 for a frame that began in the current slot). */
-extern km_time km_main_tl_done[KM_STACK_DEPTH];
-
 static inline km_tick tl_width0(void)
 {
     double spt = km_st.clock.seconds_per_tick;
@@ -289,75 +361,46 @@ static inline int cpu_clock(void)
     return km_clock_is_cpu(&km_st.clock);
 }
 
-/* Where estimates are settled: the live table (copy NULL), or a
- * snapshot's copies (whose frames point into `copy`); and the overhead to
- * give back to. */
-struct settle {
-    struct km_region *copy;
-    struct km_region **tab;  /* the live figures */
-    km_time *ovh;
-    struct km_thread *t;     /* live: the thread whose frames close */
-};
-
-static inline struct km_region *region_of(const struct settle *c, int32_t id)
-{
-    return c->copy ? &c->copy[id - 1] : c->tab[id - 1];
-}
-
-
-/* Settling on the thread's live figures. */
-#define LIVE(t) (&(const struct settle){ NULL, (t)->tab, &(t)->ovh, (t) })
-
 /* The calling thread's state, or `fail` when it cannot have one. */
 #define THREAD_OR(fail) \
     struct km_thread *t = km_self; \
     if (KM_UNLIKELY(!t) && !(t = km_attach())) \
         fail
 
-/* The callee time inside frame f, and its unsettled estimated part. */
-static KM_ALWAYS_INLINE void inside(const struct km_frame *stk,
-                                   const struct km_frame *f, km_time *cc,
-                                   km_time *ci)
-{
-    if (f->r->callee) {
-        *cc = f->child;
-        *ci = f->inv;
-    } else {
-        const struct km_frame *o = &stk[f->own];
-        *cc = o->child - f->child;
-        *ci = o->inv - f->inv;
-    }
-}
-
-static inline void claim_wait(struct km_frame *f, int s, int32_t id)
-{
-    f->wait[s] = (struct km_wait){ .id = id };
-    signal_fence();
-    f->used |= 1u << s;
-}
-
 /* ---- between the core's files ------------------------------------------ */
 
 /* km_hot.c */
-void km_leave_copy(const struct settle *c, struct km_frame *stk, int32_t i,
-                   km_tick now);
 km_tick km_core_trace_now(struct km_thread *t);
 void km_core_trace_event(struct km_thread *t, struct km_region *r, int in,
                          km_tick now);
 
 /* km_sample.c */
-void km_learn(struct km_thread *t, struct km_region *r, int32_t caller,
-              km_time own, km_time e);
-int km_wait_entry(const struct km_frame *f, int32_t id, int *free);
-int km_find_wait(struct km_thread *t, struct km_region *r, int32_t a);
+void km_sample_next(struct km_thread *t, struct km_node *n);
+void km_learn(struct km_thread *t, struct km_node *n, km_time own,
+              km_time e);
+void km_node_settle_estimates(struct km_node *n);
 
 /* km_settle.c */
-void km_settle(const struct settle *c, struct km_frame *f, km_time e,
-               km_time *cc, km_time *ci);
-void km_checkpoint(struct km_thread *t, int32_t a);
-void km_give_open_slots(const struct km_thread *t, int32_t top, km_tick now,
-                        struct km_timeline *into, km_time *done);
-void km_cross_slot(struct km_thread *t, int32_t top, km_tick now);
+struct km_counters {         /* a thread's, at one instant */
+    km_time acc, ovh;
+    uint64_t nest, nmeas;
+};
+void km_close_open(const struct km_mframe *mf, int32_t msp,
+                   const struct km_counters *s, km_tick now, km_tick t0,
+                   void (*fn)(void *arg, int32_t m, km_time own, km_time e),
+                   void *arg);
+void km_settle_tree(struct km_pnode *p, int32_t n, km_time *ovh,
+                    km_time *total);
+void km_give_open_slots(const struct km_thread *t, int32_t msp, km_tick now,
+                        struct km_timeline *into, int live);
+void km_cross_slot(struct km_thread *t, km_tick now);
+
+/* km_paths.c */
+void km_paths_limits(void);
+int km_paths_init(struct km_thread *t);
+struct km_node *km_child(struct km_thread *t, struct km_node *parent,
+                         struct km_region *r);
+void km_paths_reset(struct km_thread *t);
 
 /* km_thread.c */
 struct km_thread *km_attach(void);

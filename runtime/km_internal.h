@@ -195,70 +195,38 @@ enum km_hook {
 };
 
 
-/* Estimates are kept per caller too: a routine called with large arrays
- * from one place and small ones from another costs differently in each.
- * A few callers (the region directly around an execution) get their own
- * estimate, in slots chosen by the caller's id; the others share the
- * region's. */
-#define KM_NCTX 4
-struct km_ctx {
-    int32_t caller;          /* region id, 0: free */
-    km_time mean_own;        /* the estimate for executions inside it */
-};
-
 /*
- * One measured region: a routine or a location.  The first block is what
- * KM_IN/KM_OUT touch; the rest is the figures, the sampling state and the
- * identity, set at registration.
+ * One measured region: a routine or a location.  A thread's copy holds
+ * its identity (set at registration) and what the thread's slow path
+ * keeps per region; its figures are filled in snapshots only, as the sums
+ * over the region's call paths (struct km_node, km_core.h).
  * "Callee" regions (routines, CALL, MPI) give their elapsed time to the
- * nearest callee frame below them; "transparent" ones (DO, IO, USER) only
+ * nearest callee below them; "transparent" ones (DO, IO, USER) only
  * record their own elapsed time.  A region's *own* time in one execution
  * is its elapsed time less the callee time inside it: a callee's net time,
  * a transparent region's share of its routine's net time.
  *
- * Until `thresh` executions have been measured every one is; then one in
- * about k (`skip` counts down the executions until the next sample) and
- * the others are estimated: they add `mean_own` as their own time.  The
- * estimates made inside a measured frame wait in that frame, their
- * *anchor*, until it settles them against what it measured (km_settle.c).
+ * Every execution is measured until the region's executions measured on
+ * the thread reach `thresh` (and each call path's first two); then one in
+ * about k per call path, the others estimated (km_sample.c).
  */
 struct km_region {
-    /* cache line 0: what every entry and exit touches (regions are
-     * allocated on a line boundary) */
     uint64_t count;          /* executions (entries), always exact */
-    int32_t top;             /* stack index of its outermost open frame, 0
-                                if none (recursion: only that frame's time
-                                is elapsed) */
     int32_t id;              /* 1-based; the handle's value */
     uint8_t callee;          /* 1: routine, CALL, MPI; 0: transparent */
-    uint8_t sampling;        /* 1 once past the threshold */
     uint8_t hooks;           /* enum km_hook bits */
-    uint8_t slow;            /* entries take the general path: the first
-                                one, hooks, a clock read through a call */
-    uint8_t wrapper;         /* a CALL statement: what it calls directly is
-                                measured whenever it is (see enter()) */
-    uint32_t skip;           /* executions to estimate before a sample */
-    km_time mean_own;        /* the estimate of one execution's own time */
+    uint8_t entered;         /* live: entered on this thread already */
+    uint8_t pad;
+    uint64_t measured;       /* executions whose time was read (live: the
+                                thread's count so far, which the threshold
+                                is counted against) */
     km_time elapsed;         /* inclusive, outermost activations only */
     km_time excl;            /* own time, all activations (subticks) */
-    uint64_t measured;       /* executions whose time was read */
-    uint64_t learn_at;       /* measured exits after which the next one
-                                teaches it something (learn()) */
-    /* cache line 1: estimates per caller */
-    struct km_ctx ctx[KM_NCTX];
-    /* the rest of the figures and the sampling state (subticks) */
     km_time est_el;          /* the estimated part of elapsed */
     km_time est_excl;        /* the estimated part of excl */
     km_time absorbed;        /* estimated callee time that was inside its
-                                measured frames (before settling) */
+                                measured executions */
     uint64_t thresh;         /* sample once this many were measured */
-    km_time first_own;       /* the first measured execution's own time,
-                                left out of the estimates */
-    km_time mean_frame;      /* one execution's elapsed time, which sets
-                                k: the mean over the last epoch of samples */
-    km_time epoch_el;        /* the samples of this epoch: elapsed time ... */
-    uint32_t epoch_n;        /* ... and how many */
-    uint32_t k;              /* one execution in about k is measured */
     /* identity (cold) */
     int32_t order;           /* routines: 1-based order of first entry */
     int32_t routine;         /* id of the routine it belongs to (itself) */
@@ -437,6 +405,23 @@ enum { KM_NOPRED_MPI_UNMEASURED = 1, KM_NOPRED_LOST = 2 };
 /* ---- one rank's figures at one moment (km_snapshot.c builds, km_format.c
  *      prints) ------------------------------------------------------------ */
 
+/* One call path of a snapshot (km_settle.c settles them, km_snapshot.c
+ * sums them into the regions): subticks. */
+struct km_pnode {
+    int32_t id;              /* its region */
+    int32_t parent;          /* index of its parent; -1 at the root */
+    uint8_t callee, nested, folded, marked;  /* marked: its own time was
+                                computed less estimates, or settled */
+    uint8_t pad[4];
+    uint64_t count, measured;
+    km_time own;             /* measured own time */
+    km_time est;             /* estimated own time */
+    km_time incl, incl_est;  /* inclusive, and its estimated part */
+    km_time absorbed;        /* estimated callee time inside its measured
+                                executions (before settling) */
+    int32_t first_kid, next_sib;     /* -1: none */
+};
+
 struct km_report {
     struct km_region *reg;   /* copies of every region, index id - 1, with
                                 the open frames closed at the snapshot
@@ -499,6 +484,10 @@ struct km_report {
     int32_t nfiles;
     struct km_timeline *tl;  /* the rank's time slots (thread 0's report
                                 only; NULL when none) */
+    struct km_pnode *paths;  /* the thread's call paths (km_mem), [0] the
+                                root; children after their parents */
+    int32_t npaths;
+    int32_t folded;          /* entries whose path was folded (limits) */
 };
 
 void km_report_free(struct km_report *rep);
@@ -852,6 +841,9 @@ void km_test_reset(void);
 int km_test_report(struct km_report *rep, const char *event);
 /* Current stack depth (frames above the root). */
 int km_test_depth(void);
+/* The sampling state of the calling thread's first call path of region
+ * id: 1 sampling, 0 not yet, -1 no such path; *mean its estimate. */
+int km_test_path_estimate(int32_t id, km_time *mean);
 /* The clock libkm chose (initialising libkm if needed). */
 const struct km_clock *km_test_clock(void);
 

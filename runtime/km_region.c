@@ -199,7 +199,6 @@ struct km_region *km_region_new(const char *text, int32_t routine,
     r->thresh = th > 0 ? (uint64_t)th : UINT64_MAX;    /* 0: never */
     r->callee = is_routine || r->kind == KM_K_CALL || r->kind == KM_K_MPI;
     r->routine = routine;
-    r->slow = 1;                     /* until its first entry */
     if (is_routine ? set_routine_identity(r, &rt) != 0
                    : !(r->text = dup_range(rt.rest, rt.rest_len))) {
         km_region_free(r);

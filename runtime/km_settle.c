@@ -1,10 +1,13 @@
 /*
- * km_settle.c — estimates settled against measured time.
+ * km_settle.c — a snapshot's call paths settled, the open frames closed
+ * as if now, and what estimates and open frames give the time slots.
  *
- * Owns settling the estimates that wait in a measured frame (or the root)
- * when it closes, checkpoints (a full table, a time slot's end: settled
- * against the time measured so far), and what the open frames give the
- * time slots when a slot ends.
+ * Owns the inclusive times of the paths (a node's own time and what its
+ * callees below it took, through transparent ones), settling a node whose
+ * own time came out below zero (the estimates made inside its measured
+ * executions were high: they are cut to fit, then libkm's overhead, whose
+ * costs are estimates too), closing the open measured frames at an
+ * instant without touching them, and the time slots' share of both.
  *
  * Must never let a figure contradict another: no net time below zero, no
  * callee longer than its caller, total = own times + overhead + outside.
@@ -12,246 +15,256 @@
 #include "runtime/km_core.h"
 
 /* ------------------------------------------------------------------------ */
-/* Settling estimates                                                        */
+/* The open frames, closed as if now                                         */
 
-/* Commit the estimates of region q, own time `own` making `el` of its
- * elapsed time, keeping the share `keep` of each; returns the own time
- * taken back when q is a callee (which its anchor's callee time held). */
-static km_time commit(struct km_region *q, km_time own, km_time el,
-                      double keep)
+/* Close the open measured frames mf[1..msp] and the root (mf[0], begun
+ * at t0) at `now`, innermost first, as close_measured would, with the
+ * thread's counters `s`: fn gets each frame's own time and elapsed time
+ * (less libkm's).  Nothing is changed. */
+void km_close_open(const struct km_mframe *mf, int32_t msp,
+                   const struct km_counters *s, km_tick now, km_tick t0,
+                   void (*fn)(void *arg, int32_t m, km_time own, km_time e),
+                   void *arg)
 {
-    km_time back_own = 0, back_el = 0;
-    if (keep < 1) {
-        /* own time taken back rounded up, so that what stays fits (no
-         * libm: the program links libkm, not necessarily -lm); the rest
-         * of elapsed (what came from the regions inside) loses the same
-         * share, rounded down, so that elapsed still holds own time */
-        double x = (1 - keep) * (double)own;
-        back_own = (km_time)x;
-        if ((double)back_own < x)
-            back_own++;
-        if (back_own > own)
-            back_own = own;
-        km_time rest = el > own ? el - own : 0;
-        back_el = back_own + (km_time)((1 - keep) * (double)rest);
-        if (back_el > el)
-            back_el = el;
-    }
-    q->excl += own - back_own;
-    q->est_excl += own - back_own;
-    q->elapsed += el - back_el;
-    q->est_el += el - back_el;
-    return q->callee ? back_own : 0;
-}
-
-/* The share of the estimates inside a frame that fits in its measured time
- * e: the frame holds callee time cc, of which ci is estimated. */
-static double share_that_fits(km_time e, km_time cc, km_time ci)
-{
-    if (cc <= e || ci <= 0)
-        return 1;
-    km_time measured = cc - ci;
-    return measured >= e ? 0 : (double)(e - measured) / (double)ci;
-}
-
-/* Measured frame f (or the root) has measured e so far: settle the
- * estimates that wait in it.  *cc and *ci (the callee time inside, and
- * its estimated part) lose what was taken back. */
-KM_NOINLINE void km_settle(const struct settle *c, struct km_frame *f,
-                           km_time e, km_time *cc, km_time *ci)
-{
-    double keep = share_that_fits(e, *cc, *ci);
-    km_time taken = 0;
-    uint32_t used = f->used;
-    f->used = 0;
-    signal_fence();
-    int timeline = !c->copy && c->t == &km_main_thread;
-    for (int s = 0; used; s++, used >>= 1) {
-        if (!(used & 1))
-            continue;
-        struct km_region *q = region_of(c, f->wait[s].id);
-        km_time excl = q->excl, el = q->elapsed;
-        taken += commit(q, f->wait[s].own, f->wait[s].el, keep);
-        if (timeline)                /* what stays, in the current slot */
-            km_tl_put(&km_main_tl, km_tl_code(&km_main_tl, q->id),
-                      q->callee ? q->excl - excl : q->elapsed - el);
-    }
-    *cc -= taken;
-    *ci -= taken;
-}
-
-/* The estimated frames still open above anchor a had entries in its
- * table, which a checkpoint emptied: they get entries again (or, in the
- * unlikely case that more regions than the table holds are open there at
- * once, their estimate is dropped: slot -1). */
-static void rehome_open_frames(struct km_thread *t, int32_t a)
-{
-    struct km_frame *af = &t->stack[a];
-    for (int32_t j = a + 1; j <= t->sp; j++) {
-        struct km_frame *f = &t->stack[j];
-        if (!f->r || f->start != KM_UNREAD || f->anchor != a)
-            continue;
-        int free;
-        int s = km_wait_entry(af, f->r->id, &free);
-        if (s < 0 && free >= 0)
-            claim_wait(af, s = free, f->r->id);
-        f->slot = s;
-        if (s < 0) {                 /* its estimate goes nowhere */
-            if (f->r->callee) {
-                f->child -= f->ovh0;
-                f->inv -= f->ovh0;
-            }
-            f->ovh0 = 0;
+    km_time acc = s->acc, extra = 0;
+    for (int32_t m = msp; m >= 0; m--) {
+        const struct km_mframe *f = &mf[m];
+        km_time raw = m ? KM_SUB(now - f->start) - km_st.cost_inner
+                        : KM_SUB(now - t0);
+        km_time cin = f->cin + extra;
+        km_time own = raw - cin - (acc - f->acc0);
+        km_time ovh = (km_time)(s->nest - f->nest0) * km_st.cost_estimated +
+                      (km_time)(s->nmeas - f->nmeas0) * km_st.cost_measured +
+                      (s->ovh - f->ovh0);
+        fn(arg, m, own, raw - ovh);
+        if (m == 0 || f->n->callee) {
+            extra = raw;
+            acc = f->acc0;
+        } else {
+            extra = cin;
         }
     }
 }
 
-/* A checkpoint of anchor a settled ci0 of estimated callee time held in
- * frame h (and took `taken` of it back).  The frames open above a that
- * share h's callee time took their snapshot of it when they began, after
- * some of that time: each keeps what was inside it, less its share of
- * what was taken back, and has nothing unsettled inside it any more (its
- * estimated part would otherwise come out negative). */
-static void resnap_open_frames(struct km_thread *t, int32_t a, int32_t h,
-                               km_time ci0,
-                               km_time taken)
+/* ------------------------------------------------------------------------ */
+/* Settling the tree                                                         */
+
+static km_time own_total(const struct km_pnode *n)
 {
-    const struct km_frame *holder = &t->stack[h];
-    for (int32_t j = a + 1; j <= t->sp; j++) {
-        struct km_frame *f = &t->stack[j];
-        if (!f->r || f->r->callee || f->own != h)
-            continue;
-        /* inside f before the checkpoint: callee time and its estimated
-         * part, as they were (holder's figures are already reduced) */
-        km_time ins_child = holder->child + taken - f->child;
-        km_time ins_inv = holder->inv + ci0 - f->inv;
-        km_time back = ci0 > 0 ? (km_time)((double)taken * (double)ins_inv /
-                                           (double)ci0) : 0;
-        f->child = holder->child - (ins_child - back);
-        f->inv = holder->inv;
+    return n->own + n->est;
+}
+
+/* What node x gives its parent: a callee its inclusive time, a
+ * transparent node what its callees gave it (its own time is its
+ * routine's). */
+static void contribution(const struct km_pnode *k, km_time *all, km_time *est)
+{
+    if (k->callee) {
+        *all = k->incl;
+        *est = k->incl_est;
+    } else {
+        *all = k->incl - own_total(k);
+        *est = k->incl_est - k->est;
     }
 }
 
-static km_time elapsed_so_far(const struct km_thread *t,
-                              const struct km_frame *f, km_tick now);
-
-/* Measured time spent so far in the frames open above anchor a, which
- * reaches a's callee time only as they close: the open measured callee
- * nearest a (everything above it is inside it), and what the estimated
- * callees below it have taken in from measured frames already closed.
- * A checkpoint must not let estimates take that time: when the frame
- * closes, its measured time would not fit (a long sample still open at
- * a slot's end made a caller shorter than its callee). */
-static km_time open_measured_above(const struct km_thread *t, int32_t a,
-                                   km_tick now)
+/* The estimated part of what node x's children give it. */
+static km_time kids_estimated(const struct km_pnode *p, int32_t x)
 {
     km_time sum = 0;
-    for (int32_t j = a + 1; j <= t->sp; j++) {
-        const struct km_frame *f = &t->stack[j];
-        if (!f->r || !f->r->callee)
-            continue;
-        if (f->start != KM_UNREAD) {
-            km_time e = elapsed_so_far(t, f, now);
-            return sum + (e > 0 ? e : 0);
+    for (int32_t k = p[x].first_kid; k >= 0; k = p[k].next_sib) {
+        km_time all, est;
+        contribution(&p[k], &all, &est);
+        sum += est;
+    }
+    return sum > 0 ? sum : 0;
+}
+
+/* Estimated own time node x's callees (through transparent ones) could
+ * give back, none below zero. */
+static km_time can_give(const struct km_pnode *p, int32_t x)
+{
+    km_time sum = 0;
+    for (int32_t k = p[x].first_kid; k >= 0; k = p[k].next_sib) {
+        const struct km_pnode *c = &p[k];
+        if (c->callee) {
+            km_time t = own_total(c);
+            sum += c->est < t ? c->est : t;
+        } else {
+            sum += can_give(p, k);
         }
-        if (f->child > f->inv)
-            sum += f->child - f->inv;
     }
-    return sum;
+    return sum > 0 ? sum : 0;
 }
 
-/* Anchor a's table is full: settle it now against the time the anchor
- * has measured so far, as if it closed (the executions it holds all lie
- * within that time, less what frames still open above it have measured),
- * and carry on with an empty table. */
-KM_NOINLINE void km_checkpoint(struct km_thread *t, int32_t a)
+/* Take the share `keep` < 1 off what can_give counted; returns what was
+ * taken. */
+static km_time give_back(struct km_pnode *p, int32_t x, double keep)
 {
-    struct km_frame *f = &t->stack[a];
-    km_tick now = cold_now();
-    km_time e, cc, ci;
-    if (a == 0) {
-        e = KM_SUB(now - t->t0) - t->ovh;
-        cc = f->child;
-        ci = f->inv;
-    } else {
-        e = KM_SUB(now - f->start) - km_st.cost_inner - (t->ovh - f->ovh0);
-        inside(t->stack, f, &cc, &ci);
-    }
-    e -= open_measured_above(t, a, now);
-    km_time ci0 = ci;
-    km_settle(LIVE(t), f, e, &cc, &ci);
-    /* what stays is settled: the callee time that holds it loses what was
-     * taken back, and its estimated part is settled */
-    int32_t h = a == 0 || f->r->callee ? a : f->own;
-    struct km_frame *holder = &t->stack[h];
-    km_time taken = ci0 - ci;
-    holder->child -= taken;
-    holder->inv -= ci0;
-    if (holder->r)
-        holder->r->absorbed += ci0;
-    resnap_open_frames(t, a, h, ci0, taken);
-    rehome_open_frames(t, a);
-}
-
-/* Elapsed time so far of open measured frame f at `now`. */
-static km_time elapsed_so_far(const struct km_thread *t,
-                              const struct km_frame *f, km_tick now)
-{
-    return KM_SUB(now - f->start) - km_st.cost_inner - (t->ovh - f->ovh0);
-}
-
-/* Give the open measured routines and MPI calls of frames 1..top their
- * own time so far (less what they gave before, `done`, as km_main_tl_done),
- * spread over the slots since the current one began, into `into` (the
- * live timeline, or a copy).  A callee frame's own time is its elapsed
- * time less its callees': those closed (its child) and the one open
- * directly inside it. */
-void km_give_open_slots(const struct km_thread *t, int32_t top, km_tick now,
-                        struct km_timeline *into, km_time *done)
-{
-    km_time inner = 0;               /* elapsed of the open callee above */
-    for (int32_t j = top; j >= 1; j--) {
-        const struct km_frame *f = &t->stack[j];
-        if (!f->r)
-            continue;
-        if (!f->r->callee) {         /* an I/O statement's time so far */
-            int32_t code = km_tl_code(into, f->r->id);
-            if (KM_TL_CAT(code) != KM_TL_IO || f->start == KM_UNREAD)
+    km_time taken = 0;
+    for (int32_t k = p[x].first_kid; k >= 0; k = p[k].next_sib) {
+        struct km_pnode *c = &p[k];
+        km_time t;
+        if (c->callee) {
+            km_time all = own_total(c);
+            km_time can = c->est < all ? c->est : all;
+            if (can <= 0)
                 continue;
-            km_time e = elapsed_so_far(t, f, now);
-            km_tl_spread(into, f->start, now, code, e - km_main_tl_done[j]);
-            if (done)
-                done[j] = e;
-            continue;
+            t = (km_time)((1 - keep) * (double)can);
+            if (t > can)
+                t = can;
+            c->est -= t;
+        } else {
+            t = give_back(p, k, keep);
         }
-        if (f->start == KM_UNREAD) { /* estimated: its estimate so far */
-            inner += f->child;
-            continue;
-        }
-        km_time e = elapsed_so_far(t, f, now);
-        km_time own = e - f->child - inner;
-        km_tl_spread(into, f->start, now, km_tl_code(into, f->r->id),
-                     own - km_main_tl_done[j]);
-        if (done)
-            done[j] = own;
-        inner = e;
+        c->incl -= t;
+        c->incl_est -= t;
+        c->marked |= t > 0;
+        taken += t;
+    }
+    return taken;
+}
+
+/* Node x's own time is below zero by `short_by`: the estimates inside it
+ * give back up to that.  A callee's own time then takes the rest from the
+ * overhead (whose costs are estimates too), then from a longer total; a
+ * transparent node's own time is a share of its routine's, which gains
+ * what was given back too, and what is still short is its routine's
+ * concern. */
+static void settle_node(struct km_pnode *p, int32_t x, km_time *ovh,
+                        km_time *total)
+{
+    struct km_pnode *n = &p[x];
+    km_time short_by = -own_total(n);
+    km_time can = can_give(p, x);
+    km_time given = 0;
+    if (can > 0) {
+        double keep = can > short_by ? 1 - (double)short_by / (double)can : 0;
+        given = give_back(p, x, keep);
+        n->own += given;
+        n->marked = 1;
+        short_by -= given;
+    }
+    if (!n->callee) {
+        int32_t o = n->parent;
+        while (o > 0 && !p[o].callee)
+            o = p[o].parent;
+        if (o >= 0)
+            p[o].own += given;
+        if (short_by > 0)
+            n->own += short_by;
+        return;
+    }
+    if (short_by > 0) {
+        km_time t = short_by < *ovh ? short_by : *ovh;
+        *ovh -= t;
+        n->own += t;
+        short_by -= t;
+    }
+    if (short_by > 0) {              /* a clock that is not one */
+        *total += short_by;
+        n->own += short_by;
     }
 }
 
-/* The program's thread's first exit past the current slot's end (frames
- * 1..top open): estimates waiting in open frames are settled into the
- * slot ending (checkpoints), the open frames give it their own time so
- * far, and the slot of `now` becomes the current one. */
-KM_NOINLINE void km_cross_slot(struct km_thread *t, int32_t top, km_tick now)
+/* The inclusive times of the n nodes of p (children after their parents,
+ * p[0] the root, its own time what was outside every region), every
+ * node's own time made >= 0 (*ovh and *total may change). */
+void km_settle_tree(struct km_pnode *p, int32_t n, km_time *ovh,
+                    km_time *total)
+{
+    for (int32_t i = 0; i < n; i++)
+        p[i].first_kid = p[i].next_sib = -1;
+    for (int32_t i = n - 1; i > 0; i--) {
+        struct km_pnode *q = &p[p[i].parent];
+        p[i].next_sib = q->first_kid;
+        q->first_kid = i;
+    }
+    for (int32_t i = n - 1; i >= 0; i--) {
+        struct km_pnode *x = &p[i];
+        /* of the estimates below, the measured executions hold their
+         * share (counted as executions), which their measured time
+         * holds: not an estimate of this node's */
+        double est_share = x->count > 0 ? (double)(x->count - x->measured) /
+                                              (double)x->count : 0;
+        x->absorbed = (km_time)((1 - est_share) * (double)kids_estimated(p, i));
+        if (own_total(x) < 0)
+            settle_node(p, i, ovh, total);
+        x->incl = own_total(x);
+        for (int32_t k = x->first_kid; k >= 0; k = p[k].next_sib) {
+            km_time all, est;
+            contribution(&p[k], &all, &est);
+            x->incl += all;
+        }
+        x->incl_est = x->est +
+                      (km_time)(est_share * (double)kids_estimated(p, i));
+        if (x->incl_est > x->incl)
+            x->incl_est = x->incl > 0 ? x->incl : 0;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Time slots                                                                */
+
+struct give {
+    const struct km_thread *t;
+    struct km_timeline *into;
+    km_tick now;
+    int live;
+};
+
+static void give_open(void *arg, int32_t m, km_time own, km_time e)
+{
+    struct give *g = arg;
+    if (m == 0)
+        return;
+    const struct km_mframe *f = &g->t->mf[m];
+    int32_t code = km_tl_code(g->into, f->n->id);
+    km_time amount;
+    if (f->n->callee)
+        amount = own;
+    else if (KM_TL_CAT(code) == KM_TL_IO)
+        amount = e;
+    else
+        return;
+    km_tl_spread(g->into, f->start, g->now, code, amount - f->tl_done);
+    if (g->live)
+        ((struct km_thread *)g->t)->mf[m].tl_done = amount;
+}
+
+/* Give `into` (the live timeline when `live`, or a copy) thread t's
+ * estimates made since the last time (the current slot), and its open
+ * measured routines, MPI calls and I/O statements (frames 1..msp) their
+ * time so far less what they gave before, spread over the slots since
+ * they began. */
+void km_give_open_slots(const struct km_thread *t, int32_t msp, km_tick now,
+                        struct km_timeline *into, int live)
+{
+    int32_t nn = __atomic_load_n(&t->nnodes, __ATOMIC_ACQUIRE);
+    for (int32_t i = 1; i < nn; i++) {
+        struct km_node *n = km_node_at(t, i);
+        if (!n->callee)
+            continue;
+        km_time est = km_node_estimated(n, NULL);
+        if (est == n->tl_given)
+            continue;
+        km_tl_put(into, km_tl_code(into, n->id), est - n->tl_given);
+        if (live)
+            n->tl_given = est;
+    }
+    struct km_counters s = { t->acc, t->ovh, t->nest, t->nmeas };
+    struct give g = { t, into, now, live };
+    km_close_open(t->mf, msp, &s, now, t->t0, give_open, &g);
+}
+
+/* The program's thread's first measured exit past the current slot's end
+ * gives the slot ending the estimates made since the last and the open
+ * frames' time so far, and the slot of `now` becomes the current one. */
+KM_NOINLINE void km_cross_slot(struct km_thread *t, km_tick now)
 {
     if (km_main_tl.slot_end == 0)
         return;
-    for (int32_t a = 0; a <= top; a++) {
-        const struct km_frame *f = &t->stack[a];
-        if ((a == 0 || (f->r && f->start != KM_UNREAD)) && f->used)
-            km_checkpoint(t, a);
-    }
     km_tl_fit(&km_main_tl, now);
-    km_give_open_slots(t, top, now, &km_main_tl, km_main_tl_done);
+    km_give_open_slots(t, t->msp, now, &km_main_tl, 1);
     km_tl_place(&km_main_tl, now);
 }

@@ -1,10 +1,10 @@
 /*
  * km_snapshot.c — snapshots of the figures (struct km_report).
  *
- * Owns copying a thread's figures and stack, closing the open frames on
- * the copy (as if they closed now), settling what waits at the root,
- * fitting locations into their parents, the totals, the prediction, and
- * the rank's shared tables and time slots.
+ * Owns copying a thread's call paths and open frames, closing the open
+ * frames on the copy (as if they closed now), summing the settled paths
+ * into the regions, fitting locations into their parents, the totals, the
+ * prediction, and the rank's shared tables and time slots.
  *
  * Must never change the live figures (a snapshot may be taken from a
  * signal handler, between any two instructions of the hot path), or
@@ -34,79 +34,40 @@ void km_report_free(struct km_report *rep)
     rep->nfiles = 0;
     km_tl_free(rep->tl);
     rep->tl = NULL;
+    km_mem_free(rep->paths);
+    rep->paths = NULL;
+    rep->npaths = 0;
 }
 
-/* Clock reads so far: two per measured frame that closed, one per open
- * measured frame, less the reads closing frames shared, plus the others. */
-static uint64_t clock_reads(const struct km_thread *t)
+/* Clock reads so far: two per measured execution, less one per open
+ * measured frame and the reads closing frames shared, plus the others. */
+static uint64_t clock_reads(const struct km_thread *t,
+                            const struct km_counters *s, int32_t open)
 {
-    uint64_t n = t->saved_reads;   /* subtracted below */
-    n = __atomic_load_n(&km_st.cold_reads, __ATOMIC_RELAXED) - n;
+    uint64_t n = 2 * s->nmeas - (uint64_t)open - t->saved_reads;
+    n += __atomic_load_n(&km_st.cold_reads, __ATOMIC_RELAXED);
     n += __atomic_load_n(&t->trace_reads, __ATOMIC_RELAXED);
-    for (int32_t i = 0; i < t->nreg; i++)
-        n += 2 * t->tab[i]->measured;
-    for (int32_t i = 1; i <= t->sp; i++)
-        n += t->stack[i].r && t->stack[i].start != KM_UNREAD;
     return n;
 }
 
-static km_time frame_elapsed(const struct km_frame *stk,
-                             const struct km_frame *f, km_tick now)
-{
-    if (f->start != KM_UNREAD)
-        return KM_SUB(now - f->start);
-    if (f->r->callee)
-        return f->child;
-    km_time cc, ci;
-    inside(stk, f, &cc, &ci);
-    return f->ovh0 + cc;
-}
-
 /* Declared redundant time so far, net of the MPI calls inside it, as if
- * the open frames stk[1..sp] closed at `now`. */
+ * the open frames mf[1..msp] closed at the snapshot (their elapsed times
+ * in e[]); redundant regions and MPI calls are always measured. */
 static km_time redundant_so_far(const struct km_thread *t,
-                                const struct km_frame *stk, int32_t sp,
-                                km_tick now)
+                                const struct km_mframe *mf, int32_t msp,
+                                const km_time *e)
 {
     km_time red = t->red_time - t->red_mpi;
-    int32_t i = 1;
-    while (i <= sp && !(stk[i].r->hooks & KM_HOOK_REDUNDANT))
-        i++;
-    if (i > sp)
+    int32_t m = 1;
+    while (m <= msp && !(mf[m].n->r->hooks & KM_HOOK_REDUNDANT))
+        m++;
+    if (m > msp)
         return red;
-    red += frame_elapsed(stk, &stk[i], now);  /* the outermost one open */
-    for (i++; i <= sp; i++)
-        if (stk[i].r->hooks & KM_HOOK_MPI)
-            red -= frame_elapsed(stk, &stk[i], now);
+    red += e[m];                     /* the outermost one open */
+    for (m++; m <= msp; m++)
+        if (mf[m].n->r->hooks & KM_HOOK_MPI)
+            red -= e[m];
     return red;
-}
-
-/* Every frame is closed: the root settles what still waits in it against
- * the total time less libkm's overhead; what is left is the time
- * outside.  Measured callees that do not fit beside the overhead take
- * their time out of it (the costs behind it are estimates), never below
- * zero: what they hold beyond the total (a clock that is not one, a
- * snapshot's instant read before a frame's) makes the total longer, so
- * that no figure exceeds it. */
-static void settle_root(const struct settle *c, struct km_report *rep,
-                        struct km_frame *root)
-{
-    km_time *ovh = c->ovh;
-    if (*ovh < 0)
-        *ovh = 0;
-    if (*ovh > rep->total)
-        *ovh = rep->total;
-    km_time e = rep->total - *ovh;
-    km_time cc = root->child, ci = root->inv;
-    rep->outside_est = ci > 0;
-    km_settle(c, root, e, &cc, &ci);
-    if (cc > e) {
-        km_time give = cc - e < *ovh ? cc - e : *ovh;
-        *ovh -= give;
-        rep->total += cc - e - give;
-        e = cc;
-    }
-    rep->outside = e - cc;
 }
 
 /* A loop, I/O statement or user region never outlasts the region around
@@ -245,7 +206,6 @@ static void fill_scalars(const struct km_thread *t, struct km_report *rep,
     rep->total = KM_SUB(now - t->t0);
     if (rep->total < 0)
         rep->total = 0;
-    rep->clock_reads = clock_reads(t);
     rep->clock = km_st.clock;
     double sub = km_st.clock.seconds_per_tick / (double)(1 << KM_SUB_BITS);
     rep->cost_measured = (double)km_st.cost_measured * sub;
@@ -265,27 +225,22 @@ static void fill_scalars(const struct km_thread *t, struct km_report *rep,
     rep->waited = waited;
 }
 
-/* The open frames of thread t as they are now, copied into stk: up to
- * the last frame that reads consistently (another thread's stack may
- * change while it is copied; a frame it is pushing is left out).  Returns
- * the top frame copied. */
-static int32_t copy_stack(const struct km_thread *t, struct km_frame *stk,
-                          int32_t sp, int32_t nreg)
+/* The open measured frames of thread t as they are now, copied into mf:
+ * those of the frames up to sp that read consistently (another thread's
+ * frames may change while they are copied; a frame it is pushing is left
+ * out).  Returns the top frame copied. */
+static int32_t copy_frames(const struct km_thread *t, struct km_mframe *mf,
+                           int32_t msp, int32_t sp, int32_t nn)
 {
-    memcpy(stk, t->stack, ((size_t)sp + 1) * sizeof *stk);
-    for (int32_t i = 0; i <= sp; i++) {
-        struct km_frame *f = &stk[i];
-        if (i > 0 && (f->id < 1 || f->id > nreg || f->own < 0 ||
-                      f->own > i || f->anchor < 0 || f->anchor > i))
-            return i - 1;
-        if (f->start == KM_UNREAD && i > 0)
-            continue;
-        for (int w = 0; w < KM_NWAIT; w++)
-            if ((f->used >> w & 1) &&
-                (f->wait[w].id < 1 || f->wait[w].id > nreg))
-                f->used &= ~(1u << w);
+    memcpy(mf, t->mf, ((size_t)msp + 1) * sizeof *mf);
+    for (int32_t m = 1; m <= msp; m++) {
+        const struct km_node *n = mf[m].n;
+        if (!n || n->index < 1 || n->index >= nn ||
+            km_node_at(t, n->index) != n || mf[m].sp > sp ||
+            mf[m].sp <= mf[m - 1].sp)
+            return m - 1;
     }
-    return sp;
+    return msp;
 }
 
 /* The instant of a snapshot of another thread t, read after its stack
@@ -309,33 +264,112 @@ static km_tick foreign_now(const struct km_thread *t, km_tick now)
     return t->t0;
 }
 
+/* The regions' figures: the sums over their paths. */
+static void sum_paths(struct km_report *rep)
+{
+    for (int32_t i = 0; i < rep->nreg; i++) {
+        struct km_region *q = &rep->reg[i];
+        q->count = q->measured = 0;
+        q->elapsed = q->excl = q->est_el = q->est_excl = q->absorbed = 0;
+    }
+    for (int32_t i = 1; i < rep->npaths; i++) {
+        const struct km_pnode *p = &rep->paths[i];
+        if (p->id < 1 || p->id > rep->nreg)
+            continue;
+        struct km_region *q = &rep->reg[p->id - 1];
+        q->count += p->count;
+        q->measured += p->measured;
+        q->excl += p->own + p->est;
+        q->est_excl += p->est;
+        q->absorbed += p->absorbed;
+        if (!p->nested) {
+            q->elapsed += p->incl;
+            q->est_el += p->incl_est;
+        }
+    }
+    const struct km_pnode *root = &rep->paths[0];
+    rep->outside = root->own;
+    for (int32_t k = root->first_kid; k >= 0; k = rep->paths[k].next_sib)
+        rep->outside_est |= rep->paths[k].incl_est > 0;
+}
+
+/* Thread t's call paths as they are now, into rep->paths; -1 without
+ * memory. */
+static int copy_paths(const struct km_thread *t, struct km_report *rep,
+                      int32_t nn)
+{
+    rep->paths = km_mem_alloc((size_t)nn * sizeof *rep->paths);
+    if (!rep->paths)
+        return -1;
+    rep->npaths = nn;
+    rep->folded = t->nfolded;
+    for (int32_t i = 0; i < nn; i++) {
+        const struct km_node *n = km_node_at(t, i);
+        struct km_pnode *p = &rep->paths[i];
+        *p = (struct km_pnode){
+            .id = n->id, .parent = n->parent ? n->parent->index : -1,
+            .callee = n->callee, .nested = n->nested, .folded = n->folded,
+            .marked = n->absorbed > 0, .count = n->count,
+            .measured = n->measured, .own = n->own,
+            .est = i ? km_node_estimated(n, NULL) : 0,
+        };
+        if (i > 0 && (p->parent < 0 || p->parent >= i))
+            p->parent = 0;           /* (being written: under the root) */
+    }
+    return 0;
+}
+
+struct closing {
+    struct km_report *rep;
+    const struct km_mframe *mf;
+    km_time *e;
+};
+
+static void close_copy(void *arg, int32_t m, km_time own, km_time e)
+{
+    struct closing *c = arg;
+    c->e[m] = e;
+    if (m == 0)
+        c->rep->paths[0].own = own;
+    else
+        c->rep->paths[c->mf[m].n->index].own += own;
+}
+
 /* Thread t's figures as if every open frame were left at `now` (another
  * thread's: at the instant foreign_now gives, into *at), without touching
- * the live regions or stack.  Regions registered since t last caught up
- * appear with no executions.  On failure (no memory) the report still has
- * its scalar fields, but no regions. */
+ * the live state.  Regions registered since t last caught up appear with
+ * no executions.  On failure (no memory) the report still has its scalar
+ * fields, but no regions. */
 int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
                           const char *event, km_tick now, km_tick *at)
 {
-    /* Another thread may run on while it is copied: its overhead is read
+    /* Another thread may run on while it is copied: its counters are read
      * first and the clock last, so that no frame it opens meanwhile
-     * begins after the snapshot's instant (its time would come out
-     * negative, and be taken out of the overhead). */
+     * begins after the snapshot's instant. */
     int foreign = t != km_self;
-    km_time ovh = __atomic_load_n(&t->ovh, __ATOMIC_ACQUIRE);
+    struct km_counters s = {
+        __atomic_load_n(&t->acc, __ATOMIC_ACQUIRE),
+        __atomic_load_n(&t->ovh, __ATOMIC_ACQUIRE),
+        __atomic_load_n(&t->nest, __ATOMIC_ACQUIRE),
+        __atomic_load_n(&t->nmeas, __ATOMIC_ACQUIRE),
+    };
     fill_scalars(t, rep, event, now);
     int32_t nreg = __atomic_load_n(&t->nreg, __ATOMIC_ACQUIRE);
     int32_t ntmpl = __atomic_load_n(&km_st.ntmpl, __ATOMIC_ACQUIRE);
     int32_t sp = __atomic_load_n(&t->sp, __ATOMIC_ACQUIRE);
+    int32_t msp = __atomic_load_n(&t->msp, __ATOMIC_ACQUIRE);
+    int32_t nn = t->chunk ? __atomic_load_n(&t->nnodes, __ATOMIC_ACQUIRE) : 0;
     if (sp < 0 || sp >= KM_STACK_DEPTH)
         sp = 0;
-    while (sp > 0 && t->stack[sp].id == KM_ID_FULL)  /* overflow sentinel */
-        sp--;
+    if (msp < 0 || msp > sp)
+        msp = 0;
 
     rep->reg = km_mem_alloc(((size_t)ntmpl + 1) * sizeof *rep->reg);
-    struct km_frame *stk = km_mem_alloc(((size_t)sp + 1) * sizeof *stk);
-    if (!rep->reg || !stk) {
-        km_mem_free(stk);
+    struct km_mframe *mf = km_mem_alloc(((size_t)msp + 1) * sizeof *mf);
+    km_time *e = km_mem_alloc(((size_t)msp + 1) * sizeof *e);
+    if (!rep->reg || !mf || !e || nn < 1 || copy_paths(t, rep, nn)) {
+        km_mem_free(mf);
+        km_mem_free(e);
         km_report_free(rep);
         if (km_st.mpi_state != MPI_NONE && t->index == 0)
             predict(t, rep);
@@ -346,24 +380,33 @@ int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
         rep->reg[i] = *t->tab[i];
     for (int32_t i = nreg; i < ntmpl; i++)   /* stable once published */
         rep->reg[i] = *km_st.tmpl[i];
-    sp = copy_stack(t, stk, sp, nreg);
+    msp = copy_frames(t, mf, msp, sp, nn);
+    rep->clock_reads = clock_reads(t, &s, msp);
     if (foreign) {
         now = foreign_now(t, now);
         rep->total = KM_SUB(now - t->t0);
         if (rep->total < 0)
             rep->total = 0;
     }
-    rep->redundant = redundant_so_far(t, stk, sp, now);
-    for (int32_t i = 1; i <= sp; i++)
-        stk[i].r = &rep->reg[stk[i].id - 1];
-    struct settle c = { rep->reg, NULL, &ovh, NULL };
-    for (int32_t i = sp; i >= 1; i--)
-        km_leave_copy(&c, stk, i, now);
-    settle_root(&c, rep, &stk[0]);
+    struct closing c = { rep, mf, e };
+    km_close_open(mf, msp, &s, now, t->t0, close_copy, &c);
+    rep->redundant = redundant_so_far(t, mf, msp, e);
+    km_mem_free(mf);
+    km_mem_free(e);
+    km_time ovh = (km_time)s.nest * km_st.cost_estimated +
+                  (km_time)s.nmeas * km_st.cost_measured + s.ovh;
+    if (ovh < 0)
+        ovh = 0;
+    if (ovh > rep->total)
+        ovh = rep->total;
+    /* what the overhead loses goes outside */
+    rep->paths[0].own += (km_time)s.nest * km_st.cost_estimated +
+                         (km_time)s.nmeas * km_st.cost_measured + s.ovh - ovh;
+    km_settle_tree(rep->paths, rep->npaths, &ovh, &rep->total);
     rep->overhead = ovh;
     if (at)
         *at = now;
-    km_mem_free(stk);
+    sum_paths(rep);
     fit_locations(rep);
     sum_regions(rep);
     if (km_st.mpi_state != MPI_NONE && t->index == 0)
@@ -372,19 +415,18 @@ int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
 }
 
 /* The program's thread's time slots up to `now` (a copy, to which the
- * open frames give their own time so far). */
+ * estimates since the last slot's end and the open frames give their time
+ * so far). */
 static void copy_timeline(struct km_report *rep, km_tick now)
 {
     if (!km_main_thread.started ||
         (rep->tl = km_tl_copy(&km_main_tl, now)) == NULL)
         return;
-    int32_t sp = km_main_thread.sp;
-    if (sp < 0 || sp >= KM_STACK_DEPTH)
-        sp = 0;
-    while (sp > 0 && km_main_thread.stack[sp].id == KM_ID_FULL)
-        sp--;
+    int32_t msp = km_main_thread.msp;
+    if (msp < 0 || msp >= KM_STACK_DEPTH)
+        msp = 0;
     km_tl_fit(rep->tl, now);
-    km_give_open_slots(&km_main_thread, sp, now, rep->tl, NULL);
+    km_give_open_slots(&km_main_thread, msp, now, rep->tl, 0);
     km_tl_place(rep->tl, now);
 }
 

@@ -18,7 +18,6 @@ __thread int km_on_main __attribute__((tls_model("initial-exec")));
 struct km_thread km_main_thread;
 struct km_state km_st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 struct km_timeline km_main_tl;
-km_time km_main_tl_done[KM_STACK_DEPTH];
 
 static int atexit_registered;
 
@@ -80,13 +79,14 @@ static int end_key_made;
 static struct km_thread *free_states;    /* under km_st.lock */
 static void thread_ended(void *arg);
 
-static void reset_root(struct km_thread *t)
+/* The thread's call paths with the root alone, and nothing open; -1
+ * without memory for them. */
+static int reset_root(struct km_thread *t)
 {
-    t->sp = 0;
-    t->stack[0] = (struct km_frame){ .r = NULL, .id = KM_ID_ROOT, .own = 0,
-                                     .anchor = 0 };
     t->task_depth = 0;
     t->task_entered = 0;
+    t->cur = &km_no_node;            /* (until it has a root) */
+    return km_paths_init(t);
 }
 
 /* 0.25 ns in subticks: the least sampling may add to an execution. */
@@ -106,6 +106,7 @@ static void init_once(struct km_thread *t)
     if (!km_st.clock_injected)
         km_clock_init(&km_st.clock);
     read_environment();
+    km_paths_limits();
     note_start_time();
     km_st.out.nnn = -1;
     km_st.out.rank = -1;
@@ -235,8 +236,6 @@ static void reg(int32_t *h, const int32_t *hr, const char *text)
     r->id = km_st.ntmpl + 1;
     if (KM_KIND_IS_ROUTINE(r->kind))
         r->routine = r->id;
-    r->k = 1;
-    r->learn_at = 1;                 /* the first execution */
     km_st.tmpl[km_st.ntmpl] = r;
     __atomic_store_n(&km_st.ntmpl, km_st.ntmpl + 1, __ATOMIC_RELEASE);
     *slot = r->id;
@@ -334,7 +333,7 @@ KM_NOINLINE struct km_thread *km_attach(void)
             __atomic_fetch_add(&km_lost_threads, 1, __ATOMIC_RELAXED);
             return NULL;
         }
-        memset(t, 0, offsetof(struct km_thread, stack));
+        memset(t, 0, offsetof(struct km_thread, stk));
     }
     t->omp = omp_get_thread_num ? omp_get_thread_num() : -1;
     km_self = t;
@@ -347,7 +346,11 @@ KM_NOINLINE struct km_thread *km_attach(void)
     pthread_mutex_unlock(&km_st.lock);
     t->trace.thread = t->index;  /* (a recycled state keeps both) */
     if (!t->started) {               /* not the thread init_once set up */
-        reset_root(t);
+        if (reset_root(t)) {
+            km_self = NULL;
+            __atomic_fetch_add(&km_lost_threads, 1, __ATOMIC_RELAXED);
+            return NULL;
+        }
         t->rng = km_st.seed ^ (0x9e3779b97f4a7c15u * (uint64_t)(t->index + 1));
         t->t0 = cold_now();
         t->started = 1;
@@ -411,7 +414,9 @@ void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
     pthread_mutex_unlock(&km_st.lock);
     if (KM_UNLIKELY(km_st.mpi_state == MPI_NONE) && t == &km_main_thread)
         km_notice_mpi(t, 0);
-    t->ovh += KM_SUB(cold_now() - t1);
+    km_time took = KM_SUB(cold_now() - t1);
+    t->ovh += took;
+    t->acc += took;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -434,15 +439,17 @@ static void calibrate_costs(struct km_thread *t)
     }
     t->cap = 256;
     *r = (struct km_region){ .id = 1, .callee = 1, .kind = KM_K_SUBROUTINE,
-                             .routine = 1, .thresh = UINT64_MAX, .k = 1 };
-    r->slow = km_st.clock.kind != KM_CLOCK_TSC;
+                             .routine = 1, .thresh = UINT64_MAX };
     t->tab[0] = r;
     t->nreg = 1;
     int32_t h = 1;
+    km_in_f(&h);                     /* its node, cached in the root's */
+    km_out_f(&h);
+    struct km_node *n = km_node_at(t, 1);
     km_tick best_measured = INT64_MAX, best_estimated = INT64_MAX;
     km_time best_inner = INT64_MAX;
     for (int b = 0; b < BATCHES; b++) {
-        km_time before = r->excl;
+        km_time before = n->own;
         km_tick t0 = km_clock_read(&km_st.clock);
         for (int p = 0; p < PAIRS; p++) {
             km_in_f(&h);
@@ -451,9 +458,9 @@ static void calibrate_costs(struct km_thread *t)
         km_tick t1 = km_clock_read(&km_st.clock);
         if (t1 - t0 < best_measured)
             best_measured = t1 - t0;
-        if (r->excl - before < best_inner)
-            best_inner = r->excl - before;
-        r->skip = UINT32_MAX;        /* estimated, waiting at the root */
+        if (n->own - before < best_inner)
+            best_inner = n->own - before;
+        n->next = UINT64_MAX;        /* estimated */
         t0 = km_clock_read(&km_st.clock);
         for (int p = 0; p < PAIRS; p++) {
             km_in_f(&h);
@@ -462,7 +469,7 @@ static void calibrate_costs(struct km_thread *t)
         t1 = km_clock_read(&km_st.clock);
         if (t1 - t0 < best_estimated)
             best_estimated = t1 - t0;
-        r->skip = 0;
+        n->next = 0;
     }
     km_st.cost_measured = KM_SUB(best_measured) / PAIRS;
     km_st.cost_estimated = KM_SUB(best_estimated) / PAIRS;
@@ -473,6 +480,9 @@ static void calibrate_costs(struct km_thread *t)
     t->tab[0] = NULL;
     km_region_free(r);
     t->ovh = 0;
+    t->acc = 0;
+    t->nest = 0;
+    t->nmeas = 0;
     t->nentered = 0;
     reset_root(t);
 }
@@ -523,9 +533,8 @@ void km_test_reset(void)
         km_region_free(km_st.tmpl[i]);
     free(km_st.tmpl);
     free(km_st.hash);
-    memset(&km_main_thread, 0, offsetof(struct km_thread, stack));
+    memset(&km_main_thread, 0, offsetof(struct km_thread, stk));
     memset(&km_main_tl, 0, sizeof km_main_tl);  /* (tables leaked: tests) */
-    memset(km_main_tl_done, 0, sizeof km_main_tl_done);
     main_taken = 0;
     km_self = NULL;
     km_on_main = 0;
@@ -549,8 +558,20 @@ int km_test_report(struct km_report *rep, const char *event)
 int km_test_depth(void)
 {
     THREAD_OR(return 0);
-    int32_t sp = t->sp;
-    return sp > 0 && t->stack[sp].id == KM_ID_FULL ? sp - 1 : sp;
+    return t->sp - (t->overflow_depth > 0);
+}
+
+int km_test_path_estimate(int32_t id, km_time *mean)
+{
+    THREAD_OR(return -1);
+    for (int32_t i = 1; i < t->nnodes; i++) {
+        const struct km_node *n = km_node_at(t, i);
+        if (n->id == id) {
+            *mean = n->mean;
+            return n->sampling;
+        }
+    }
+    return -1;
 }
 
 const struct km_clock *km_test_clock(void)

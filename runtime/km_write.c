@@ -22,9 +22,8 @@ static void hide_time(struct km_thread *t, km_tick d)
 {
     if (!t)
         return;
-    for (int32_t i = 1; i <= t->sp; i++)
-        if (t->stack[i].start != KM_UNREAD)
-            t->stack[i].start += d;
+    for (int32_t m = 1; m <= t->msp; m++)
+        t->mf[m].start += d;
     t->t0 += d;
     if (t == &km_main_thread)
         km_tl_hide(&km_main_tl, d);
@@ -92,7 +91,7 @@ static void trace_leave_open(struct km_thread *t)
     t->trace_closed = 1;
     km_tick now = km_core_trace_now(t);
     for (int32_t i = t->sp; i >= 1; i--) {
-        struct km_region *r = t->stack[i].r;
+        struct km_region *r = t->stk[i]->r;
         if (r && (r->hooks & KM_HOOK_TRACE))
             km_core_trace_event(t, r, 0, now);
     }
@@ -236,7 +235,7 @@ static void rank_starts(const struct km_mpi_ops *ops, struct km_thread *t,
     }
     km_st.t_mpii = now;
     if (t == &km_main_thread) {         /* slots start at MPI_INIT's return */
-        km_cross_slot(t, t->sp, now);
+        km_cross_slot(t, now);
         km_tl_rebase(&km_main_tl, now);
     }
     if (ops->rank_size(&km_st.rank, &km_st.nranks))

@@ -394,7 +394,7 @@ static void test_recursion(void)
     CHECK_EQ(R(&rep, c)->count, 2);
     CHECK_EQ(R(&rep, c)->elapsed, T(35));
     CHECK_EQ(R(&rep, c)->excl, T(3 + 7));
-    CHECK_EQ(R(&rep, r)->top, 0);
+    CHECK_EQ(km_test_depth(), 0);
     check_identity(&rep);
     km_report_free(&rep);
 }
@@ -466,9 +466,11 @@ static void test_estimates(void)
         now += 100;
     }
     struct km_report rep = report_at(now);
-    CHECK_EQ(R(&rep, s)->sampling, 1);
-    CHECK_EQ(R(&rep, s)->mean_own, T(25));
-    CHECK_EQ(R(&rep, d)->mean_own, T(2));
+    km_time mean;
+    CHECK_EQ(km_test_path_estimate(s, &mean), 1);
+    CHECK_EQ(mean, T(25));
+    CHECK_EQ(km_test_path_estimate(d, &mean), 1);
+    CHECK_EQ(mean, T(2));
     km_report_free(&rep);
 
     long long before = fake_reads;
@@ -553,7 +555,8 @@ static void test_threshold_override(void)
     }
     rep = report_at(100);
     CHECK_EQ(R(&rep, s)->measured, 5);
-    CHECK_EQ(R(&rep, s)->sampling, 0);
+    km_time mean;
+    CHECK_EQ(km_test_path_estimate(s, &mean), 0);
     km_report_free(&rep);
     unsetenv("KM_TIME_PREDICTION_MODE_NUMBER");
 
@@ -658,8 +661,10 @@ static void test_settle(void)
     km_report_free(&rep);
 }
 
-/* A region estimated inside one measured frame and inside another within
- * it: each frame settles the estimates made directly inside it. */
+/* A region estimated inside one measured frame, and run inside others
+ * within it: every path's first executions are measured (R inside each
+ * level of G is a path of its own), and each frame takes out of its own
+ * time what was inside it. */
 static void test_two_anchors(void)
 {
     begin("two_anchors");
@@ -682,23 +687,23 @@ static void test_two_anchors(void)
     }
     for (int k = 4; k >= 0; k--)
         out_at(100 - k, g);           /* G at depth 5: 56, holds 4 */
-    CHECK_EQ(fake_reads - before, 10);
+    CHECK_EQ(fake_reads - before, 20);
     out_at(110, m);
     struct km_report rep = report_at(110);
     CHECK_EQ(R(&rep, r)->count, 8);
-    CHECK_EQ(R(&rep, r)->measured, 2);
-    CHECK_EQ(R(&rep, r)->elapsed, T(4 + 4 + 6 * 4));
-    /* the outermost G: 80, holding 4 of R and the next G */
+    CHECK_EQ(R(&rep, r)->measured, 7);
+    CHECK_EQ(R(&rep, r)->elapsed, T(4 + 4 + 4 + 5 * 1));
+    /* the outermost G: 80, holding 1 of R and the next G */
     CHECK_EQ(R(&rep, g)->elapsed, T(80));
-    CHECK_EQ(R(&rep, g)->excl, T(80 - 5 * 4));
+    CHECK_EQ(R(&rep, g)->excl, T(80 - 5 * 1));
     CHECK_EQ(R(&rep, m)->excl, T(110 - 80 - 12));
+    CHECK_EQ(rep.npaths, 1 + 1 + 1 + 5 + 5);
     check_identity(&rep);
     km_report_free(&rep);
 }
 
-/* Ten regions estimated in one measured frame, whose table holds eight:
- * the frame settles what it holds against the time so far (one clock
- * read) and goes on; the figures are those of settling at its end. */
+/* Ten regions estimated in one measured frame: no clock read, and the
+ * figures of settling at its end. */
 /* Ten routines R0 ... R9, threshold 2: more than an anchor's table holds. */
 static void reg_ten(int32_t r[10])
 {
@@ -729,7 +734,7 @@ static void test_checkpoint(void)
         in_at(now, r[k]);
         out_at(now + 3, r[k]);
     }
-    CHECK_EQ(fake_reads - before, 1);          /* the checkpoint */
+    CHECK_EQ(fake_reads - before, 0);
     out_at(now, m);
     struct km_report rep = report_at(now);
     for (int k = 0; k < 10; k++) {
@@ -740,9 +745,8 @@ static void test_checkpoint(void)
     check_identity(&rep);
     km_report_free(&rep);
 
-    /* Estimates made in the frame that exceed its time so far are cut at
-     * the checkpoint: ten regions measured at 3, then each estimated at 3
-     * in the time of 1. */
+    /* Estimates made in the frame that exceed its time are cut: ten
+     * regions measured at 3, then each estimated at 3 in the time of 1. */
     begin("checkpoint_cut");
     km_test_set_interval(1000000);
     m = reg_routine("1 1 100000 0 MAIN m.f");
@@ -1167,7 +1171,7 @@ static void test_stack_overflow(void)
     CHECK_EQ(R(&rep, r)->count, depth - 1);
     CHECK_EQ(rep.lost, N - (depth - 1));
     CHECK_EQ(rep.bad_out, 0);
-    CHECK_EQ(R(&rep, r)->top, 0);
+    CHECK_EQ(km_test_depth(), 0);
     check_identity(&rep);
     char *text = formatted(&rep);
     CHECK_IN(text, "region entries beyond the depth of the frame stack were not measured");

@@ -1,0 +1,226 @@
+/*
+ * km_paths.c — the call paths: a thread's nodes, and finding the child of
+ * a node for a region.
+ *
+ * Owns a thread's node list (chunks of KM_NODE_CHUNK nodes, never moved:
+ * the frame stack and the children's caches point into them), the table
+ * from (parent, region) to node, and the limits: a path on which a region
+ * already has KM_PATHS_RECURSION nodes goes on in the nearest of them,
+ * and once the thread has KM_PATHS_MAX nodes a new path goes on in its
+ * region's node directly under the root.  Both are folded paths: their
+ * node says so, and the thread counts them.
+ *
+ * Must never free or move a node while the thread runs (a snapshot may
+ * be reading it), publish a node before it is complete, or be reached
+ * from the fast path other than for a child it did not find.
+ */
+#include "runtime/km_core.h"
+
+struct km_node km_no_node = {
+    .id = INT32_MIN,
+    .kid = { &km_no_node, &km_no_node, &km_no_node, &km_no_node,
+             &km_no_node, &km_no_node, &km_no_node, &km_no_node },
+};
+
+static void init_node(struct km_node *n, int32_t index, struct km_node *parent,
+                      struct km_region *r)
+{
+    memset(n, 0, sizeof *n);
+    n->index = index;
+    n->parent = parent;
+    n->r = r;
+    n->id = r ? r->id : 0;
+    n->callee = r ? r->callee : 1;
+    n->wrapper = r && r->kind == KM_K_CALL;
+    n->add = km_st.cost_estimated;
+    n->k = 1;
+    for (int i = 0; i < KM_NKID; i++)
+        n->kid[i] = &km_no_node;
+    for (const struct km_node *a = parent; a; a = a->parent)
+        if (a->id == n->id && r)
+            n->nested = 1;
+}
+
+static uint32_t kid_hash(int32_t parent, int32_t id)
+{
+    uint64_t x = (uint64_t)(uint32_t)parent * 0x9e3779b97f4a7c15u ^
+                 (uint64_t)(uint32_t)id * 0xc2b2ae3d27d4eb4fu;
+    return (uint32_t)(x >> 32);
+}
+
+static int32_t *kid_slot(int32_t *tab, uint32_t cap, const struct km_thread *t,
+                         int32_t parent, int32_t id)
+{
+    uint32_t i = kid_hash(parent, id) & (cap - 1);
+    for (;;) {
+        int32_t v = tab[i];
+        if (v == 0)
+            return &tab[i];
+        const struct km_node *n = km_node_at(t, v - 1);
+        if (n->id == id && n->parent && n->parent->index == parent)
+            return &tab[i];
+        i = (i + 1) & (cap - 1);
+    }
+}
+
+/* Room in the table for one more node (it stays at most half full). */
+static int grow_kids(struct km_thread *t)
+{
+    if ((uint32_t)(t->nnodes + 1) * 2 <= t->kidcap)
+        return 0;
+    uint32_t cap = t->kidcap ? t->kidcap * 2 : 1024;
+    int32_t *tab = km_mem_alloc((size_t)cap * sizeof *tab);
+    if (!tab)
+        return -1;
+    memset(tab, 0, (size_t)cap * sizeof *tab);
+    for (int32_t i = 1; i < t->nnodes; i++) {
+        const struct km_node *n = km_node_at(t, i);
+        *kid_slot(tab, cap, t, n->parent->index, n->id) = i + 1;
+    }
+    km_mem_free(t->kids);
+    t->kids = tab;
+    t->kidcap = cap;
+    return 0;
+}
+
+/* Room for node `index`: its chunk, aligned to a line. */
+static int grow_chunks(struct km_thread *t, int32_t index)
+{
+    int32_t c = index / KM_NODE_CHUNK;
+    if (t->chunk[c])
+        return 0;
+    char *raw = km_mem_alloc(KM_NODE_CHUNK * sizeof(struct km_node) + 64);
+    if (!raw)
+        return -1;
+    uintptr_t p = ((uintptr_t)raw + 63) & ~(uintptr_t)63;
+    signal_fence();
+    t->chunk[c] = (struct km_node *)p;
+    return 0;
+}
+
+static long long env_limit(const char *name, long long dflt, long long lo,
+                           long long hi)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return dflt;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*end || v < lo || v > hi) {
+        km_complain("ignoring %s=%.40s (not a number from %lld to %lld)",
+                    name, s, lo, hi);
+        return dflt;
+    }
+    return v;
+}
+
+/* The limits, from the environment (once, at start-up). */
+void km_paths_limits(void)
+{
+    km_st.max_nodes = (int32_t)env_limit("KM_PATHS_MAX", KM_NODES_DEFAULT,
+                                         16, 1 << 24);
+    km_st.max_recursion = (int32_t)env_limit("KM_PATHS_RECURSION",
+                                             KM_RECURSION_DEFAULT, 1, 4096);
+}
+
+/* Thread t's node list with its root alone; -1 without memory. */
+int km_paths_init(struct km_thread *t)
+{
+    if (!t->chunk) {
+        int32_t max = km_st.max_nodes > 0 ? km_st.max_nodes : KM_NODES_DEFAULT;
+        /* room past the limit for every region's node under the root */
+        t->maxnodes = max;
+        size_t nchunks = ((size_t)max + (size_t)INT16_MAX) / KM_NODE_CHUNK + 2;
+        t->chunk = km_mem_alloc(nchunks * sizeof *t->chunk);
+        if (!t->chunk)
+            return -1;
+        memset(t->chunk, 0, nchunks * sizeof *t->chunk);
+    }
+    if (grow_chunks(t, 0))
+        return -1;
+    km_paths_reset(t);
+    return 0;
+}
+
+/* Every node but a fresh root forgotten (calibration, tests). */
+void km_paths_reset(struct km_thread *t)
+{
+    struct km_node *root = km_node_at(t, 0);
+    init_node(root, 0, NULL, NULL);
+    if (t->kids)
+        memset(t->kids, 0, (size_t)t->kidcap * sizeof *t->kids);
+    t->nnodes = 1;
+    t->nfolded = 0;
+    init_node(&t->force, -1, NULL, NULL);
+    t->force.id = INT32_MIN + 1;
+    t->cur = root;
+    t->stk[0] = root;
+    t->sp = 0;
+    t->msp = 0;
+    t->mtop = 0;
+    t->mf[0] = (struct km_mframe){ .n = NULL };
+}
+
+static struct km_node *new_node(struct km_thread *t, struct km_node *parent,
+                                struct km_region *r)
+{
+    int32_t i = t->nnodes;
+    if (i >= t->maxnodes + INT16_MAX || grow_chunks(t, i) || grow_kids(t))
+        return NULL;
+    struct km_node *n = km_node_at(t, i);
+    init_node(n, i, parent, r);
+    *kid_slot(t->kids, t->kidcap, t, parent->index, r->id) = i + 1;
+    __atomic_store_n(&t->nnodes, i + 1, __ATOMIC_RELEASE);
+    return n;
+}
+
+/* The node a path folds into: the nearest node of r above `parent` once
+ * r has max_recursion of them on the path, else NULL. */
+static struct km_node *recursion_fold(struct km_node *parent,
+                                      const struct km_region *r)
+{
+    struct km_node *nearest = NULL;
+    int32_t same = 0;
+    for (struct km_node *a = parent; a; a = a->parent)
+        if (a->id == r->id) {
+            if (!nearest)
+                nearest = a;
+            same++;
+        }
+    return same >= km_st.max_recursion ? nearest : NULL;
+}
+
+static struct km_node *found(struct km_node *parent, struct km_node *n)
+{
+    parent->kid[(uint32_t)n->id % KM_NKID] = n;
+    return n;
+}
+
+/* The child of `parent` for region r, created at its first entry (or the
+ * node its path folds into); NULL without memory. */
+struct km_node *km_child(struct km_thread *t, struct km_node *parent,
+                         struct km_region *r)
+{
+    if (t->kids) {
+        int32_t v = *kid_slot(t->kids, t->kidcap, t, parent->index, r->id);
+        if (v)
+            return found(parent, km_node_at(t, v - 1));
+    }
+    struct km_node *n = recursion_fold(parent, r);
+    if (n) {
+        n->folded = 1;
+        t->nfolded++;
+        return found(parent, n);
+    }
+    if (t->nnodes >= t->maxnodes && parent->index != 0) {
+        struct km_node *root = km_node_at(t, 0);
+        n = km_child(t, root, r);
+        if (!n)
+            return NULL;
+        n->folded = 1;
+        t->nfolded++;
+        return found(parent, n);
+    }
+    n = new_node(t, parent, r);
+    return n ? found(parent, n) : NULL;
+}
