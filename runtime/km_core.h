@@ -67,7 +67,7 @@
  * own time to the current slot (two adds, when it began in that slot); the
  * first measured exit past the slot's end gives the slot the estimates
  * made since the last one (per node) and the open frames' own time so far
- * (km_cross_slot), which later exits then leave out (mf.tl_done).
+ * (km_cross_slot), which later exits then leave out (km_main_tl_done).
  * Other threads have no timeline.
  *
  * Clock reads are not counted on the hot path: every measured frame reads
@@ -169,13 +169,13 @@ struct km_mframe {
     km_time cin;             /* measured callee time closed inside it */
     km_time ovh0;            /* t->ovh after its entry */
     uint64_t nest0, nmeas0;  /* t->nest, t->nmeas after its entry */
-    km_time tl_done;         /* own time (I/O: elapsed) given to earlier
-                                time slots (thread 0) */
     int32_t sp;              /* its place on the stack */
     uint8_t sample;          /* chosen at random (not measured out of
                                 turn): what it measured teaches its node */
     uint8_t pad[3];
 };
+
+_Static_assert(sizeof(struct km_mframe) == 64, "a frame is a line");
 
 enum mpi_state { MPI_NONE, MPI_ACTIVE, MPI_DONE };
 
@@ -341,6 +341,12 @@ extern struct km_state km_st;
 /* The program's thread's time slots (only that thread touches it, and
  * snapshots read it). */
 extern struct km_timeline km_main_tl;
+
+/* What the program's thread's open measured frame mf[m] gave the slots
+ * before the current one (its own time, an I/O statement's elapsed
+ * time): set by km_cross_slot for every open frame, and back to 0 when
+ * that frame closes (it began before the current slot, then). */
+extern km_time km_main_tl_done[KM_STACK_DEPTH];
 
 static inline km_tick tl_width0(void)
 {

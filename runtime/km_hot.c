@@ -132,35 +132,34 @@ static KM_ALWAYS_INLINE void push_estimated(struct km_thread *t,
 
 /* Open measured frame sp for node c: a sample (chosen at random, or any
  * execution before sampling starts) or not (measured out of turn).  The
- * clock is read last. */
-static KM_NOINLINE void in_measured(struct km_thread *t, struct km_node *c,
-                                    int32_t sp, int sample)
+ * clock is read first, and fenced last: the frame's stores overlap the
+ * read (cost_inner takes them out). */
+static KM_ALWAYS_INLINE void in_measured(struct km_thread *t,
+                                         struct km_node *c, int32_t sp,
+                                         int sample)
 {
-    struct km_region *r = c->r;
+    int tsc = km_st.clock.kind == KM_CLOCK_TSC;
+    km_tick now = tsc ? km_clock_tsc_unordered() : km_clock_start(&km_st.clock);
     c->count++;
     if (c->sampling && sample)
         km_sample_next(t, c);
     c->measured++;
-    r->measured++;
     t->nmeas++;
     t->acc += km_st.cost_measured;
     int32_t m = t->msp + 1;
     struct km_mframe *f = &t->mf[m];
     f->n = c;
+    f->start = now;
     f->acc0 = t->acc;
     f->cin = 0;
     f->ovh0 = t->ovh;
     f->nest0 = t->nest;
     f->nmeas0 = t->nmeas;
-    f->tl_done = 0;
     f->sp = sp;
     f->sample = (uint8_t)(sample || !c->sampling);
     t->stk[sp] = c;
-    int tsc = km_st.clock.kind == KM_CLOCK_TSC;
-    km_tick now = tsc ? km_clock_tsc_unordered() : km_clock_start(&km_st.clock);
-    f->start = now;
-    if (r->hooks)
-        enter_hooks(t, r, now);
+    if (KM_UNLIKELY(c->r->hooks != 0))
+        enter_hooks(t, c->r, now);
     signal_fence();
     t->msp = m;
     t->mtop = sp;
@@ -178,7 +177,17 @@ static KM_NOINLINE void in_measured(struct km_thread *t, struct km_node *c,
 static KM_NOINLINE void km_in_node(struct km_thread *t, struct km_node *c,
                                    int32_t sp)
 {
-    in_measured(t, c, sp, 1);
+    if (t == &km_main_thread)        /* its state at a fixed address */
+        in_measured(&km_main_thread, c, sp, 1);
+    else
+        in_measured(t, c, sp, 1);
+}
+
+/* An entry directly inside a measured CALL statement. */
+static KM_NOINLINE void km_in_forced(struct km_thread *t, struct km_node *c,
+                                     int32_t sp)
+{
+    in_measured(t, c, sp, 0);
 }
 
 static void enter(struct km_thread *t, const int32_t *h);
@@ -300,9 +309,9 @@ static KM_NOINLINE void km_in_slow(struct km_thread *t, const int32_t *h)
         return;
     }
     if (forced)
-        in_measured(t, c, sp, 0);
+        km_in_forced(t, c, sp);
     else if (c->count + 1 >= c->next)
-        in_measured(t, c, sp, 1);
+        km_in_node(t, c, sp);
     else
         push_estimated(t, c, sp);
 }
@@ -353,23 +362,23 @@ void km_in_f(const int32_t *h)
 /* ------------------------------------------------------------------------ */
 /* Closing frames                                                            */
 
-/* The program's thread closes measured frame f of node c: its own time (a
- * callee) or elapsed time (an I/O statement) goes to the current slot,
- * less what km_cross_slot gave earlier slots. */
-static KM_NOINLINE void tl_leave_long(int32_t code, struct km_mframe *f,
+/* The program's thread closes measured frame f (mf[m]) of node c: its
+ * own time (a callee) or elapsed time (an I/O statement) goes to the
+ * current slot, less what km_cross_slot gave earlier slots. */
+static KM_NOINLINE void tl_leave_long(int32_t code, int32_t m,
                                       km_time amount)
 {
-    km_tl_put(&km_main_tl, code, amount - f->tl_done);
-    f->tl_done = 0;
+    km_tl_put(&km_main_tl, code, amount - km_main_tl_done[m]);
+    km_main_tl_done[m] = 0;
 }
 
-static void tl_leave(const struct km_node *c, struct km_mframe *f,
-                     km_time own, km_time e)
+static void tl_leave(const struct km_node *c, const struct km_mframe *f,
+                     int32_t m, km_time own, km_time e)
 {
     int32_t code = km_tl_code(&km_main_tl, c->id);
     if (KM_LIKELY(c->callee)) {
         if (KM_UNLIKELY(f->start < km_main_tl.slot_start)) {
-            tl_leave_long(code, f, own);
+            tl_leave_long(code, m, own);
             return;
         }
         km_main_tl.cat[km_main_tl.row][KM_TL_CAT(code)] += own;
@@ -377,7 +386,7 @@ static void tl_leave(const struct km_node *c, struct km_mframe *f,
                       (size_t)km_main_tl.row] += own;
     } else if (KM_UNLIKELY(KM_TL_CAT(code) == KM_TL_IO)) {
         if (f->start < km_main_tl.slot_start)
-            tl_leave_long(code, f, e);
+            tl_leave_long(code, m, e);
         else
             km_tl_put(&km_main_tl, code, e);
     }
@@ -402,7 +411,7 @@ static KM_ALWAYS_INLINE void pop(struct km_thread *t, int32_t sp)
 }
 
 /* Close the top frame, measured (mf[msp]), at clock `now`. */
-static void close_measured(struct km_thread *t, km_tick now)
+static KM_ALWAYS_INLINE void close_measured(struct km_thread *t, km_tick now)
 {
     int32_t m = t->msp;
     struct km_mframe *f = &t->mf[m];
@@ -430,7 +439,7 @@ static void close_measured(struct km_thread *t, km_tick now)
     signal_fence();
     c->closed++;
     if (t == &km_main_thread)
-        tl_leave(c, f, own, e);
+        tl_leave(c, f, m, own, e);
     if (f->sample)
         km_learn(t, c, own, e);
     if (KM_UNLIKELY(c->r->hooks != 0))
@@ -465,6 +474,16 @@ static void leave_to(struct km_thread *t, int32_t id)
     }
 }
 
+/* The exit of the top frame, measured: the clock read first. */
+static KM_ALWAYS_INLINE void out_measured(struct km_thread *t, int main)
+{
+    km_tick now = KM_LIKELY(km_st.clock.kind == KM_CLOCK_TSC)
+                      ? km_clock_tsc_stop() : km_clock_read(&km_st.clock);
+    if (main && KM_UNLIKELY(now >= km_main_tl.slot_end))
+        km_cross_slot(t, now);
+    close_measured(t, now);
+}
+
 static KM_NOINLINE void km_out_slow(struct km_thread *t, const int32_t *h)
 {
     int32_t id = *h;
@@ -484,11 +503,10 @@ static KM_NOINLINE void km_out_slow(struct km_thread *t, const int32_t *h)
             leave_to(t, id);
         return;
     }
-    km_tick now = KM_LIKELY(km_st.clock.kind == KM_CLOCK_TSC)
-                      ? km_clock_tsc_stop() : km_clock_read(&km_st.clock);
-    if (t == &km_main_thread && KM_UNLIKELY(now >= km_main_tl.slot_end))
-        km_cross_slot(t, now);
-    close_measured(t, now);
+    if (t == &km_main_thread)        /* its state at a fixed address */
+        out_measured(&km_main_thread, 1);
+    else
+        out_measured(t, 0);
 }
 
 static KM_ALWAYS_INLINE void leave_top(struct km_thread *t, const int32_t *h)

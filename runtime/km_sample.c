@@ -103,6 +103,7 @@ KM_NOINLINE void km_learn(struct km_thread *t, struct km_node *n, km_time own,
                           km_time e)
 {
     if (!n->sampling) {
+        n->r->measured++;            /* (the threshold is the region's) */
         if (n->closed == 1)
             n->first_own = own;
         if (n->closed >= 2 && n->r->measured >= n->r->thresh && !n->r->hooks)

@@ -118,7 +118,7 @@ static km_time give_back(struct km_pnode *p, int32_t x, double keep)
             t = give_back(p, k, keep);
         }
         c->incl -= t;
-        c->incl_est -= t;
+        c->incl_est = c->incl_est > t ? c->incl_est - t : 0;
         c->marked |= t > 0;
         taken += t;
     }
@@ -227,9 +227,10 @@ static void give_open(void *arg, int32_t m, km_time own, km_time e)
         amount = e;
     else
         return;
-    km_tl_spread(g->into, f->start, g->now, code, amount - f->tl_done);
+    km_tl_spread(g->into, f->start, g->now, code,
+                 amount - km_main_tl_done[m]);
     if (g->live)
-        ((struct km_thread *)g->t)->mf[m].tl_done = amount;
+        km_main_tl_done[m] = amount;
 }
 
 /* Give `into` (the live timeline when `live`, or a copy) thread t's

@@ -18,6 +18,7 @@ __thread int km_on_main __attribute__((tls_model("initial-exec")));
 struct km_thread km_main_thread;
 struct km_state km_st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 struct km_timeline km_main_tl;
+km_time km_main_tl_done[KM_STACK_DEPTH];
 
 static int atexit_registered;
 
@@ -535,6 +536,7 @@ void km_test_reset(void)
     free(km_st.hash);
     memset(&km_main_thread, 0, offsetof(struct km_thread, stk));
     memset(&km_main_tl, 0, sizeof km_main_tl);  /* (tables leaked: tests) */
+    memset(km_main_tl_done, 0, sizeof km_main_tl_done);
     main_taken = 0;
     km_self = NULL;
     km_on_main = 0;
