@@ -115,6 +115,9 @@ static void free_rank(struct kv_rank *r)
         free(r->files[k].name);
     free(r->files);
     free(r->tl.v);
+    for (size_t k = 0; k < r->ntrees; k++)
+        free(r->trees[k].paths);
+    free(r->trees);
     for (size_t i = 0; i < r->nwarn; i++)
         free(r->warnings[i]);
     free(r->warnings);
@@ -365,6 +368,22 @@ struct kv_tregion *kv_rank_add_tregion(struct kv_rank *r)
     return t;
 }
 
+struct kv_tree *kv_rank_add_tree(struct kv_rank *r)
+{
+    KM_GROW(r->trees, r->captrees, r->ntrees + 1);
+    struct kv_tree *t = &r->trees[r->ntrees++];
+    memset(t, 0, sizeof *t);
+    return t;
+}
+
+struct kv_path *kv_tree_add_path(struct kv_tree *t)
+{
+    KM_GROW(t->paths, t->cappaths, t->npaths + 1);
+    struct kv_path *p = &t->paths[t->npaths++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
 struct kv_msg *kv_rank_add_msg(struct kv_rank *r)
 {
     KM_GROW(r->msgs, r->capmsgs, r->nmsgs + 1);
@@ -418,6 +437,9 @@ void kv_rank_trim(struct kv_rank *r)
     KV_FIT(r->msg_bins, r->capmsg_bins, r->nmsg_bins);
     KV_FIT(r->peers, r->cappeers, r->npeers);
     KV_FIT(r->files, r->capfiles, r->nfiles);
+    KV_FIT(r->trees, r->captrees, r->ntrees);
+    for (size_t k = 0; k < r->ntrees; k++)
+        KV_FIT(r->trees[k].paths, r->trees[k].cappaths, r->trees[k].npaths);
 }
 
 struct kv_peer *kv_rank_add_peer(struct kv_rank *r)

@@ -201,6 +201,28 @@ struct kv_timeline {
                                 exactly); row 0 `before`, row s + 1 slot s */
 };
 
+/* One call path of a thread's calling-context tree (the Paths block,
+ * version 6): the path of its parent and one more region. */
+struct kv_path {
+    int parent;              /* index into the tree's paths; -1: its parent
+                                is outside every region */
+    int routine;             /* index into run->routines; -1: unknown */
+    int location;            /* index into run->locations; -1: the routine */
+    uint64_t count;
+    bool extrap;             /* the count had a leading + */
+    double elapsed, net;     /* inclusive, and its own time */
+    double est_pct;          /* Est(%) of its elapsed time */
+    unsigned est;            /* KV_EST(KV_M_ELAPSED), KV_EST(KV_M_NET) */
+};
+
+struct kv_tree {
+    int thread;              /* 0: the program's */
+    int folded;              /* entries on paths folded at a limit */
+    long expected;           /* the paths its heading announced */
+    struct kv_path *paths;   /* parents before their children */
+    size_t npaths, cappaths;
+};
+
 struct kv_total_row {
     bool present;
     double net, est_pct;     /* est_pct: of the total net time */
@@ -237,6 +259,9 @@ struct kv_rank {
     struct kv_file *files;
     size_t nfiles, capfiles;
     struct kv_timeline tl;   /* the Timeline block (version 5) */
+    struct kv_tree *trees;   /* the Paths block (version 6): a tree per
+                                thread that has one, thread 0's first */
+    size_t ntrees, captrees;
     char *source;            /* the file this section came from */
     int source_line;         /* the line of its "===== Rank" heading */
 };
@@ -342,6 +367,8 @@ struct kv_lcell *kv_rank_add_location(struct kv_rank *r);
 void kv_rank_add_warning(struct kv_rank *r, const char *text);
 struct kv_thread *kv_rank_add_thread(struct kv_rank *r);
 struct kv_tregion *kv_rank_add_tregion(struct kv_rank *r);
+struct kv_tree *kv_rank_add_tree(struct kv_rank *r);
+struct kv_path *kv_tree_add_path(struct kv_tree *t);
 struct kv_msg *kv_rank_add_msg(struct kv_rank *r);
 /* Keep the non-empty bins of a full histogram as m's (m: r's last site). */
 void kv_rank_set_msg_bins(struct kv_rank *r, struct kv_msg *m,

@@ -13,9 +13,9 @@
  * `file:line:column: error: text`, the column pointing at the field at
  * fault.  A file without its End line is truncated.
  *
- * Reads format versions 1 to 5 (3 adds a rank's Threads block, 4 its
- * Messages and Peers blocks, 5 its Files block, all read as part of its
- * section).  Version 2 marks a time that contains an
+ * Reads format versions 1 to 6 (3 adds a rank's Threads block, 4 its
+ * Messages and Peers blocks, 5 its Files and Timeline blocks, 6 its Paths
+ * block, all read as part of its section).  Version 2 marks a time that contains an
  * estimate with a leading '~' (kept as a flag beside every figure), adds
  * an Est(%) column to routine and location rows and to the Total row,
  * renames and adds header figures, and gives the Prediction section a
@@ -106,6 +106,10 @@ struct reader {
      * width, 3 Origin, 4 Routines; 5 its rows (tl_rows read) */
     int tl_part;
     int tl_rows;
+    /* the Paths block being read (version 6): 0 none; 1 its Trees figure;
+     * 2 its trees */
+    int paths_part;
+    long paths_expected;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -371,7 +375,7 @@ static bool contains_word(const char *s, const char *word)
 
 static const char magic[] = "! kmtool KM_output";
 /* The newest format this kmview reads (the only place that says so). */
-enum { KV_FORMAT_NEWEST = 5 };
+enum { KV_FORMAT_NEWEST = 6 };
 
 static int not_km_output(struct reader *rd, const char *at)
 {
@@ -676,6 +680,7 @@ static int begin_rank(struct reader *rd, const char *name, size_t namelen)
     rd->files_part = 0;
     rd->files_mpiio = false;
     rd->tl_part = 0;
+    rd->paths_part = 0;
     rd->sections++;
     rd->st = S_RANK;
     return 0;
@@ -728,6 +733,8 @@ static int files_block_short(struct reader *rd)
 /* Called when a rank section ends (next section, End, end of file). */
 static int check_rank(struct reader *rd);
 
+static int paths_block_short(struct reader *rd);
+
 static int end_rank(struct reader *rd)
 {
     int rc = check_rank(rd);
@@ -763,6 +770,8 @@ static int check_rank(struct reader *rd)
         return fail_at(rd, NULL, "the Timeline block of rank %d ends after "
                        "%d of its %d rows", r->rank, rd->tl_rows,
                        r->tl.slots + 1);
+    if (paths_block_short(rd))
+        return -1;
     if (rd->messages_part && (long)r->nmsgs != rd->messages_expected)
         return fail_at(rd, NULL, "the Messages block of rank %d has %zu rows "
                        "for %ld call sites", r->rank, r->nmsgs,
@@ -1599,8 +1608,136 @@ static int threads_line(struct reader *rd)
     return thread_region_row(rd);
 }
 
+/* ---- the Paths block (version 6) --------------------------------------- */
+
+/* Does the Paths block end before what it announced? */
+static int paths_block_short(struct reader *rd)
+{
+    const struct kv_rank *r = cur(rd);
+    if (!rd->paths_part)
+        return 0;
+    if (rd->paths_part == 1)
+        return fail_at(rd, NULL, "the Paths block of rank %d ends before its "
+                       "'Trees' figure", r->rank);
+    if ((long)r->ntrees != rd->paths_expected)
+        return fail_at(rd, NULL, "the Paths block of rank %d has %zu trees "
+                       "for %ld", r->rank, r->ntrees, rd->paths_expected);
+    const struct kv_tree *t = &r->trees[r->ntrees - 1];
+    if ((long)t->npaths != t->expected)
+        return fail_at(rd, NULL, "the tree of thread %d of rank %d ends "
+                       "after %zu of its %ld paths", t->thread, r->rank,
+                       t->npaths, t->expected);
+    return 0;
+}
+
+/* "! Thread T: N paths, F entries on folded paths": a tree begins. */
+static int tree_heading(struct reader *rd, const char *p)
+{
+    struct kv_rank *r = cur(rd);
+    if (rd->paths_part != 2)
+        return fail_at(rd, p, "a tree before the Paths block's 'Trees' "
+                       "figure");
+    if (r->ntrees > 0 &&
+        (long)r->trees[r->ntrees - 1].npaths != r->trees[r->ntrees - 1].expected)
+        return fail_at(rd, p, "a tree after %zu of the previous tree's %ld "
+                       "paths", r->trees[r->ntrees - 1].npaths,
+                       r->trees[r->ntrees - 1].expected);
+    if ((long)r->ntrees == rd->paths_expected)
+        return fail_at(rd, p, "more trees than the %ld the block announced",
+                       rd->paths_expected);
+    int thread, folded;
+    long n;
+    char tail;
+    if (sscanf(p, "Thread %d: %ld paths, %d entries on folded paths%c",
+               &thread, &n, &folded, &tail) != 3 || thread < 0 || n < 0 ||
+        folded < 0)
+        return fail_at(rd, p, "a tree's heading is 'Thread T: N paths, F "
+                       "entries on folded paths'");
+    struct kv_tree *t = kv_rank_add_tree(r);
+    t->thread = thread;
+    t->expected = n;
+    t->folded = folded;
+    return 0;
+}
+
+/* path, parent, region, counts, elapsed, net, Est(%) */
+static int path_row(struct reader *rd)
+{
+    struct kv_rank *r = cur(rd);
+    struct fields fs;
+    split(rd->line, NULL, &fs);
+    if (r->ntrees == 0)
+        return fail_at(rd, skip_blanks(rd->line), "a path row before its "
+                       "tree's heading");
+    struct kv_tree *t = &r->trees[r->ntrees - 1];
+    if (fs.n != 7)
+        return fail_at(rd, skip_blanks(rd->line), "a path row holds path, "
+                       "parent, region, counts, elapsed, net and Est(%%)");
+    if ((long)t->npaths == t->expected)
+        return fail_at(rd, fs.s[0], "more paths than the %ld of thread %d's "
+                       "tree", t->expected, t->thread);
+    int no, parent;
+    if (parse_int(rd, fs.s[0], fs.len[0], &no, "path") ||
+        parse_int(rd, fs.s[1], fs.len[1], &parent, "parent"))
+        return -1;
+    if (no != (int)t->npaths + 1)
+        return fail_at(rd, fs.s[0], "path %d where %zu comes", no,
+                       t->npaths + 1);
+    if (parent < 0 || parent >= no)
+        return fail_at(rd, fs.s[1], "parent %d of path %d is not a path "
+                       "before it", parent, no);
+    struct kv_path p = { .parent = parent - 1, .routine = -1,
+                         .location = -1 };
+    char id[32];
+    snprintf(id, sizeof id, "%.*s", (int)(fs.len[2] < 31 ? fs.len[2] : 31),
+             fs.s[2]);
+    if (strcmp(id, "0") != 0) {
+        char *dot = strchr(id, '.');
+        long rno = strtol(id, NULL, 10), loc = dot ? strtol(dot + 1, NULL, 10)
+                                                    : 0;
+        if (rno < 1 || (size_t)rno > rd->table_rows || (dot && loc < 1))
+            return fail_at(rd, fs.s[2], "region '%s' names no routine row",
+                           id);
+        p.routine = rd->row_routine[rno - 1];
+        if (dot && (p.location = block_location(rd, p.routine, loc)) < 0)
+            return fail_at(rd, fs.s[2], "region '%s' names no location", id);
+    }
+    bool est_el, est_net;
+    if (parse_count(rd, fs.s[3], fs.len[3], &p.count, &p.extrap, "counts") ||
+        parse_time(rd, fs.s[4], fs.len[4], &p.elapsed, &est_el, "elapsed") ||
+        parse_time(rd, fs.s[5], fs.len[5], &p.net, &est_net, "net") ||
+        parse_percent(rd, fs.s[6], fs.len[6], &p.est_pct, "Est(%)"))
+        return -1;
+    p.est = (est_el ? KV_EST(KV_M_ELAPSED) : 0) |
+            (est_net ? KV_EST(KV_M_NET) : 0);
+    *kv_tree_add_path(t) = p;
+    return 0;
+}
+
+static int paths_line(struct reader *rd)
+{
+    if (is_comment(rd->line)) {
+        const char *p = skip_blanks(skip_blanks(rd->line) + 1);
+        if (strncmp(p, "Thread ", 7) == 0)
+            return tree_heading(rd, p);
+        if (strncmp(p, "Warning:", 8) == 0)
+            return rank_comment(rd);
+        return 0;                                 /* headings */
+    }
+    if (rd->paths_part == 1) {
+        if (block_count(rd, "Paths", "Trees", "trees", "tree",
+                        &rd->paths_expected))
+            return -1;
+        rd->paths_part = 2;
+        return 0;
+    }
+    return path_row(rd);
+}
+
 static int rank_line(struct reader *rd)
 {
+    if (rd->paths_part)
+        return paths_line(rd);
     if (rd->tl_part)
         return timeline_line(rd);
     if (rd->files_part) {
@@ -1731,6 +1868,20 @@ static int marker(struct reader *rd, const char *at, size_t len)
         rd->threads_part = 0;
         rd->tl_part = 1;                          /* still the rank's */
         rd->tl_rows = 0;
+        return rc;
+    }
+    if (rd->st == S_RANK && rd->version >= 6 &&
+        strcasecmp(name, "Paths") == 0 && !rd->paths_part) {
+        if (cur(rd)->lost)
+            return fail_at(rd, NULL, "a rank whose results were lost has "
+                           "paths");
+        if (rd->threads_part > 0 && rd->threads_part < 3)
+            return fail_at(rd, NULL, "the Threads block of rank %d ends "
+                           "before its region rows", cur(rd)->rank);
+        int rc = rd->threads_part || rd->messages_part || rd->peers_part ||
+                 rd->files_part || rd->tl_part ? 0 : end_block(rd);
+        rd->threads_part = 0;
+        rd->paths_part = 1;                       /* still the rank's */
         return rc;
     }
     if (end_section(rd))

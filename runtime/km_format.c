@@ -100,7 +100,7 @@ void km_format_header(struct km_text *t, const struct km_report *rep,
 {
     char prog[1024];
     km_program_name(prog, sizeof prog);
-    km_text_printf(t, "! kmtool KM_output 5\n");
+    km_text_printf(t, "! kmtool KM_output 6\n");
     km_text_printf(t, "! Program    : %s\n", prog);
     km_text_printf(t, "! Started    : %s\n", rep->started);
     km_text_printf(t, "! Written at : %s\n", rep->event);
@@ -811,6 +811,86 @@ static void format_timeline(struct km_text *t, const struct km_report *rep,
     km_mem_free(f);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Paths                                                                     */
+
+/* Every region's name in the tables above: "k" for the routine numbered
+ * k, "k.j" for its j-th location ("0" for a location of no routine). */
+static char (*region_labels(const struct km_report *rep,
+                            const struct km_region **ix, int32_t n,
+                            const struct loc_lists *l))[16]
+{
+    char (*label)[16] = km_mem_alloc(((size_t)rep->nreg + 1) * 16);
+    if (!label)
+        return NULL;
+    for (int32_t i = 0; i < rep->nreg; i++)
+        snprintf(label[i], 16, "0");
+    for (int32_t k = 0; k < n; k++) {
+        int32_t id = ix[k]->id;
+        snprintf(label[id - 1], 16, "%d", (int)k + 1);
+        int loc = 0;
+        for (int32_t i = l->first[id]; i; i = l->next[i - 1])
+            snprintf(label[i - 1], 16, "%d.%d", (int)(k + 1) % 10000000,
+                 ++loc % 10000000);
+    }
+    return label;
+}
+
+/* One thread's calling-context tree: a row per path, after its parent
+ * (0: outside every region), with the region's name as in the tables. */
+static void format_tree(struct km_text *t, const struct km_report *rep,
+                        const struct km_report *th, char (*label)[16])
+{
+    km_text_printf(t, "! Thread %d: %d paths, %d entries on folded paths\n",
+                   (int)th->thread, (int)(th->npaths > 0 ? th->npaths - 1 : 0),
+                   (int)th->folded);
+    km_text_printf(t, "!%9s %8s %-10s %12s %16s %16s %7s\n", "Path",
+                   "Parent", "Region", "Counts", "Elapsed(s)", "Net(s)",
+                   "Est(%)");
+    char cnt[32], el[32], net[32];
+    for (int32_t i = 1; i < th->npaths; i++) {
+        const struct km_pnode *p = &th->paths[i];
+        int plus = p->count > p->measured;
+        snprintf(cnt, sizeof cnt, "%s%llu", plus ? "+" : "",
+                 (unsigned long long)p->count);
+        int est_el = p->incl_est > 0 || plus;
+        int est_net = est_el || p->est > 0 || p->absorbed > 0 || p->marked;
+        km_text_printf(t, "%10d %8d %-10s %12s %16s %16s %7.1f\n", (int)i,
+                       (int)(p->parent > 0 ? p->parent : 0),
+                       p->id >= 1 && p->id <= rep->nreg ? label[p->id - 1]
+                                                        : "0",
+                       cnt, fig(el, sizeof el, secs(th, p->incl), est_el),
+                       fig(net, sizeof net, secs(th, p->own + p->est),
+                           est_net),
+                       percent(p->incl_est, p->incl));
+    }
+}
+
+/* The call paths of every thread of the rank that has them. */
+static void format_paths(struct km_text *t, const struct km_report *rep,
+                         const struct km_region **ix, int32_t n,
+                         const struct loc_lists *l)
+{
+    int32_t trees = rep->npaths > 0;
+    for (int32_t k = 0; k < rep->nothers; k++)
+        trees += rep->others[k].npaths > 0;
+    if (trees == 0)
+        return;
+    char (*label)[16] = region_labels(rep, ix, n, l);
+    if (!label) {
+        t->failed = 1;
+        return;
+    }
+    km_text_printf(t, "!\n! ===== Paths =====\n");
+    figure_u(t, (unsigned long long)trees, "Trees");
+    if (rep->npaths > 0)
+        format_tree(t, rep, rep, label);
+    for (int32_t k = 0; k < rep->nothers; k++)
+        if (rep->others[k].npaths > 0)
+            format_tree(t, rep, &rep->others[k], label);
+    km_mem_free(label);
+}
+
 void km_format_section(struct km_text *t, const struct km_report *rep)
 {
     km_text_printf(t, "! ===== Rank %d =====\n", rep->rank);
@@ -850,6 +930,7 @@ void km_format_section(struct km_text *t, const struct km_report *rep)
     format_files(t, rep, 0);
     format_files(t, rep, 1);
     format_timeline(t, rep, ix, n);
+    format_paths(t, rep, ix, n, &l);
     km_mem_free((void *)ix);
     km_mem_free(l.first);
 }

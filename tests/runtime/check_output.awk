@@ -27,7 +27,13 @@
 # row per slot, whole nanoseconds; each category's rows adding up to the
 # rank's figure for it (computation = total net - I/O, MPI, I/O, other =
 # the rest of the total time), and each row's routine columns to no more
-# than its computation.
+# than its computation.  A Paths block (format version 6): its Trees
+# figure, then per tree its heading (thread, paths, folded entries) and
+# as many rows, numbered, each after its parent, naming a routine row or
+# location of the tables, net <= elapsed, its children's elapsed times
+# adding up to no more than its own (the root's: to no more than the
+# total time); thread 0's counts per region adding up exactly to the
+# tables' counts.
 # Prints one line per problem; exit status 1 if any.
 
 function bad(msg) {
@@ -69,6 +75,7 @@ function end_section() {
     if (mpiio_files && !le(summpiio, fig["MPI time"]))
         bad("rank " rank ": MPI-IO time " summpiio " > MPI time " fig["MPI time"])
     if (tl) end_timeline()
+    if (paths) end_paths()
     if (nfig != 14)
         bad("rank " rank ": " nfig " header figures, expected 14")
     if (!total_seen)
@@ -116,7 +123,7 @@ BEGIN {
     for (i in t) timefig[t[i]] = 1
 }
 
-FNR == 1 && $0 != "! kmtool KM_output 5" { bad("first line") }
+FNR == 1 && $0 != "! kmtool KM_output 6" { bad("first line") }
 FNR == 2 && $0 !~ /^! Program    : ./ { bad("Program line") }
 FNR == 3 && $0 !~ /^! Started    : [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ { bad("Started line") }
 FNR == 4 && $0 !~ /^! Written at : (END|STOP|EXIT|MPI_FINALIZE|MPI_ABORT|PRINT_OUT|exit|signal [0-9]+)$/ { bad("Written at line") }
@@ -177,7 +184,7 @@ pred {
     msg = 0; nmsg = 0; msgrows = 0; peers = 0; npeers = 0; peerrows = 0
     files = 0; nfiles = 0; filerows = 0; sumfile = 0; summpiio = 0
     fortran_files = 0; mpiio_files = 0
-    tl = 0
+    tl = 0; paths = 0
     next
 }
 /^! ===== End =====$/ { end_section(); ended = 1; next }
@@ -378,6 +385,44 @@ insec && files == 2 && !/^!/ {
     else sumfile += num($6) + num($8) + num($11)
     next
 }
+# the Paths block, after every other block of the rank
+insec && /^! ===== Paths =====$/ {
+    if (tl) end_timeline()
+    if (paths) bad("a second Paths block")
+    blk = 0; thr = 0; msg = 0; peers = 0; if (files) files = 3
+    paths = 1; ntrees = 0; tree_open = 0; next
+}
+insec && paths == 1 {
+    if ($3 != "Trees" || !is_count($1) || $1 < 1) bad("Trees figure")
+    trees_expected = $1 + 0; paths = 2; next
+}
+insec && paths == 2 && /^! Thread [0-9]+: [0-9]+ paths, [0-9]+ entries on folded paths$/ {
+    end_tree()
+    ntrees++; tree_open = 1; tree_thread = $3 + 0
+    x = $4; tree_expected = x + 0; npath = 0
+    delete pel; delete ppar; delete pcs; delete pregcnt
+    next
+}
+insec && paths == 2 && /^! +Path +Parent/ { next }
+insec && paths == 2 && /^! Warning: / { next }
+insec && paths == 2 && !/^!/ {
+    # path, parent, region, counts, elapsed, net, Est(%)
+    if (!tree_open) { bad("a path row before its tree's heading"); next }
+    if (NF != 7) { bad("path row"); next }
+    npath++
+    if ($1 != npath) bad("path number " $1 ", expected " npath)
+    if ($2 !~ /^[0-9]+$/ || $2 + 0 >= npath) bad("parent " $2 " is not a path before it")
+    if ($3 != "0" && !(($3 ~ /^[0-9]+$/ && ($3 + 0) in rowname) || ($3 ~ /^[0-9]+\.[0-9]+$/ && $3 in loccnt)))
+        bad("path names no region of the tables: " $3)
+    if (!is_count($4)) bad("path count")
+    el = time_of($5, "path elapsed"); net = time_of($6, "path net")
+    if (!le(net, el)) bad("path net > elapsed")
+    check_est($7, marked($5), "path")
+    pel[npath] = el; ppar[npath] = $2 + 0; pcs[$2 + 0] += el
+    pregcnt[$3] += num($4)
+    next
+}
+insec && paths == 2 { bad("unexpected line in the Paths block"); next }
 insec && /^! ===== Timeline =====$/ {
     if (msg && msgrows != nmsg) bad(msgrows " message rows for " nmsg " call sites")
     if (peers && peerrows != npeers) bad(peerrows " peer rows for " npeers " peers")
@@ -438,6 +483,29 @@ insec && blk && !/^!/ {
     next
 }
 insec { bad("unexpected line") }
+
+function end_tree(   p, k) {
+    if (!tree_open) return
+    tree_open = 0
+    if (npath != tree_expected) bad("rank " rank ": tree of thread " tree_thread " has " npath " paths, heading says " tree_expected)
+    for (p = 1; p <= npath; p++)
+        if (!le(pcs[p], pel[p]))
+            bad(sprintf("rank %d thread %d: path %d's children take %.9e s of its %.9e s", rank, tree_thread, p, pcs[p], pel[p]))
+    if (!le(pcs[0], fig["Total time"])) bad("rank " rank ": the paths take more than the total time")
+    if (tree_thread != 0) return
+    for (k in rowname)
+        if ((k in pregcnt ? pregcnt[k] : 0) != rowcnt[k])
+            bad("rank " rank ": routine " k "'s paths count " pregcnt[k] ", the table " rowcnt[k])
+    for (k in loccnt)
+        if ((k in pregcnt ? pregcnt[k] : 0) != loccnt[k])
+            bad("rank " rank ": location " k "'s paths count " pregcnt[k] ", its block " loccnt[k])
+}
+
+function end_paths() {
+    end_tree()
+    paths = 0
+    if (ntrees != trees_expected) bad("rank " rank ": " ntrees " trees, the figure says " trees_expected)
+}
 
 function end_timeline(   T, want, c, name) {
     tl = 0

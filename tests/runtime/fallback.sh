@@ -142,7 +142,7 @@ for np in 2 4; do
     the_end $f
     expect "$f: Written at" "$(sed -n 4p $f)" "! Written at : MPI_FINALIZE"
     expect "$f: sections" "$(grep '^! ===== ' $f | tr '\n' ' ')" \
-        "! ===== Prediction ===== $(r=0; while [ $r -lt $np ]; do printf '! ===== Rank %d ===== ! ===== Timeline ===== ' $r; r=$((r + 1)); done)! ===== End ===== "
+        "! ===== Prediction ===== $(r=0; while [ $r -lt $np ]; do printf '! ===== Rank %d ===== ! ===== Timeline ===== ! ===== Paths ===== ' $r; r=$((r + 1)); done)! ===== End ===== "
     expect "$f: WORK on the last rank" "$(routine $f $((np - 1)) WORK 5)" 5
 done
 

@@ -51,7 +51,7 @@ for np in 1 2 4 16; do
     expect "$np ranks: Ranks" "$(grep "^! Ranks      :" $f)" "! Ranks      : $np"
     expect "$np ranks: section order" \
         "$(grep '^! ===== ' $f | tr '\n' ' ')" \
-        "! ===== Prediction ===== $(r=0; while [ $r -lt $np ]; do printf '! ===== Rank %d ===== ! ===== Timeline ===== ' $r; r=$((r + 1)); done)! ===== End ===== "
+        "! ===== Prediction ===== $(r=0; while [ $r -lt $np ]; do printf '! ===== Rank %d ===== ! ===== Timeline ===== ! ===== Paths ===== ' $r; r=$((r + 1)); done)! ===== End ===== "
     r=0
     while [ $r -lt $np ]; do
         expect "rank $r: Processors and Rank" \

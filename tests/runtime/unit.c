@@ -1749,7 +1749,7 @@ static void test_timeline_phases(void)
              "!   Slot Computation(ns) MPI(ns) IO(ns) Other(ns) R2(ns) R1(ns)\n"
              "  before 0 0 0 0 0 0\n       0 1000000 0 0 0 1000000 0\n");
     CHECK_IN(t, "\n      50 0 1000000 0 0 0 0\n");
-    CHECK_IN(t, "\n     100 0 0 0 ~500000 0 0\n! ===== End =====\n");
+    CHECK_IN(t, "\n     100 0 0 0 ~500000 0 0\n!\n! ===== Paths =====\n");
     free(t);
 }
 
