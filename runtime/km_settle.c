@@ -167,6 +167,35 @@ static void settle_node(struct km_pnode *p, int32_t x, km_time *ovh,
     }
 }
 
+/* A transparent node's own time is a share of its parent's (a loop's of
+ * its routine's): where the shares, estimated apart, add up to more than
+ * the parent's own time, they are cut to fit, their estimates first. */
+static void fit_shares(struct km_pnode *p, int32_t x)
+{
+    km_time sum = 0;
+    for (int32_t k = p[x].first_kid; k >= 0; k = p[k].next_sib)
+        if (!p[k].callee)
+            sum += own_total(&p[k]);
+    km_time room = own_total(&p[x]) > 0 ? own_total(&p[x]) : 0;
+    if (sum <= room)
+        return;
+    double keep = sum > 0 ? (double)room / (double)sum : 0;
+    for (int32_t k = p[x].first_kid; k >= 0; k = p[k].next_sib) {
+        struct km_pnode *c = &p[k];
+        if (c->callee)
+            continue;
+        km_time cut = own_total(c) - (km_time)(keep * (double)own_total(c));
+        km_time from_est = cut < c->est ? cut : c->est;
+        c->est -= from_est;
+        c->own -= cut - from_est;
+        c->incl -= cut;
+        c->incl_est = c->incl_est > from_est ? c->incl_est - from_est : 0;
+        if (c->incl_est > c->incl)
+            c->incl_est = c->incl;
+        c->marked = 1;
+    }
+}
+
 /* The inclusive times of the n nodes of p (children after their parents,
  * p[0] the root, its own time what was outside every region), every
  * node's own time made >= 0 (*ovh and *total may change). */
@@ -201,6 +230,8 @@ void km_settle_tree(struct km_pnode *p, int32_t n, km_time *ovh,
         if (x->incl_est > x->incl)
             x->incl_est = x->incl > 0 ? x->incl : 0;
     }
+    for (int32_t i = 0; i < n; i++)  /* parents first: nested loops */
+        fit_shares(p, i);
 }
 
 /* ------------------------------------------------------------------------ */
