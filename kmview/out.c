@@ -3,7 +3,9 @@
  *
  * Owns the promise that kmview never leaves a half-written file: every
  * output goes to a temporary file beside its final name and is renamed
- * only when all of a command's files are complete.  Also owns the number
+ * only when all of a command's files are complete (an output that names
+ * a device or a pipe, /dev/null or a FIFO, is written to directly: a
+ * rename would put a file in its place).  Also owns the number
  * texts every writer shares (exact, and fast enough for 10^8 fields) and
  * the escaping of text meant for a terminal (kv_text).  Must never write
  * to a final name directly (standard output excepted).
@@ -19,11 +21,31 @@
 
 #include "support/buf.h"
 
+/* An output that exists and is no regular file (a device, a FIFO): it
+ * is opened as it is, and no temporary file stands in for it. */
+static FILE *open_special(struct kv_out *o, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "%s: error: cannot write: %s\n", path, strerror(errno));
+        o->failed = true;
+        return NULL;
+    }
+    struct kv_out_file *of = &o->files[o->n++];
+    of->path = km_xstrdup(path);
+    of->tmp = NULL;
+    of->f = f;
+    return f;
+}
+
 FILE *kv_out_open(struct kv_out *o, const char *path)
 {
     if (strcmp(path, "-") == 0)
         return stdout;
     KM_GROW(o->files, o->cap, o->n + 1);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+        return open_special(o, path);
     struct kv_out_file *of = &o->files[o->n];
     of->path = km_xstrdup(path);
     size_t len = strlen(path) + 16;
@@ -69,7 +91,8 @@ void kv_out_abandon(struct kv_out *o)
     for (size_t i = 0; i < o->n; i++) {
         if (o->files[i].f && o->files[i].f != stdout)
             fclose(o->files[i].f);
-        unlink(o->files[i].tmp);
+        if (o->files[i].tmp)
+            unlink(o->files[i].tmp);
     }
     for (size_t i = o->ndirs; i-- > 0;)
         rmdir(o->dirs[i]);
@@ -93,19 +116,23 @@ int kv_out_commit(struct kv_out *o)
         /* mkstemp makes 0600 files; outputs are ordinary files */
         mode_t mask = umask(0);
         umask(mask);
-        chmod(o->files[i].tmp, 0666 & ~mask);
+        if (o->files[i].tmp)
+            chmod(o->files[i].tmp, 0666 & ~mask);
     }
     for (size_t i = 0; ok && i < o->n; i++)
-        if (rename(o->files[i].tmp, o->files[i].path) != 0) {
+        if (o->files[i].tmp &&
+            rename(o->files[i].tmp, o->files[i].path) != 0) {
             fprintf(stderr, "%s: error: cannot write: %s\n", o->files[i].path,
                     strerror(errno));
             ok = false;
             for (size_t j = 0; j < i; j++)       /* the ones already placed */
-                unlink(o->files[j].path);
+                if (o->files[j].tmp)
+                    unlink(o->files[j].path);
         }
     if (!ok) {
         for (size_t i = 0; i < o->n; i++)
-            unlink(o->files[i].tmp);
+            if (o->files[i].tmp)
+                unlink(o->files[i].tmp);
         for (size_t i = o->ndirs; i-- > 0;)
             rmdir(o->dirs[i]);
     }
