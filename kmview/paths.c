@@ -345,8 +345,9 @@ static void print_row(const struct text_ctx *c, const struct pnode *n,
     double k = c->t->nranks;
     bool el = n->est & KV_EST(KV_M_ELAPSED);
     fprintf(c->f, "%11s", kv_human_mark(a, n->incl / k, el));
-    if (c->stats)
-        fprintf(c->f, " %11s %11s", kv_human_mark(b, n->min, el),
+    if (c->stats)                    /* a rank without the path: exact 0 */
+        fprintf(c->f, " %11s %11s",
+                kv_human_mark(b, n->min, el && n->ranks == c->t->nranks),
                 kv_human_mark(d, n->max, el));
     fprintf(c->f, " %11s %11s %6s %6s  %*s%s\n",
             kv_human_mark(e, n->excl / k, n->est & KV_EST(KV_M_NET)),
