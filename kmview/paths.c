@@ -380,8 +380,9 @@ static void print_children(const struct text_ctx *c, size_t k, int depth)
     }
     if (hidden) {
         char s[32];
+        /* in the Path column, where its siblings' names begin */
         fprintf(c->f, "%*s  %*s(%zu more path%s, %s s)\n",
-                c->stats ? 66 : 42, "", 2 * depth, "", hidden,
+                c->stats ? 73 : 49, "", 2 * depth, "", hidden,
                 hidden == 1 ? "" : "s",
                 kv_human_mark(s, hidden_s, hidden_est));
     }
