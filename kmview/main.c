@@ -8,6 +8,8 @@
  *                                to measure than it tells
  *   kmview trace [options] TRACE where a traced run was; Trace Event JSON,
  *                                OTF2
+ *   kmview paths [options] FILE  the calling-context trees: a table, folded
+ *                                stacks, speedscope's file format
  *
  * Owns the command line and the order of work: read every input first (a
  * bad file stops everything before any output exists), then write every
@@ -28,6 +30,7 @@
 #include "kmview/filter.h"
 #include "kmview/html.h"
 #include "kmview/out.h"
+#include "kmview/paths.h"
 #include "kmview/ranks.h"
 #include "kmview/timeline.h"
 #include "kmview/trace.h"
@@ -48,6 +51,8 @@ enum option_bit {
     O_MAX_SIZE = 1 << 11, O_TARGET = 1 << 12, O_CONTROL = 1 << 13,
     O_OUTPUT = 1 << 14, O_RUNS = 1 << 15, O_TRACE = 1 << 16,
     O_OTF2 = 1 << 17, O_ESTIMATE = 1 << 18, O_LIMIT = 1 << 19,
+    O_RANK = 1 << 20, O_THREAD = 1 << 21, O_MIN = 1 << 22,
+    O_FOLDED = 1 << 23, O_VALUE = 1 << 24, O_SPEEDSCOPE = 1 << 25,
 };
 
 /* The options' names as the messages give them, in bit order. */
@@ -55,7 +60,8 @@ static const char *const option_name[] = {
     "-n/--top", "--csv", "--json", "--html", "-q/--quiet", "--order",
     "--cut", "--groups", "--threads", "--exact", "--exact-max",
     "--max-size", "--target", "--control", "-o", "--runs", "--trace",
-    "--otf2", "--estimate", "--limit",
+    "--otf2", "--estimate", "--limit", "--rank", "--thread", "--min",
+    "--folded", "--value", "--speedscope",
 };
 
 struct options {
@@ -82,6 +88,9 @@ struct options {
     int ntraces;
     bool estimate;           /* trace --estimate: files are KM_output */
     uint64_t limit;          /* trace --limit, bytes */
+    struct kv_paths_opts paths; /* paths: --rank, --thread, --min, --value */
+    const char *folded;      /* paths --folded */
+    const char *speedscope;  /* paths --speedscope */
 };
 
 static void usage(FILE *to)
@@ -89,6 +98,7 @@ static void usage(FILE *to)
     fputs("usage: kmview [options] KM_output.NNN ...\n"
           "       kmview diff [options] A B\n"
           "       kmview ranks [options] KM_output.NNN ...\n"
+          "       kmview paths [options] KM_output.NNN ...\n"
           "Summarise, export and chart kmtool's KM_output files.\n"
           "\n"
           "kmview FILE...   summary of one run (several files: one rank each)\n"
@@ -118,6 +128,18 @@ static void usage(FILE *to)
           "  --control=FILE  the control file to start from (default: kmtool's)\n"
           "  -o FILE         write it to FILE (default: standard output)\n"
           "  --runs          every file is a run of its own (a test suite)\n"
+          "kmview paths FILE...  the call paths (KM_output 6): a tree of inclusive\n"
+          "                  and own time, counts, share of the run and of MPI\n"
+          "  --rank=R        rank R only (default: statistics over the ranks)\n"
+          "  --thread=T      thread T's tree (default 0, the program's)\n"
+          "  --min=PCT       summarise paths under PCT % of the run (default\n"
+          "                  0.5; 0: all)\n"
+          "  --folded=FILE   write folded stacks (flamegraph.pl, inferno) of one\n"
+          "                  rank (--rank, default the lowest)\n"
+          "  --value=V       what a folded line counts: time (own time, whole\n"
+          "                  microseconds; default) or counts\n"
+          "  --speedscope=FILE  write speedscope's JSON, a profile per rank\n"
+          "  -q              no tree on standard output (nor when a file is '-')\n"
           "kmview trace KM_trace.N ...  where each rank and thread was at the end\n"
           "                  of a traced run (TRACE_FILE_NUMBER > 0): the regions\n"
           "                  open, the last events; one file per rank\n"
@@ -211,6 +233,8 @@ static void parse_options(int argc, char **argv, int first,
     o->reasons = 5;
     o->target = 0.02;
     o->how.max_exact = KV_EXACT_MAX;
+    o->paths.rank = -1;
+    o->paths.min = 0.005;
     o->traces = km_xcalloc((size_t)argc + 1, sizeof *o->traces);
     bool only_files = false, traces = false;
     for (int i = first; i < argc; i++) {
@@ -287,6 +311,33 @@ static void parse_options(int argc, char **argv, int first,
         } else if (!strcmp(a, "-o")) {
             o->output = value(argc, argv, &i, "-o");
             o->given |= O_OUTPUT;
+        } else if (is_option(a, "--rank")) {
+            o->paths.rank = (int)parse_long(value(argc, argv, &i, "--rank"),
+                                            "--rank", 0);
+            o->given |= O_RANK;
+        } else if (is_option(a, "--thread")) {
+            o->paths.thread = (int)parse_long(
+                value(argc, argv, &i, "--thread"), "--thread", 0);
+            o->given |= O_THREAD;
+        } else if (is_option(a, "--min")) {
+            const char *v = value(argc, argv, &i, "--min");
+            char *end;
+            o->paths.min = strtod(v, &end) / 100;
+            if (*end || end == v || !(o->paths.min >= 0 && o->paths.min <= 1))
+                die_usage("bad value for --min: '%s' (a percentage)", v);
+            o->given |= O_MIN;
+        } else if (is_option(a, "--folded")) {
+            o->folded = value(argc, argv, &i, "--folded");
+            o->given |= O_FOLDED;
+        } else if (is_option(a, "--value")) {
+            int v = kv_paths_value_parse(value(argc, argv, &i, "--value"));
+            if (v < 0)
+                die_usage("unknown --value (%s)", "time, counts");
+            o->paths.value = (enum kv_paths_value)v;
+            o->given |= O_VALUE;
+        } else if (is_option(a, "--speedscope")) {
+            o->speedscope = value(argc, argv, &i, "--speedscope");
+            o->given |= O_SPEEDSCOPE;
         } else if (!strcmp(a, "--threads")) {
             o->threads = true;
             o->given |= O_THREADS;
@@ -565,6 +616,46 @@ static int cmd_filter(struct options *o)
     return rc;
 }
 
+static int cmd_paths(struct options *o)
+{
+    check_options(o, "kmview paths", O_RANK | O_THREAD | O_MIN | O_FOLDED |
+                  O_VALUE | O_SPEEDSCOPE | O_QUIET | O_MAX_SIZE);
+    if (o->nfiles == 0)
+        die_usage("%s", "no KM_output file given");
+    if ((o->given & O_VALUE) && !o->folded)
+        die_usage("%s", "--value says what --folded writes: give --folded too");
+    bool folded_out = o->folded && !strcmp(o->folded, "-");
+    bool speedscope_out = o->speedscope && !strcmp(o->speedscope, "-");
+    if (folded_out && speedscope_out)
+        die_usage("%s", "--folded and --speedscope cannot both be standard "
+                  "output");
+    struct kv_run run;
+    struct kv_out out = { 0 };
+    read_run(&run, o->files, o->nfiles, o->max_size);
+    int rc = kv_paths_check(&run, &o->paths);
+    if (!rc && o->folded) {
+        FILE *f = kv_out_open(&out, o->folded);
+        if (f)
+            kv_paths_folded(f, &run, &o->paths);
+        rc = f ? 0 : -1;
+    }
+    if (!rc && o->speedscope) {
+        FILE *f = kv_out_open(&out, o->speedscope);
+        if (f)
+            kv_paths_speedscope(f, &run, &o->paths);
+        rc = f ? 0 : -1;
+    }
+    /* a file written to standard output is all it holds */
+    if (!rc && !o->quiet && !folded_out && !speedscope_out) {
+        struct kv_text text;
+        kv_paths_text(kv_text_open(&text), &run, &o->paths);
+        kv_text_close(&text, stdout);
+    }
+    rc = finish(&out, rc);
+    kv_run_free(&run);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct options o = { 0 };
@@ -578,6 +669,9 @@ int main(int argc, char **argv)
     } else if (argc > 1 && strcmp(argv[1], "trace") == 0) {
         parse_options(argc, argv, 2, &o);
         rc = cmd_trace(&o);
+    } else if (argc > 1 && strcmp(argv[1], "paths") == 0) {
+        parse_options(argc, argv, 2, &o);
+        rc = cmd_paths(&o);
     } else if (argc > 1 && strcmp(argv[1], "filter") == 0) {
         parse_options(argc, argv, 2, &o);
         rc = cmd_filter(&o);

@@ -8,6 +8,7 @@
 # library kmview trace --otf2 writes with (optional to build), otf2-tools
 # its otf2-print, which the test of the archives reads them with; the
 # aarch64 cross compiler and qemu-user build and run libkm for aarch64.
+# km_install_speedscope (below) installs speedscope from npm.
 KMTOOL_PACKAGES="gcc make autoconf automake flex bison gfortran \
 libopenmpi-dev openmpi-bin mpich libmpich-dev flang-19 libomp-19-dev cmake \
 gdb chromium fonts-dejavu-core libotf2-trace-dev otf2-tools \
@@ -33,6 +34,27 @@ km_install_deps() {
         # shellcheck disable=SC2086
         $sudo apt-get install -y -qq --no-install-recommends $missing \
             >/dev/null
+}
+
+# speedscope (the npm package, pinned): tests/kmview/paths.test loads the
+# file kmview paths --speedscope writes into it in headless Chromium.  It
+# goes into a cache directory, never the repository: $KM_NPM_CACHE,
+# default ~/.cache/kmtool-npm (the test looks there too).  npm comes with
+# Node.js; Debian's npm package when there is none.
+KM_SPEEDSCOPE_VERSION=1.25.0
+km_npm_dir() {
+    echo "${KM_NPM_CACHE:-$HOME/.cache/kmtool-npm}"
+}
+
+km_install_speedscope() {
+    dir=$(km_npm_dir)
+    grep -qs "\"version\": \"$KM_SPEEDSCOPE_VERSION\"" \
+        "$dir/node_modules/speedscope/package.json" && return 0
+    command -v npm >/dev/null 2>&1 || km_install_deps npm || return 1
+    echo "Installing speedscope@$KM_SPEEDSCOPE_VERSION into $dir"
+    mkdir -p "$dir" &&
+        npm install --prefix "$dir" --no-audit --no-fund --silent \
+            "speedscope@$KM_SPEEDSCOPE_VERSION" >/dev/null
 }
 
 # Configure and build kmtool in build/ (out of the source tree).
