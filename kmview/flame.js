@@ -138,7 +138,7 @@ function tipHtml(D, T, i, ctx) {
   var h = '<b>' + KM.esc(reg ? reg.label : 'all of ' + ctx.what) + '</b>' +
     (reg && reg.kind !== 'ROUTINE' ? '<br>' + KM.esc(reg.kind) + ' in ' + KM.esc(reg.routine) : '') +
     '<br>inclusive (elapsed): ' + KM.mark(KM.sec(el), fl & F_EL) + ' · ' + KM.pct(el / run) + ' of the run' +
-    (i >= 0 ? ' · ' + KM.pct(el / pel) + ' of its caller' : '');
+    (i >= 0 ? ' · ' + KM.pct(el / pel) + (par < 0 ? ' of the thread\'s' : ' of its caller') : '');
   if (i >= 0)
     h += '<br>exclusive (net): ' + KM.mark(KM.sec(v(NET)), fl & F_NET) + ' · ' + KM.pct(v(NET) / run) +
       ' of the run<br>counts: ' + (fl & F_PLUS ? '+' : '') + KM.count(v(COUNT)) +
