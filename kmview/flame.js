@@ -10,7 +10,8 @@
    trees by path identity: the same regions from the root down; a rank
    without a path counts 0), and one thread.  Frames that contain an
    estimate (Est(%) > 0, or an elapsed time marked ~) are drawn lighter,
-   MPI calls in their own colour; the hover gives inclusive and exclusive
+   MPI calls in their own colour (MPI start-up, MPI_INIT, in the report's
+   colour for it); the hover gives inclusive and exclusive
    time, counts and the share of the run.  Only frames at least a pixel
    wide are drawn (and what is below them visited), so that a tree of
    200,000 paths still draws at once.  The state (zoom, search, thread)
@@ -65,7 +66,8 @@ function regionOf(D, T, i) {
   if (l < 0) return {kind: 'ROUTINE', label: rname, routine: rname, text: ''};
   var loc = D.locations[l];
   /* the statement says what it is; its line tells it from its namesakes */
-  return {kind: loc[1], label: (loc[3] ? loc[3] : loc[1]) + ' [' + loc[2] + ']', routine: rname, text: loc[3]};
+  return {kind: loc[1], label: (loc[3] ? loc[3] : loc[1]) + ' [' + loc[2] + ']', routine: rname, text: loc[3],
+          startup: !!loc[7]};
 }
 function estimated(T, i) { return i >= 0 && (T.v[i * W + PCT] > 0 || (T.v[i * W + FLAGS] & F_EL) !== 0); }
 
@@ -124,7 +126,8 @@ function layout(T, root, width) {
 
 function frameHtml(D, T, f, root, rootLabel) {
   var i = f.i, reg = i < 0 ? {kind: 'ROOT', label: rootLabel} : regionOf(D, T, i);
-  var cls = 'fr ' + (i < 0 ? 'root' : KIND_CLASS[reg.kind] || 'oth') + (estimated(T, i) ? ' est' : '');
+  var cls = 'fr ' + (i < 0 ? 'root' : KIND_CLASS[reg.kind] || 'oth') + (reg.startup ? ' startup' : '') +
+    (estimated(T, i) ? ' est' : '');
   /* the top frame zooms out one level, the others in */
   var to = f.d === 0 ? (i < 0 ? '' : keyOf(T, parentOf(T, i))) : keyOf(T, i);
   return '<div class="' + cls + '" data-k="pzoom" data-v="' + KM.esc(to) + '" data-i="' + i + '" data-d="' + f.d +
@@ -170,6 +173,7 @@ function search(D, T, q) {
 function legendHtml() {
   return '<div class="legend" id="plegend"><span><i class="fr rt"></i>routine</span><span><i class="fr loop">' +
     '</i>loop</span><span><i class="fr call"></i>CALL</span><span><i class="fr mpi"></i>MPI call</span>' +
+    '<span><i class="fr mpi startup"></i>MPI start-up</span>' +
     '<span><i class="fr io"></i>I/O</span><span><i class="fr rt est"></i>lighter: contains an estimate</span>' +
     '<span><i class="fr rt hit"></i>matches the search</span></div>';
 }
@@ -190,7 +194,7 @@ function view(main, D, S, ctx) {
   var L = layout(T, root, width), rootLabel = 'all: ' + what, h = '';
   L.frames.forEach(function (f) { h += frameHtml(D, T, f, root, rootLabel); });
   main.innerHTML = '<p class="note" id="pnote">Calling-context tree of ' + KM.esc(what) + ': ' +
-    KM.intText(T.n) + ' paths' + (S.rank === 'mean' ? ' over the ranks\' trees merged by path (the same ' +
+    KM.intText(T.n) + ' paths' + (S.rank === 'mean' && ctx.ranks > 1 ? ' over the ranks\' trees merged by path (the same ' +
     'regions from the root), each figure the mean over ' + ctx.ranks + ' ranks' : '') +
     (T.folded ? ', ' + KM.intText(T.folded) + ' entries on paths folded at a limit' : '') + '. Width: ' +
     'inclusive (elapsed) time. ' + (root >= 0 ? 'Zoomed into ' + KM.esc(regionOf(D, T, root).label) +
