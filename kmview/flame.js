@@ -14,7 +14,7 @@
    colour for it); the hover gives inclusive and exclusive
    time, counts and the share of the run.  Only frames at least a pixel
    wide are drawn (and what is below them visited), so that a tree of
-   200,000 paths still draws at once.  The state (zoom, search, thread)
+   100,000 paths still draws at once.  The state (zoom, search, thread)
    lives in the URL's #fragment with the rest of the report's.  The data
    is kmview/htmlpaths.c's.  Never fetches anything. */
 KM.flame = (function () {
@@ -35,7 +35,7 @@ function decode(t) {
     else (kids[p] || (kids[p] = [])).push(i);
   }
   t.tree = {v: v, n: n, kids: kids, top: top, total: total, keys: new Array(n), thread: t.thread,
-            ranks: t.ranks, folded: t.folded || 0};
+            ranks: t.ranks, folded: t.folded || 0, all: t.all || n};
   return t.tree;
 }
 function val(T, i, c) { return i < 0 ? (c === EL ? T.total : 0) : T.v[i * W + c]; }
@@ -194,7 +194,8 @@ function view(main, D, S, ctx) {
   var L = layout(T, root, width), rootLabel = 'all: ' + what, h = '';
   L.frames.forEach(function (f) { h += frameHtml(D, T, f, root, rootLabel); });
   main.innerHTML = '<p class="note" id="pnote">Calling-context tree of ' + KM.esc(what) + ': ' +
-    KM.intText(T.n) + ' paths' + (S.rank === 'mean' && ctx.ranks > 1 ? ' over the ranks\' trees merged by path (the same ' +
+    (T.all > T.n ? 'the ' + KM.intText(T.n) + ' longest of ' + KM.intText(T.all) + ' paths (kmview --json has ' +
+    'every one)' : KM.intText(T.n) + ' paths') + (S.rank === 'mean' && ctx.ranks > 1 ? ' over the ranks\' trees merged by path (the same ' +
     'regions from the root), each figure the mean over ' + ctx.ranks + ' ranks' : '') +
     (T.folded ? ', ' + KM.intText(T.folded) + ' entries on paths folded at a limit' : '') + '. Width: ' +
     'inclusive (elapsed) time. ' + (root >= 0 ? 'Zoomed into ' + KM.esc(regionOf(D, T, root).label) +

@@ -9,9 +9,11 @@
  * are means over the live ranks (a rank without the path counts 0, as in
  * every other mean of the report), its Est(%) the mean weighted by
  * elapsed time and its marks those of any rank.  The merged trees are
- * always in the page; each rank's own trees only as long as they fit a
- * budget of KV_HTML_PATHS rows, so that a big run's page stays small
- * (the page says which ranks it holds; kmview --json has every one).
+ * always in the page, each cut to its KV_HTML_PATHS longest paths when it
+ * has more (the ranks' trees may differ everywhere); each rank's own
+ * trees only as long as they fit a budget of KV_HTML_PATHS paths, so
+ * that a big run's page stays small (the page says what it holds;
+ * kmview --json has every path of every rank).
  *
  * A tree travels as one array of W numbers per path, parents first:
  * parent index (-1: under the thread's root), routine (run->routines,
@@ -29,8 +31,9 @@
 #include "kmview/out.h"
 #include "support/buf.h"
 
-/* Rows of per-rank trees the page holds at most. */
-#define KV_HTML_PATHS 200000
+/* Paths of per-rank trees the page holds at most, all ranks together,
+ * and of each merged tree. */
+#define KV_HTML_PATHS 100000
 #define W 8
 
 enum { F_PLUS = 1, F_ELAPSED = 2, F_NET = 4 };
@@ -146,6 +149,45 @@ static void merge_tree(struct merged *m, const struct kv_tree *t)
     free(at);
 }
 
+static int by_double_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+/* Keep m's `cap` longest paths: the elapsed time of the cap-th longest is
+ * the cut; a path is never longer than its parent, so what is kept still
+ * holds every kept path's parent (at the cut, in the file's order). */
+static void merged_cut(struct merged *m, size_t cap)
+{
+    double *el = km_xcalloc(m->n, sizeof *el);
+    for (size_t k = 0; k < m->n; k++)
+        el[k] = m->v[k * W + 4];
+    qsort(el, m->n, sizeof *el, by_double_desc);
+    double cut = el[cap - 1];
+    free(el);
+    size_t ties = cap;       /* paths at the cut that may be kept */
+    for (size_t k = 0; k < m->n; k++)
+        ties -= m->v[k * W + 4] > cut;
+    long *at = km_xcalloc(m->n, sizeof *at);   /* new index, -1 dropped */
+    size_t kept = 0;
+    for (size_t k = 0; k < m->n; k++) {
+        double *o = m->v + k * W, e = o[4];
+        int parent = (int)o[0];
+        bool keep = (parent < 0 || at[parent] >= 0) &&
+                    (e > cut || (e == cut && ties > 0 && ties--));
+        at[k] = keep ? (long)kept : -1;
+        if (!keep)
+            continue;
+        if (parent >= 0)
+            o[0] = (double)at[parent];
+        memmove(m->v + kept * W, o, W * sizeof *o);
+        kept++;
+    }
+    free(at);
+    m->n = kept;
+}
+
 /* The tree of thread number `thread`, merged over the live ranks. */
 static void write_merged(FILE *f, const struct kv_stats *st, int thread)
 {
@@ -163,8 +205,11 @@ static void write_merged(FILE *f, const struct kv_stats *st, int thread)
         for (int c = 3; c <= 5; c++)
             o[c] /= (double)st->n;
     }
-    fprintf(f, "{\"thread\":%d,\"ranks\":%d,\"n\":%zu,\"v\":", thread, ranks,
-            m.n);
+    size_t all = m.n;
+    if (m.n > KV_HTML_PATHS)
+        merged_cut(&m, KV_HTML_PATHS);
+    fprintf(f, "{\"thread\":%d,\"ranks\":%d,\"n\":%zu,\"all\":%zu,\"v\":", thread,
+            ranks, m.n, all);
     write_tree_values(f, m.v, m.n);
     fputc('}', f);
     free(m.v);

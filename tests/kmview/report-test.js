@@ -1107,6 +1107,15 @@ function pathsBigPage() {
   btn('view', 'paths');
   var ms = performance.now() - t0, L = KM.flame.last, T = L.tree, want = 1;
   ok(T.n === +E.paths, 'big tree: ' + T.n + ' paths in the page (expected ' + E.paths + ')');
+  var bad = 0;
+  for (var k = 0; k < T.n; k++) {
+    var p = T.v[k * 8];
+    if (p >= k || (p >= 0 && T.v[p * 8 + 4] < T.v[k * 8 + 4])) bad++;
+  }
+  ok(bad === 0, 'big tree: every path after its parent, none longer than it (' + bad + ' are not)');
+  if (E.all)
+    ok($('#pnote').textContent.indexOf('the ' + KM.intText(T.n) + ' longest of ' + E.all + ' paths') >= 0,
+       'big tree: the page says it holds the ' + KM.intText(T.n) + ' longest of ' + E.all + ' paths');
   for (var i = 0; i < T.n; i++) if (L.width * T.v[i * 8 + 4] / T.total >= 1) want++;
   var drawn = $$('#flame .fr'), thin = drawn.filter(function (f) { return width(f) < 1; }).length;
   ok(drawn.length === want && L.frames === want && thin === 0, 'big tree: the ' + want + ' frames a pixel wide ' +

@@ -2,6 +2,7 @@
 # tree of B + B^2 + B^3 + B^4 paths under MAIN (B = 12: 22,621 paths with
 # MAIN), child k of a path taking 0.9 / 2^(k+1) of its time: most frames
 # far narrower than a pixel.  For html.test (the Paths view of a big tree).
+# awk -v B=N: N children a path instead (18: 111,151 paths).
 function row(no, parent, region, el, net) {
     printf "%10d %8d %-8s %12d   %15.7e  %15.7e     0.0\n", no, parent, region, 1, el, net
 }
@@ -14,7 +15,8 @@ function gen(parent, depth, el,    k, no, c) {
     }
 }
 BEGIN {
-    B = 12; D = 4; total = 10
+    if (!B) B = 12
+    D = 4; total = 10
     print "! kmtool KM_output 6"
     print "! Program    : ./wide"
     print "! Started    : 2026-11-27 10:00:00"
