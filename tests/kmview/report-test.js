@@ -12,7 +12,9 @@
    rank_peers.csv and rank_messages.csv expectations, "nomessages" that a
    run without messages has none; mode "files" checks the Files view
    against kmview's rank_files.csv, "nofiles" that a run without Files
-   blocks has none. */
+   blocks has none; mode "paths" drives the Paths view (the flame graph)
+   on tests/kmview/paths.out, whose figures html.test gives, "pathsbig"
+   checks that a big tree draws every frame a pixel wide and no other. */
 (function () {
 'use strict';
 var T = window.KMTEST, E = T.expect, out = [];
