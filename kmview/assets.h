@@ -10,6 +10,7 @@ extern const char kv_asset_common_js[];
 extern const char kv_asset_messages_js[];
 extern const char kv_asset_files_js[];
 extern const char kv_asset_trace_js[];
+extern const char kv_asset_flame_js[];
 extern const char kv_asset_report_js[];
 extern const char kv_asset_diff_js[];
 

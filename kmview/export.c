@@ -542,6 +542,55 @@ static void csv_rank_peers(FILE *f, const void *ctx)
     }
 }
 
+/* The Paths blocks: a row per path of every thread's tree, per rank.
+ * `path` and `parent` number the tree's rows from 1 as KM_output does
+ * (parent 0: outside every region); `kind` is ROUTINE for a routine's
+ * path, empty (and routine empty) for a region of no routine. */
+static void csv_paths(FILE *f, const void *ctx)
+{
+    const struct kv_run *run = ((const struct kv_stats *)ctx)->run;
+    fputs("rank,thread,path,parent,routine,kind,line,counts,plus,elapsed,net,"
+          "est_pct,elapsed_estimated,net_estimated\n", f);
+    for (size_t i = 0; i < run->nsections; i++) {
+        const struct kv_rank *r = &run->ranks[i];
+        for (size_t t = 0; t < r->ntrees; t++) {
+            const struct kv_tree *tr = &r->trees[t];
+            for (size_t k = 0; k < tr->npaths; k++) {
+                const struct kv_path *p = &tr->paths[k];
+                put_i(f, 0, r->rank);
+                put_i(f, ',', tr->thread);
+                put_u(f, ',', k + 1);
+                put_i(f, ',', p->parent + 1);
+                fputc(',', f);
+                if (p->routine >= 0)
+                    kv_csv_str(f, run->routines[p->routine].name);
+                fputc(',', f);
+                if (p->location >= 0) {
+                    const struct kv_location *l = &run->locations[p->location];
+                    fputs(kv_kind_name(l->kind), f);
+                    put_i(f, ',', l->line);
+                } else if (p->routine >= 0) {
+                    fputs("ROUTINE", f);
+                    put_i(f, ',', run->routines[p->routine].line);
+                } else {
+                    fputs(",0", f);
+                }
+                put_u(f, ',', p->count);
+                put_i(f, ',', p->extrap);
+                fputc(',', f);
+                kv_csv_num(f, p->elapsed);
+                fputc(',', f);
+                kv_csv_num(f, p->net);
+                fputc(',', f);
+                kv_csv_num(f, p->est_pct);
+                put_i(f, ',', (p->est & KV_EST(KV_M_ELAPSED)) != 0);
+                put_i(f, ',', (p->est & KV_EST(KV_M_NET)) != 0);
+                fputc('\n', f);
+            }
+        }
+    }
+}
+
 static void csv_warnings(FILE *f, const void *ctx)
 {
     const struct kv_stats *st = ctx;
@@ -589,6 +638,7 @@ int kv_export_csv(struct kv_out *o, const char *dir, const struct kv_stats *st)
         { "rank_files.csv", kv_csv_rank_files },
         { "rank_timeline.csv", kv_csv_rank_timeline },
         { "rank_timeline_routines.csv", kv_csv_rank_timeline_routines },
+        { "paths.csv", csv_paths },
     };
     return kv_csv_files(o, dir, files, sizeof files / sizeof *files, st);
 }
@@ -943,6 +993,55 @@ static void json_rank_peers(FILE *f, const struct kv_rank *r)
     fputc(']', f);
 }
 
+/* A path of a tree: `parent` its parent's index in the tree's `paths`
+ * (-1: outside every region), `routine` null for a region of no routine,
+ * `location` null for the routine itself. */
+static void json_path(FILE *f, const struct kv_run *run,
+                      const struct kv_path *p)
+{
+    fprintf(f, "{\"parent\":%d,\"routine\":", p->parent);
+    if (p->routine >= 0)
+        kv_json_str(f, run->routines[p->routine].name);
+    else
+        fputs("null", f);
+    fputs(",\"location\":", f);
+    if (p->location >= 0) {
+        const struct kv_location *l = &run->locations[p->location];
+        fprintf(f, "{\"id\":%d,\"kind\":\"%s\",\"line\":%d,\"text\":",
+                p->location + 1, kv_kind_name(l->kind), l->line);
+        kv_json_str(f, l->text);
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
+    fprintf(f, ",\"counts\":%llu,", (unsigned long long)p->count);
+    json_bool_member(f, "estimated_counts", p->extrap, true);
+    json_num_member(f, "elapsed", p->elapsed, true);
+    json_num_member(f, "net", p->net, true);
+    json_num_member(f, "est_pct", p->est_pct, true);
+    json_bool_member(f, "elapsed_est", p->est & KV_EST(KV_M_ELAPSED), true);
+    json_bool_member(f, "net_est", p->est & KV_EST(KV_M_NET), false);
+    fputc('}', f);
+}
+
+/* The Paths block: every thread's calling-context tree. */
+static void json_rank_trees(FILE *f, const struct kv_run *run,
+                            const struct kv_rank *r)
+{
+    fputs(",\"trees\":[", f);
+    for (size_t t = 0; t < r->ntrees; t++) {
+        const struct kv_tree *tr = &r->trees[t];
+        fprintf(f, "%s{\"thread\":%d,\"folded\":%d,\"paths\":[", t ? "," : "",
+                tr->thread, tr->folded);
+        for (size_t k = 0; k < tr->npaths; k++) {
+            fputs(k ? ",\n" : "\n", f);
+            json_path(f, run, &tr->paths[k]);
+        }
+        fputs("]}", f);
+    }
+    fputc(']', f);
+}
+
 static void json_ranks(FILE *f, const struct kv_stats *st)
 {
     const struct kv_run *run = st->run;
@@ -969,6 +1068,7 @@ static void json_ranks(FILE *f, const struct kv_stats *st)
         json_rank_peers(f, r);
         kv_json_rank_files(f, r);
         kv_json_rank_timeline(f, run, r);
+        json_rank_trees(f, run, r);
         fputc('}', f);
     }
     fputs("]\n", f);

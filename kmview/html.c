@@ -10,7 +10,8 @@
  * estimate, and how much of them, travels the same way: one 16-bit word
  * per cell (the est mask in bits 0-4, Est(%) in tenths above it), and
  * not at all when the run has no estimate.  The style and scripts are the
- * files report.css, common.js, report.js and diff.js, compiled in
+ * files report.css, common.js, report.js (with the views of messages.js,
+ * files.js, trace.js and flame.js) and diff.js, compiled in
  * (assets.c is generated from them).
  *
  * A run of more than KV_HTML_COLUMNS ranks is shown in bins: each column
@@ -20,8 +21,9 @@
  * page says so ("binned"), names each column by its first and last rank,
  * leaves out the per-thread table, and lists the rank groups as text.
  * The summary figures, the prediction and the groups are those of every
- * rank.  The Messages view's data (htmlmsg.c) and the Files view's
- * (htmlfiles.c) are bounded their own ways.
+ * rank.  The Messages view's data (htmlmsg.c), the Files view's
+ * (htmlfiles.c) and the Paths view's (htmlpaths.c) are bounded their own
+ * ways.
  *
  * Must never reference anything outside the page: no URL, font, image or
  * script that a browser would fetch.
@@ -36,6 +38,7 @@
 #include "kmview/assets.h"
 #include "kmview/htmlfiles.h"
 #include "kmview/htmlmsg.h"
+#include "kmview/htmlpaths.h"
 #include "kmview/out.h"
 #include "kmview/summary.h"
 #include "kmview/threads.h"
@@ -71,6 +74,7 @@ void kv_html_end(FILE *f, const char *script)
         fputs(kv_asset_messages_js, f);
         fputs(kv_asset_files_js, f);
         fputs(kv_asset_trace_js, f);
+        fputs(kv_asset_flame_js, f);
         fputs(kv_asset_report_js, f);
     }
     fputs("</script>\n</body>\n</html>\n", f);
@@ -633,6 +637,7 @@ int kv_html_report(FILE *f, const struct kv_stats *st,
     kv_html_files(f, st);
     data_groups(f, st, groups, &c);
     data_timeline(f, st, groups, &c);
+    kv_html_paths(f, st, c.per == 1);
     int rc = traces ? kv_trace_html(f, traces) : 0;
     fputs("}</script>\n", f);
     kv_html_end(f, "report");

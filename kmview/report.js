@@ -7,7 +7,8 @@
    history to go back and forth; plus a rank x routine heat map, what the
    MPI calls moved (messages.js: shown only when they moved something),
    what the I/O statements did to each file (files.js: shown only when
-   some rank has a Files block) and the figures of the run.  The state lives in the URL's #fragment, so the
+   some rank has a Files block), a flame graph of the calling-context
+   trees (flame.js: format 6's Paths blocks) and the figures of the run.  The state lives in the URL's #fragment, so the
    browser's back and forward buttons (and << >>) walk the history and a
    view can be bookmarked.  Every figure that contains an estimate is
    marked '~' (and its hover says how much of it is estimated, where the
@@ -40,7 +41,7 @@ var DEFAULT = {view: 'profile', rank: 'mean', metric: 'net', order: 'orig', mode
                scale: 'auto', max: '', routine: '', subject: 'program', hscale: 'routine',
                horder: D.groups ? 'cluster' : 'rank', tmetric: 'net',
                mpart: 'p2p', mshow: 'bytes', mscale: 'linear', msort: 'bytes', mrows: 'some',
-               fsort: 'time', fiface: 'all', ffile: '', frows: 'some'};
+               fsort: 'time', fiface: 'all', ffile: '', frows: 'some', pzoom: '', psearch: '', pthread: '0'};
 var S = {};
 
 /* ---- figures ----------------------------------------------------------- */
@@ -179,6 +180,7 @@ function readHash() {
   if (S.view === 'messages' && !D.messages) S.view = 'profile';
   if (S.view === 'files' && !D.files) S.view = 'profile';
   if (S.view === 'trace' && !D.trace) S.view = 'profile';
+  if (S.view === 'paths' && !D.paths) S.view = 'profile';
   if (S.routine === '' || !(+S.routine >= 0 && +S.routine < R)) S.routine = firstWithLocations();
   else S.routine = +S.routine;
 }
@@ -259,6 +261,7 @@ function header() {
 function nav() {
   var views = [['Profile', 'profile'], ['Locations', 'locations', L === 0], ['Ranks', 'ranks'],
                ['Heat map', 'heat'], ['Timeline', 'timeline', !D.timeline], ['Threads', 'threads', !D.threads],
+               ['Paths', 'paths', !D.paths],
                ['Figures', 'figures']];
   /* a run without messages has no Messages view at all, not an empty one */
   if (D.messages) views.splice(views.length - 1, 0, ['Messages', 'messages']);
@@ -332,6 +335,7 @@ function controls() {
   else if (S.view === 'messages' && D.messages) h += KM.msg.controls(D, S);
   else if (S.view === 'files' && D.files) h += KM.files.controls(D, S);
   else if (S.view === 'trace' && D.trace) h += KM.trace.controls(D, S);
+  else if (S.view === 'paths' && D.paths) h += KM.flame.controls(D, S, rankSelect());
   return h + '</div>';
 }
 function legend(items) {
@@ -829,6 +833,8 @@ function render() {
   else if (S.view === 'messages' && D.messages) KM.msg.view(main, D, S);
   else if (S.view === 'files' && D.files) KM.files.view(main, D, S);
   else if (S.view === 'trace' && D.trace) KM.trace.view(main, D, S);
+  else if (S.view === 'paths' && D.paths)
+    KM.flame.view(main, D, S, {total: function (p) { return figOf(F_TOTAL, p); }, rankName: rankName, ranks: N});
   else if (S.view === 'figures') figuresView(main);
   else profileView(main);
   document.title = 'kmview: ' + (D.program || '') + ' — ' + S.view;
@@ -857,6 +863,8 @@ document.getElementById('app').addEventListener('change', function (ev) {
   else if (t.id === 'routine') go({routine: +t.value});
   else if (t.id === 'subject') go({subject: t.value});
   else if (t.id === 'max') go({max: t.value});
+  else if (t.id === 'pthread') go({pthread: t.value, pzoom: ''});
+  else if (t.id === 'psearch') go({psearch: t.value});
 });
 window.addEventListener('popstate', function () { readHash(); render(); });
 readHash();

@@ -12,7 +12,9 @@
    rank_peers.csv and rank_messages.csv expectations, "nomessages" that a
    run without messages has none; mode "files" checks the Files view
    against kmview's rank_files.csv, "nofiles" that a run without Files
-   blocks has none. */
+   blocks has none; mode "paths" drives the Paths view (the flame graph)
+   on tests/kmview/paths.out, whose figures html.test gives, "pathsbig"
+   checks that a big tree draws every frame a pixel wide and no other. */
 (function () {
 'use strict';
 var T = window.KMTEST, E = T.expect, out = [];
@@ -993,11 +995,145 @@ function tracePage() {
      h.replace(/<[^>]*>/g, ' ').slice(0, 80));
   finish();
 }
+/* The Paths view (format 6): tests/kmview/paths.out's trees, whose every
+   figure html.test gives: frames per depth, widths against the parent's,
+   zoom in and out, search, rank and thread, estimated and MPI frames, the
+   hover. */
+function frames(d) { return $$('#flame .fr[data-d="' + d + '"]'); }
+function frameNamed(label) {
+  return $$('#flame .fr').filter(function (f) { return f.textContent === label; })[0] || null;
+}
+function width(f) { return parseFloat(f.style.width); }
+function depths(what) {
+  var d1 = frames(1).length, d2 = frames(2).length;
+  ok(d1 === +E[what + '.d1'] && d2 === +E[what + '.d2'], what + ': ' + d1 + ' frames at depth 1, ' + d2 +
+     ' at depth 2 (expected ' + E[what + '.d1'] + ', ' + E[what + '.d2'] + ')');
+}
+/* The frame of DO 10 against MAIN's, and every frame against its parent's
+   as the page's data has them. */
+function widths(what) {
+  var r = E[what + '.ratio'].split('|'), parent = frameNamed(r[1]), child = frameNamed(r[0]);
+  ok(parent && child && near(width(child) / width(parent), +r[2], 1e-3),
+     what + ': ' + r[0] + ' is ' + (parent && child ? (width(child) / width(parent)).toFixed(4) : '?') + ' of ' +
+     r[1] + '\'s width (elapsed ratio ' + r[2] + ')');
+  var T = KM.flame.last.tree, bad = 0, byI = {};
+  $$('#flame .fr').forEach(function (f) { byI[f.dataset.i] = f; });
+  $$('#flame .fr').forEach(function (f) {
+    var i = +f.dataset.i;
+    if (+f.dataset.d === 0) return;
+    var p = T.v[i * 8], pf = byI[p < 0 ? -1 : p], pe = p < 0 ? T.total : T.v[p * 8 + 4];
+    if (!pf || Math.abs(width(f) - width(pf) * T.v[i * 8 + 4] / pe) > 0.02 ||
+        parseFloat(f.style.left) < parseFloat(pf.style.left) - 0.01 ||
+        parseFloat(f.style.left) + width(f) > parseFloat(pf.style.left) + width(pf) + 0.02) bad++;
+  });
+  ok(bad === 0, what + ': every frame lies under its parent, as wide against it as its elapsed time (' + bad +
+     ' do not)');
+}
+function typeSearch(q) {
+  var box = $('#psearch');
+  box.value = q;
+  box.dispatchEvent(new Event('input', {bubbles: true}));
+  return $$('#flame .fr.hit').length;
+}
+function pathsPage() {
+  selfContained();
+  ok(!$('button.view[data-v="paths"]').disabled, 'the Paths view is offered');
+  btn('view', 'paths');
+  ok(!!$('#flame'), 'the Paths view draws the flame graph');
+  depths('mean');
+  widths('mean');
+  var tip = hover(frameNamed('MAIN'));
+  ok(tip.indexOf('inclusive (elapsed): ' + E['mean.main']) >= 0 && /mean over the ranks/.test(tip),
+     'mean: MAIN\'s hover gives the mean inclusive time ' + E['mean.main'] + ' (' + tip.slice(0, 80) + ')');
+  pick('rank', 0);
+  depths('r0');
+  widths('r0');
+  tip = hover(frameNamed('MAIN'));
+  ok(tip.indexOf('inclusive (elapsed): ' + E['r0.main']) >= 0, 'rank 0: MAIN\'s hover gives ' + E['r0.main']);
+  var est = $$('#flame .fr.est').map(function (f) { return f.textContent; }).join(' ');
+  ok(est === E['r0.est'], 'rank 0: the estimated frames are lighter: ' + est + ' (expected ' + E['r0.est'] + ')');
+  ok(getComputedStyle($('#flame .fr.est')).opacity < 1 && getComputedStyle(frameNamed('MAIN')).opacity === '1',
+     'rank 0: ... drawn lighter than the others');
+  var mpi = $$('#flame .fr.mpi');
+  ok(mpi.length === +E['r0.mpi'] && getComputedStyle(mpi[0]).backgroundColor !==
+     getComputedStyle(frameNamed('MAIN')).backgroundColor, 'rank 0: ' + mpi.length + ' MPI call frames in ' +
+     'their own colour (expected ' + E['r0.mpi'] + ')');
+  tip = hover(frameNamed('HALO'));
+  ok(E['r0.halo'].split('|').every(function (x) { return tip.indexOf(x) >= 0; }),
+     'rank 0: HALO\'s hover: ' + tip + ' (expected "' + E['r0.halo'] + '")');
+  /* search: live as one types, kept in the address */
+  var n = typeSearch('solve');
+  ok(n === +E['r0.solve'] && /2 frames match/.test($('#psearchn').textContent),
+     'search "solve" highlights ' + n + ' frames (expected ' + E['r0.solve'] + ')');
+  n = typeSearch('MPI_');
+  ok(n === +E['r0.mpisearch'], 'search "MPI_" highlights ' + n + ' frames (expected ' + E['r0.mpisearch'] + ')');
+  $('#psearch').dispatchEvent(new Event('change', {bubbles: true}));
+  ok($$('#flame .fr.hit').length === +E['r0.mpisearch'] && /psearch=MPI_/.test(location.hash),
+     'the search stays after the page is drawn again, and is in the address');
+  typeSearch('');
+  $('#psearch').dispatchEvent(new Event('change', {bubbles: true}));
+  ok($$('#flame .fr.hit').length === 0, 'an empty search highlights nothing');
+  /* zoom in, out, whole tree */
+  frameNamed('SOLVE').click();
+  var top = frames(0)[0];
+  ok(top && top.textContent === 'SOLVE' && frames(1).length === +E['zoom.d1'] && width(top) === KM.flame.last.width,
+     'a click on SOLVE zooms into it: the top frame, full width, ' + frames(1).length + ' frames below it ' +
+     '(expected ' + E['zoom.d1'] + ')');
+  widths('zoom');
+  frames(0)[0].click();
+  ok(frames(0)[0].textContent === E['zoom.out'], 'a click on the top frame zooms out one level, to ' +
+     frames(0)[0].textContent);
+  window.history.back();
+  afterNavigation(function () {
+    ok(frames(0)[0] && frames(0)[0].textContent === 'SOLVE', 'the browser\'s back button zooms into SOLVE again');
+    $('#pwhole').click();
+    ok(frames(0)[0].dataset.i === '-1' && frames(1).length === +E['r0.d1'], 'Whole tree: the thread\'s root again');
+    /* another rank, another thread */
+    pick('rank', 1);
+    depths('r1');
+    widths('r1');
+    ok(hover(frameNamed('MAIN')).indexOf('inclusive (elapsed): ' + E['r1.main']) >= 0,
+       'rank 1: MAIN\'s hover gives ' + E['r1.main']);
+    pick('pthread', 1);
+    ok(frames(1).length === 1 && frames(1)[0].textContent === 'HALO' && frames(1)[0].classList.contains('est'),
+       'rank 1, thread 1: one frame, HALO, estimated');
+    pick('rank', 0);
+    ok(frames(0).length === 0 && /has no tree of thread 1/.test($('#pnote').textContent),
+       'rank 0 has no thread 1: said so');
+    finish();
+  });
+}
+/* A tree of 22,621 paths: every frame a pixel wide drawn, no other. */
+function pathsBigPage() {
+  var t0 = performance.now();
+  btn('view', 'paths');
+  var ms = performance.now() - t0, L = KM.flame.last, T = L.tree, want = 1;
+  ok(T.n === +E.paths, 'big tree: ' + T.n + ' paths in the page (expected ' + E.paths + ')');
+  var bad = 0;
+  for (var k = 0; k < T.n; k++) {
+    var p = T.v[k * 8];
+    if (p >= k || (p >= 0 && T.v[p * 8 + 4] < T.v[k * 8 + 4])) bad++;
+  }
+  ok(bad === 0, 'big tree: every path after its parent, none longer than it (' + bad + ' are not)');
+  if (E.all)
+    ok($('#pnote').textContent.indexOf('the ' + KM.intText(T.n) + ' longest of ' + E.all + ' paths') >= 0,
+       'big tree: the page says it holds the ' + KM.intText(T.n) + ' longest of ' + E.all + ' paths');
+  for (var i = 0; i < T.n; i++) if (L.width * T.v[i * 8 + 4] / T.total >= 1) want++;
+  var drawn = $$('#flame .fr'), thin = drawn.filter(function (f) { return width(f) < 1; }).length;
+  ok(drawn.length === want && L.frames === want && thin === 0, 'big tree: the ' + want + ' frames a pixel wide ' +
+     'or more are drawn, no other (' + drawn.length + ' drawn, ' + thin + ' narrower)');
+  ok(L.hidden > 0 && /narrower than a pixel not/.test($('#pnote').textContent),
+     'big tree: ' + L.hidden + ' narrower frames left out, and said so');
+  echo('big tree: the Paths view drawn in ' + ms.toFixed(1) + ' ms (' + drawn.length + ' frames of ' + T.n + ')');
+  finish();
+}
 function echo(s) { out.push('# ' + s); }
 
 try {
   if (/^trace/.test(T.mode)) tracePage();
   else if (T.mode === 'timeline') timelinePage();
+  else if (T.mode === 'paths') pathsPage();
+  else if (T.mode === 'pathsbig') pathsBigPage();
   else if (T.mode === 'diff') diffPage();
   else if (T.mode === 'kpis') kpiPage();
   else if (T.mode === 'threads') threadsPage();
