@@ -1031,7 +1031,7 @@ static void json_rank_trees(FILE *f, const struct kv_run *run,
     fputs(",\"trees\":[", f);
     for (size_t t = 0; t < r->ntrees; t++) {
         const struct kv_tree *tr = &r->trees[t];
-        fprintf(f, "%s{\"thread\":%d,\"folded\":%d,\"paths\":[", t ? "," : "",
+        fprintf(f, "%s{\"thread\":%d,\"folded\":%lld,\"paths\":[", t ? "," : "",
                 tr->thread, tr->folded);
         for (size_t k = 0; k < tr->npaths; k++) {
             fputs(k ? ",\n" : "\n", f);

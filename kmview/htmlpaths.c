@@ -66,7 +66,7 @@ static void write_tree(FILE *f, const struct kv_tree *t)
         o[6] = p->est_pct;
         o[7] = path_flags(p);
     }
-    fprintf(f, "{\"thread\":%d,\"folded\":%d,\"n\":%zu,\"v\":", t->thread,
+    fprintf(f, "{\"thread\":%d,\"folded\":%lld,\"n\":%zu,\"v\":", t->thread,
             t->folded, t->npaths);
     write_tree_values(f, v, t->npaths);
     fputc('}', f);

@@ -217,7 +217,8 @@ struct kv_path {
 
 struct kv_tree {
     int thread;              /* 0: the program's */
-    int folded;              /* entries on paths folded at a limit */
+    long long folded;        /* entries on the paths that hold folded
+                                ones (a limit was reached) */
     long expected;           /* the paths its heading announced */
     struct kv_path *paths;   /* parents before their children */
     size_t npaths, cappaths;

@@ -388,6 +388,23 @@ static void print_children(const struct text_ctx *c, size_t k, int depth)
     }
 }
 
+/* Entries on paths folded at a limit, over the trees of thread `thread`
+ * of rank `rank` (-1: every rank). */
+static long long folded_entries(const struct kv_run *run, int rank,
+                                int thread)
+{
+    long long n = 0;
+    for (size_t i = 0; i < run->nsections; i++) {
+        const struct kv_rank *r = &run->ranks[i];
+        if (rank >= 0 && r->rank != rank)
+            continue;
+        for (size_t k = 0; k < r->ntrees; k++)
+            if (r->trees[k].thread == thread)
+                n += r->trees[k].folded;
+    }
+    return n;
+}
+
 void kv_paths_text(FILE *f, const struct kv_run *run,
                    const struct kv_paths_opts *o)
 {
@@ -407,6 +424,11 @@ void kv_paths_text(FILE *f, const struct kv_run *run,
     else
         fprintf(f, "Call paths of rank %d, thread %d: %zu paths; total time "
                 "%s s\n", t.rank, o->thread, t.nn - 1, tot);
+    long long folded = folded_entries(run, stats ? -1 : t.rank, o->thread);
+    if (folded > 0)
+        fprintf(f, "%lld entries went on paths folded at a limit "
+                "(KM_PATHS_MAX paths per thread, KM_PATHS_RECURSION): those "
+                "paths end early.\n", folded);
     if (o->min > 0)
         fprintf(f, "Paths under %g%% of the %stotal time are summarised "
                 "(--min=0: all).\n", 100 * o->min, stats ? "mean " : "");

@@ -1645,10 +1645,11 @@ static int tree_heading(struct reader *rd, const char *p)
     if ((long)r->ntrees == rd->paths_expected)
         return fail_at(rd, p, "more trees than the %ld the block announced",
                        rd->paths_expected);
-    int thread, folded;
+    int thread;
+    long long folded;
     long n;
     char tail;
-    if (sscanf(p, "Thread %d: %ld paths, %d entries on folded paths%c",
+    if (sscanf(p, "Thread %d: %ld paths, %lld entries on folded paths%c",
                &thread, &n, &folded, &tail) != 3 || thread < 0 || n < 0 ||
         folded < 0)
         return fail_at(rd, p, "a tree's heading is 'Thread T: N paths, F "

@@ -209,7 +209,6 @@ struct km_thread {
     int32_t maxnodes;
     int32_t *kids;           /* open addressing: (parent, id) -> index + 1 */
     uint32_t kidcap;
-    int32_t nfolded;         /* paths folded into a node (limits) */
     struct km_node force;    /* t->cur inside a measured CALL: no child
                                 found, so every entry takes the slow path */
     /* redundant work (KM_HOOK_REDUNDANT, KM_HOOK_MPI) */

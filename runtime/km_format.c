@@ -410,6 +410,15 @@ static void format_warnings(struct km_text *t, const struct km_report *rep)
         if (w[i].n)
             km_text_printf(t, "! Warning: %llu %s\n",
                            (unsigned long long)w[i].n, w[i].what);
+    uint64_t folded = rep->folded;
+    for (int32_t k = 0; k < rep->nothers; k++)
+        folded += rep->others[k].folded;
+    if (folded)
+        km_text_printf(t, "! Warning: %llu entries went on call paths folded "
+                       "at a limit (KM_PATHS_MAX paths per thread, or a "
+                       "region open KM_PATHS_RECURSION times on one path): "
+                       "those paths end early in the Paths block\n",
+                       (unsigned long long)folded);
     if (rep->mpi_unmeasured)
         km_text_printf(t, "! Warning: MPI calls were not measured in %d "
                        "routines (first: %s); no prediction\n",
@@ -841,9 +850,9 @@ static char (*region_labels(const struct km_report *rep,
 static void format_tree(struct km_text *t, const struct km_report *rep,
                         const struct km_report *th, char (*label)[16])
 {
-    km_text_printf(t, "! Thread %d: %d paths, %d entries on folded paths\n",
+    km_text_printf(t, "! Thread %d: %d paths, %lld entries on folded paths\n",
                    (int)th->thread, (int)(th->npaths > 0 ? th->npaths - 1 : 0),
-                   (int)th->folded);
+                   (long long)th->folded);
     km_text_printf(t, "!%9s %8s %-10s %12s %16s %16s %7s\n", "Path",
                    "Parent", "Region", "Counts", "Elapsed(s)", "Net(s)",
                    "Est(%)");

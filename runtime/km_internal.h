@@ -487,7 +487,8 @@ struct km_report {
     struct km_pnode *paths;  /* the thread's call paths (km_mem), [0] the
                                 root; children after their parents */
     int32_t npaths;
-    int32_t folded;          /* entries whose path was folded (limits) */
+    int64_t folded;          /* entries on the paths that hold folded
+                                ones (a limit was reached) */
 };
 
 void km_report_free(struct km_report *rep);

@@ -118,7 +118,7 @@ static long long env_limit(const char *name, long long dflt, long long lo,
 void km_paths_limits(void)
 {
     km_st.max_nodes = (int32_t)env_limit("KM_PATHS_MAX", KM_NODES_DEFAULT,
-                                         16, 1 << 24);
+                                         2, 1 << 24);
     km_st.max_recursion = (int32_t)env_limit("KM_PATHS_RECURSION",
                                              KM_RECURSION_DEFAULT, 1, 4096);
 }
@@ -150,7 +150,6 @@ void km_paths_reset(struct km_thread *t)
     if (t->kids)
         memset(t->kids, 0, (size_t)t->kidcap * sizeof *t->kids);
     t->nnodes = 1;
-    t->nfolded = 0;
     init_node(&t->force, -1, NULL, NULL);
     t->force.id = INT32_MIN + 1;
     t->cur = root;
@@ -209,7 +208,6 @@ struct km_node *km_child(struct km_thread *t, struct km_node *parent,
     struct km_node *n = recursion_fold(parent, r);
     if (n) {
         n->folded = 1;
-        t->nfolded++;
         return found(parent, n);
     }
     if (t->nnodes >= t->maxnodes && parent->index != 0) {
@@ -218,7 +216,6 @@ struct km_node *km_child(struct km_thread *t, struct km_node *parent,
         if (!n)
             return NULL;
         n->folded = 1;
-        t->nfolded++;
         return found(parent, n);
     }
     n = new_node(t, parent, r);

@@ -302,7 +302,7 @@ static int copy_paths(const struct km_thread *t, struct km_report *rep,
     if (!rep->paths)
         return -1;
     rep->npaths = nn;
-    rep->folded = t->nfolded;
+    rep->folded = 0;
     for (int32_t i = 0; i < nn; i++) {
         const struct km_node *n = km_node_at(t, i);
         struct km_pnode *p = &rep->paths[i];
@@ -315,6 +315,8 @@ static int copy_paths(const struct km_thread *t, struct km_report *rep,
         };
         if (i > 0 && (p->parent < 0 || p->parent >= i))
             p->parent = 0;           /* (being written: under the root) */
+        if (p->folded)               /* its entries, folded ones or not */
+            rep->folded += (int64_t)p->count;
     }
     return 0;
 }
