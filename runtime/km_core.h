@@ -130,7 +130,8 @@ struct km_node {
     uint8_t folded;          /* holds paths beyond a limit (recursion
                                 deeper, or the node table full) */
     uint8_t nested;          /* a node of the same region is above it */
-    uint8_t pad[3];
+    uint8_t hooks;           /* r->hooks: every execution measured */
+    uint8_t pad[2];
     uint64_t pad1;
     /* line 1 */
     struct km_node *kid[KM_NKID];    /* children by id % KM_NKID, or
@@ -383,6 +384,22 @@ void km_core_trace_event(struct km_thread *t, struct km_region *r, int in,
 void km_sample_next(struct km_thread *t, struct km_node *n);
 void km_learn(struct km_thread *t, struct km_node *n, km_time own,
               km_time e);
+void km_sample_start(struct km_thread *t, struct km_node *n);
+
+/* A measured execution of node n before it samples (every one is): the
+ * first one's own time is left out of the estimate; once the region has
+ * been measured `thresh` times on the thread and the node twice, the node
+ * starts sampling (never one with hooks: those are always measured). */
+static KM_ALWAYS_INLINE void km_warm_up(struct km_thread *t,
+                                        struct km_node *n, km_time own)
+{
+    struct km_region *r = n->r;
+    r->measured++;
+    if (n->closed == 1)
+        n->first_own = own;
+    if (KM_UNLIKELY(r->measured >= r->thresh) && n->closed >= 2 && !n->hooks)
+        km_sample_start(t, n);
+}
 void km_node_settle_estimates(struct km_node *n);
 
 /* km_settle.c */

@@ -158,7 +158,7 @@ static KM_ALWAYS_INLINE void in_measured(struct km_thread *t,
     f->sp = sp;
     f->sample = (uint8_t)(sample || !c->sampling);
     t->stk[sp] = c;
-    if (KM_UNLIKELY(c->r->hooks != 0))
+    if (KM_UNLIKELY(c->hooks != 0))
         enter_hooks(t, c->r, now);
     signal_fence();
     t->msp = m;
@@ -440,9 +440,11 @@ static KM_ALWAYS_INLINE void close_measured(struct km_thread *t, km_tick now)
     c->closed++;
     if (t == &km_main_thread)
         tl_leave(c, f, m, own, e);
-    if (f->sample)
+    if (KM_LIKELY(!c->sampling))
+        km_warm_up(t, c, own);
+    else if (f->sample)
         km_learn(t, c, own, e);
-    if (KM_UNLIKELY(c->r->hooks != 0))
+    if (KM_UNLIKELY(c->hooks != 0))
         leave_hooks(t, c->r, e, now);
 }
 

@@ -32,6 +32,7 @@ static void init_node(struct km_node *n, int32_t index, struct km_node *parent,
     n->id = r ? r->id : 0;
     n->callee = r ? r->callee : 1;
     n->wrapper = r && r->kind == KM_K_CALL;
+    n->hooks = r ? r->hooks : 0;
     n->add = km_st.cost_estimated;
     n->k = 1;
     for (int i = 0; i < KM_NKID; i++)

@@ -97,19 +97,12 @@ static void start_sampling(struct km_thread *t, struct km_node *n)
     km_sample_next(t, n);
 }
 
-/* What a measured execution of node n (chosen at random once sampling,
- * or any before) teaches it: own time `own`, elapsed `e`. */
+/* What a sample of node n teaches it (once sampling): own time `own`,
+ * elapsed `e`. */
 KM_NOINLINE void km_learn(struct km_thread *t, struct km_node *n, km_time own,
                           km_time e)
 {
-    if (!n->sampling) {
-        n->r->measured++;            /* (the threshold is the region's) */
-        if (n->closed == 1)
-            n->first_own = own;
-        if (n->closed >= 2 && n->r->measured >= n->r->thresh && !n->r->hooks)
-            start_sampling(t, n);
-        return;
-    }
+    (void)t;
     set_estimate(n, n->ewma + (own - n->ewma) / 8);
     n->epoch_el += e;
     if (++n->epoch_n == KM_EPOCH) {
@@ -118,4 +111,10 @@ KM_NOINLINE void km_learn(struct km_thread *t, struct km_node *n, km_time own,
         n->epoch_n = 0;
         n->k = interval(n);
     }
+}
+
+/* Node n, measured enough, starts sampling (km_warm_up decides when). */
+KM_NOINLINE void km_sample_start(struct km_thread *t, struct km_node *n)
+{
+    start_sampling(t, n);
 }
