@@ -1,6 +1,7 @@
 /*
  * ranks.h — `kmview ranks`: which ranks behave alike, which are odd, and
- * why (hierarchical clustering of the ranks' per-routine profiles).
+ * why (hierarchical clustering of the ranks' per-routine profiles, or
+ * with --paths their per-call-path profiles).
  */
 #ifndef KV_RANKS_H
 #define KV_RANKS_H
