@@ -19,6 +19,8 @@
  * With different rank counts, each region's efficiency is the parallel
  * efficiency of the larger run relative to the smaller one:
  *   E = (N_small * t_small) / (N_large * t_large).
+ * Call paths (KM_output 6) are rows of the same kind, matched and written
+ * by diffpaths.c, scored and ordered here as the regions are.
  *
  * Must never read files (main.c does) or change the runs.
  */
@@ -269,6 +271,9 @@ void kv_diff_build(struct kv_diff *d, const struct kv_stats *a,
     match_locations(d, 1, &cap);
     for (size_t i = 0; i < d->nrows; i++)
         derive(d, &d->rows[i]);
+    kv_diff_paths_match(d);
+    for (size_t i = 0; i < d->npaths; i++)
+        derive(d, &d->paths[i]);
     kv_diff_sort(d, KV_BY_SCORE);
     match_files(d);
 }
@@ -279,6 +284,7 @@ void kv_diff_free(struct kv_diff *d)
     free(d->bytes[0]);
     free(d->bytes[1]);
     free(d->files);
+    kv_diff_paths_free(d);
     memset(d, 0, sizeof *d);
 }
 
@@ -343,11 +349,18 @@ static int compare_rows(const void *pa, const void *pb)
     return c ? c : by_key(a, b);
 }
 
+static void sort_rows(struct kv_diff_row *rows, size_t n,
+                      enum kv_diff_order order)
+{
+    for (size_t i = 0; i < n; i++)
+        set_sort_key(&rows[i], order);
+    qsort(rows, n, sizeof *rows, compare_rows);
+}
+
 void kv_diff_sort(struct kv_diff *d, enum kv_diff_order order)
 {
-    for (size_t i = 0; i < d->nrows; i++)
-        set_sort_key(&d->rows[i], order);
-    qsort(d->rows, d->nrows, sizeof *d->rows, compare_rows);
+    sort_rows(d->rows, d->nrows, order);
+    sort_rows(d->paths, d->npaths, order);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -586,6 +599,7 @@ void kv_diff_print(FILE *f, const struct kv_diff *d, int top)
         fprintf(f, "  (%zu more; -n 0 lists them all)\n", both - n);
     print_one_sided(f, d, KV_ONLY_A, w);
     print_one_sided(f, d, KV_ONLY_B, w);
+    kv_diff_paths_print(f, d, top);
     print_bytes(f, d, top, w);
     print_files(f, d, top);
     if (d->run[0]->any_est || d->run[1]->any_est)
@@ -730,7 +744,7 @@ int kv_diff_csv(struct kv_out *o, const char *dir, const struct kv_diff *d)
 {
     static const struct kv_csv_file files[] = {
         { "regions.csv", csv_regions }, { "breakdown.csv", csv_breakdown },
-        { "files.csv", csv_files },
+        { "files.csv", csv_files }, { "paths.csv", kv_diff_paths_csv },
     };
     return kv_csv_files(o, dir, files, sizeof files / sizeof *files, d);
 }
@@ -835,7 +849,9 @@ int kv_diff_json(struct kv_out *o, const char *path, const struct kv_diff *d)
         fputs(i ? ",\n" : "\n", f);
         json_file(f, &d->files[i]);
     }
-    fputs("]}\n", f);
+    fputs("],\n\"paths\":", f);
+    kv_diff_paths_json(f, d);
+    fputs("}\n", f);
     return 0;
 }
 
@@ -903,6 +919,8 @@ void kv_diff_html(FILE *f, const struct kv_diff *d)
             fputs(",\n", f);
         json_diff_row(f, &d->rows[i]);
     }
-    fputs("]}</script>\n", f);
+    fputs("],\n\"paths\":", f);
+    kv_diff_paths_html(f, d);
+    fputs("}</script>\n", f);
     kv_html_end(f, "diff");
 }

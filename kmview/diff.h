@@ -61,6 +61,14 @@ struct kv_diff {
     bool scaling;            /* the rank counts differ */
     struct kv_diff_file *files;   /* by the size of the time's change */
     size_t nfiles;
+    /* call paths of thread 0 (KM_output 6), matched by the regions from
+     * the root: rows whose `routine` is the path ("MAIN > SOLVE > DO
+     * 12"), kind -1, t the mean inclusive time over the ranks with a
+     * tree, as `kmview paths` has it (diffpaths.c) */
+    bool have_paths[2];      /* run A ([0]) or B has trees of thread 0 */
+    struct kv_diff_row *paths;
+    size_t npaths;
+    char **path_names;       /* the rows' paths, owned */
 };
 
 void kv_diff_build(struct kv_diff *d, const struct kv_stats *a,
@@ -80,5 +88,18 @@ int kv_diff_csv(struct kv_out *o, const char *dir, const struct kv_diff *d);
 int kv_diff_json(struct kv_out *o, const char *path, const struct kv_diff *d);
 /* The HTML view. */
 void kv_diff_html(FILE *f, const struct kv_diff *d);
+
+/* diffpaths.c: the paths of both runs, matched (d->paths; times, counts
+ * and status set, the derived figures not); */
+void kv_diff_paths_match(struct kv_diff *d);
+void kv_diff_paths_free(struct kv_diff *d);
+/* the text section (`top` rows per list, 0: all), */
+void kv_diff_paths_print(FILE *f, const struct kv_diff *d, int top);
+/* paths.csv's rows, */
+void kv_diff_paths_csv(FILE *f, const void *d);
+/* the JSON array (null when the runs are not both of format 6), */
+void kv_diff_paths_json(FILE *f, const struct kv_diff *d);
+/* and the HTML view's data (the top rows of each list, compact). */
+void kv_diff_paths_html(FILE *f, const struct kv_diff *d);
 
 #endif

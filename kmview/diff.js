@@ -5,7 +5,9 @@
    time per call and, for different rank counts, efficiency; hover a row for
    its figures.  Regions found in one run only are listed apart.  MPI
    start-up is a part of the breakdown of its own; a time that contains an
-   estimate is marked '~'.  Never fetches anything. */
+   estimate is marked '~'.  Last, the call paths (KM_output 6): kmview's
+   top paths of each list, inclusive times, in the same order.  Never
+   fetches anything. */
 (function () {
 'use strict';
 var D = KM.data();
@@ -29,11 +31,16 @@ function key(r) {
   default: return r.score;
   }
 }
-function sorted(status) {
-  var rows = ROWS.filter(function (r) { return r.status === status; });
+var PATHS = D.paths && D.paths.map(function (r, k) {
+  return {status: r[0], path: r[1], ta: r[2], tb: r[3], ca: r[4], cb: r[5],
+          score: r[6] === 'inf' ? Infinity : r[6], ea: !!r[7], eb: !!r[8], pos: k};
+});
+function sorted(status, all, name) {
+  var rows = (all || ROWS).filter(function (r) { return r.status === status; });
+  name = name || label;
   if (status !== 'both') return rows;          /* by their time, as written */
   if (order === 'name') return rows.slice().sort(function (a, b) {
-    return label(a) < label(b) ? -1 : label(a) > label(b) ? 1 : a.pos - b.pos;
+    return name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a.pos - b.pos;
   });
   if (order === 'score') return rows;          /* kmview's own order */
   return rows.slice().sort(function (a, b) {
@@ -83,6 +90,29 @@ function table(rows, id) {
   });
   return h + '</table>';
 }
+function pathTable(rows, id) {
+  var both = id === 'pathsboth';
+  var h = '<table id="' + id + '"><tr><th>#</th><th>tA (s)</th><th>tB (s)</th><th>B−A (s)</th><th>B/A</th>' +
+    (both ? '<th>score</th>' : '') + '<th class="l">call path</th></tr>';
+  rows.forEach(function (r, k) {
+    h += '<tr><td>' + (k + 1) + '</td><td>' + KM.mark(KM.num(r.ta), r.ea) + '</td><td>' + KM.mark(KM.num(r.tb), r.eb) +
+      '</td><td>' + KM.mark(KM.num(r.tb - r.ta), r.ea || r.eb) + '</td><td>' + KM.num(ratio(r)) + '</td>' +
+      (both ? '<td>' + KM.num(r.score) + '</td>' : '') + '<td class="l">' + KM.esc(r.path) + '</td></tr>';
+  });
+  return h + '</table>';
+}
+function paths() {
+  var h = '<h2>Call paths</h2>';
+  if (!PATHS) return h + '<p class="note">Not compared: a run has no Paths block (KM_output before 6).</p>';
+  var path = function (r) { return r.path; };
+  var both = sorted('both', PATHS, path), onlyA = sorted('only_a', PATHS, path),
+      onlyB = sorted('only_b', PATHS, path);
+  h += '<p class="note">Thread 0; inclusive times, means over ranks; kmview\'s top paths of each list ' +
+       '(paths.csv and the JSON have them all).</p>' + pathTable(both, 'pathsboth');
+  if (onlyA.length) h += '<h3>Call paths only in A</h3>' + pathTable(onlyA, 'pathsonlya');
+  if (onlyB.length) h += '<h3>Call paths only in B</h3>' + pathTable(onlyB, 'pathsonlyb');
+  return h;
+}
 function breakdown() {
   var parts = [['Total time', 'total'], ['Computation', 'comp'], ['MPI', 'mpi'], ['MPI start-up', 'startup'],
                ['I/O', 'io']];
@@ -111,6 +141,7 @@ function render() {
     '<div id="chart"></div>' + table(both, 'both');
   if (onlyA.length) h += '<h2>Only in A</h2>' + table(onlyA, 'onlya');
   if (onlyB.length) h += '<h2>Only in B</h2>' + table(onlyB, 'onlyb');
+  h += paths();
   document.getElementById('app').innerHTML = h + '</main>';
   pairBars(document.getElementById('chart'), both.slice(0, 200));
 }

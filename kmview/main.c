@@ -53,6 +53,7 @@ enum option_bit {
     O_OTF2 = 1 << 17, O_ESTIMATE = 1 << 18, O_LIMIT = 1 << 19,
     O_RANK = 1 << 20, O_THREAD = 1 << 21, O_MIN = 1 << 22,
     O_FOLDED = 1 << 23, O_VALUE = 1 << 24, O_SPEEDSCOPE = 1 << 25,
+    O_PATHS = 1 << 26,
 };
 
 /* The options' names as the messages give them, in bit order. */
@@ -61,7 +62,7 @@ static const char *const option_name[] = {
     "--cut", "--groups", "--threads", "--exact", "--exact-max",
     "--max-size", "--target", "--control", "-o", "--runs", "--trace",
     "--otf2", "--estimate", "--limit", "--rank", "--thread", "--min",
-    "--folded", "--value", "--speedscope",
+    "--folded", "--value", "--speedscope", "--paths",
 };
 
 struct options {
@@ -76,6 +77,7 @@ struct options {
     double cut;
     size_t groups;
     bool threads;            /* ranks --threads */
+    bool by_paths;           /* ranks --paths */
     struct kv_cluster_opts how; /* ranks: --exact, --exact-max */
     int reasons;
     uint64_t max_size;       /* --max-size: bytes read at most per file */
@@ -117,6 +119,7 @@ static void usage(FILE *to)
           "  --cut=D         group ranks within D of the run time (default 0.05)\n"
           "  --groups=K      cut the dendrogram into K groups instead\n"
           "  --threads       cluster the threads of every rank instead\n"
+          "  --paths         cluster by the call paths (KM_output 6) instead\n"
           "  --exact         always the exact dendrogram (memory: 2 n^2 bytes)\n"
           "  --exact-max=N   distinct profiles clustered exactly at most\n"
           "                  (default 16384; more: by cells, see kmview(1))\n"
@@ -338,6 +341,9 @@ static void parse_options(int argc, char **argv, int first,
         } else if (is_option(a, "--speedscope")) {
             o->speedscope = value(argc, argv, &i, "--speedscope");
             o->given |= O_SPEEDSCOPE;
+        } else if (!strcmp(a, "--paths")) {
+            o->by_paths = true;
+            o->given |= O_PATHS;
         } else if (!strcmp(a, "--threads")) {
             o->threads = true;
             o->given |= O_THREADS;
@@ -547,9 +553,12 @@ static int cmd_ranks(struct options *o)
     /* -n names the differences of rank groups; --threads has none */
     check_options(o, o->threads ? "kmview ranks --threads" : "kmview ranks",
                   (o->threads ? 0 : O_TOP) | O_CSV | O_QUIET | O_CUT |
-                  O_GROUPS | O_THREADS | O_EXACT | O_EXACT_MAX | O_MAX_SIZE);
+                  O_GROUPS | O_THREADS | O_EXACT | O_EXACT_MAX | O_MAX_SIZE |
+                  O_PATHS);
     if (o->nfiles == 0)
         die_usage("%s", "no KM_output file given");
+    if (o->threads && o->by_paths)
+        die_usage("%s", "--threads and --paths cannot both be given");
     struct kv_run run;
     struct kv_stats st;
     struct kv_rank_groups g;
@@ -567,7 +576,16 @@ static int cmd_ranks(struct options *o)
         kv_run_free(&run);
         return trc;
     }
-    kv_rank_groups_build(&g, &st, o->cut, o->groups, &o->how);
+    if (o->by_paths) {
+        if (kv_rank_groups_build_paths(&g, &st, o->cut, o->groups,
+                                       &o->how) < 0) {
+            kv_text_close(&text, stdout);
+            kv_stats_free(&st);
+            kv_run_free(&run);
+            return 1;
+        }
+    } else
+        kv_rank_groups_build(&g, &st, o->cut, o->groups, &o->how);
     int rc = o->csv ? kv_ranks_csv(&out, o->csv, &g, &st) : 0;
     if (!rc && !o->quiet)
         kv_ranks_print(tf, &g, &st, o->top_given ? o->top : 5);

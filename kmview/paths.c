@@ -10,6 +10,9 @@
  * A single rank's tree goes through the same merge (one rank), so that a
  * path the file lists twice shows once.
  *
+ * It also hands the merged tree to the commands that compare paths
+ * (kv_paths_merge: diff's paths, ranks --paths).
+ *
  * Must never: read files, or open outputs (main.c hands it streams).
  */
 #include "config.h"
@@ -45,7 +48,7 @@ struct pnode {
     size_t below;            /* paths below it */
 };
 
-struct ptree {
+struct kv_ptree {
     const struct kv_run *run;
     struct pnode *n;
     size_t nn, capn;
@@ -68,7 +71,7 @@ static size_t region_hash(size_t parent, int routine, int location)
     return (size_t)(h ^ h >> 29);
 }
 
-static size_t add_node(struct ptree *t, int parent, int routine,
+static size_t add_node(struct kv_ptree *t, int parent, int routine,
                        int location)
 {
     KM_GROW(t->n, t->capn, t->nn + 1);
@@ -82,7 +85,7 @@ static size_t add_node(struct ptree *t, int parent, int routine,
 }
 
 /* Twice the slots, every node but the root placed again. */
-static void rehash(struct ptree *t)
+static void rehash(struct kv_ptree *t)
 {
     free(t->slot);
     t->cap = t->cap ? 2 * t->cap : 1024;
@@ -97,7 +100,7 @@ static void rehash(struct ptree *t)
 }
 
 /* The child of `parent` that ends in the region, added if new. */
-static size_t child_of(struct ptree *t, size_t parent, int routine,
+static size_t child_of(struct kv_ptree *t, size_t parent, int routine,
                        int location)
 {
     if (2 * (t->nn + 1) > t->cap)
@@ -123,7 +126,7 @@ static bool is_mpi(const struct kv_run *run, int location)
 }
 
 /* Add one rank's tree (its `ordinal`, from 1) to the merged tree. */
-static void merge_tree(struct ptree *t, const struct kv_tree *tree,
+static void merge_tree(struct kv_ptree *t, const struct kv_tree *tree,
                        int ordinal)
 {
     size_t *node_of = km_xmalloc((tree->npaths ? tree->npaths : 1) *
@@ -210,7 +213,7 @@ static int by_incl(const void *a, const void *b)
  * tree, as flame graphs sum it, that would count them twice.  For every
  * other path the two are the same.)  Last, every node's children in
  * order. */
-static void finish_tree(struct ptree *t)
+static void finish_tree(struct kv_ptree *t)
 {
     for (size_t k = 1; k < t->nn; k++) {
         struct pnode *n = &t->n[k];
@@ -257,7 +260,7 @@ static void finish_tree(struct ptree *t)
 
 /* The merged tree of `thread` over the live ranks, or of rank `rank`
  * alone (rank >= 0). */
-static void build(struct ptree *t, const struct kv_run *run, int rank,
+static void build(struct kv_ptree *t, const struct kv_run *run, int rank,
                   int thread)
 {
     memset(t, 0, sizeof *t);
@@ -277,7 +280,7 @@ static void build(struct ptree *t, const struct kv_run *run, int rank,
     finish_tree(t);
 }
 
-static void free_tree(struct ptree *t)
+static void free_tree(struct kv_ptree *t)
 {
     free(t->n);
     free(t->child);
@@ -316,7 +319,7 @@ static const char *region_name(char buf[320], const struct kv_run *run,
 
 struct text_ctx {
     FILE *f;
-    const struct ptree *t;
+    const struct kv_ptree *t;
     bool stats;              /* mean, min and max columns */
     double threshold;        /* mean inclusive time a path needs; < 0: all */
 };
@@ -362,7 +365,7 @@ static void print_row(const struct text_ctx *c, const struct pnode *n,
  * in one line after them: how many paths that hides, and their time. */
 static void print_children(const struct text_ctx *c, size_t k, int depth)
 {
-    const struct ptree *t = c->t;
+    const struct kv_ptree *t = c->t;
     const struct pnode *p = &t->n[k];
     size_t hidden = 0;
     double hidden_s = 0;
@@ -408,7 +411,7 @@ static long long folded_entries(const struct kv_run *run, int rank,
 void kv_paths_text(FILE *f, const struct kv_run *run,
                    const struct kv_paths_opts *o)
 {
-    struct ptree t;
+    struct kv_ptree t;
     bool stats = o->rank < 0 && kv_run_live_ranks(run) > 1;
     build(&t, run, stats ? -1 : o->rank >= 0 ? o->rank
                                              : first_rank(run, o->thread),
@@ -472,7 +475,7 @@ static unsigned long long micros(double s)
 
 /* The lines of node k's children and all below them; `stack` holds the
  * names from the root to k, joined by ';'. */
-static void fold(FILE *f, const struct ptree *t, size_t k,
+static void fold(FILE *f, const struct kv_ptree *t, size_t k,
                  struct km_buf *stack, enum kv_paths_value value)
 {
     const struct pnode *p = &t->n[k];
@@ -499,7 +502,7 @@ static void fold(FILE *f, const struct ptree *t, size_t k,
 void kv_paths_folded(FILE *f, const struct kv_run *run,
                      const struct kv_paths_opts *o)
 {
-    struct ptree t;
+    struct kv_ptree t;
     build(&t, run, o->rank >= 0 ? o->rank : first_rank(run, o->thread),
           o->thread);
     struct km_buf stack = { 0 };
@@ -584,7 +587,7 @@ static void write_frames(FILE *f, const struct kv_run *run,
 
 /* Nodes in the order of the table (depth first, children by inclusive
  * time), those with an own time of at least a nanosecond: the samples. */
-static void sample_nodes(const struct ptree *t, size_t k, size_t *out,
+static void sample_nodes(const struct kv_ptree *t, size_t k, size_t *out,
                          size_t *n)
 {
     const struct pnode *p = &t->n[k];
@@ -605,7 +608,7 @@ static void put_micros(FILE *f, long long ns)
 static void write_profile(FILE *f, const struct kv_run *run, int rank,
                           const struct kv_paths_opts *o, struct frames *fr)
 {
-    struct ptree t;
+    struct kv_ptree t;
     build(&t, run, rank, o->thread);
     size_t *nodes = km_xmalloc(t.nn * sizeof *nodes), n = 0;
     sample_nodes(&t, 0, nodes, &n);
@@ -663,6 +666,102 @@ void kv_paths_speedscope(FILE *f, const struct kv_run *run,
     free(fr.of_location);
     free(fr.routine);
     free(fr.location);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Merged paths for diff and ranks                                           */
+
+void kv_paths_merge(struct kv_mpaths *m, const struct kv_run *run,
+                    int thread)
+{
+    memset(m, 0, sizeof *m);
+    m->thread = thread;
+    m->t = km_xmalloc(sizeof *m->t);
+    build(m->t, run, -1, thread);
+    const struct kv_ptree *t = m->t;
+    m->n = t->nn - 1;
+    m->nranks = t->nranks;
+    m->v = km_xcalloc(m->n + 1, sizeof *m->v);
+    for (size_t k = 1; k < t->nn; k++) {     /* node k is path k - 1 */
+        const struct pnode *n = &t->n[k];
+        m->v[k - 1] = (struct kv_mpath){
+            n->parent - 1, n->routine, n->location, n->incl, n->count,
+            n->extrap, (n->est & KV_EST(KV_M_ELAPSED)) != 0 };
+    }
+}
+
+void kv_mpaths_free(struct kv_mpaths *m)
+{
+    if (m->t)
+        free_tree(m->t);
+    free(m->t);
+    free(m->v);
+    memset(m, 0, sizeof *m);
+}
+
+void kv_paths_own_times(const struct kv_mpaths *m,
+                        const struct kv_rank *const *ranks, size_t nranks,
+                        double *x, bool *xest)
+{
+    size_t n = m->n;
+    memset(x, 0, nranks * n * sizeof *x);
+    memset(xest, 0, nranks * n * sizeof *xest);
+    for (size_t i = 0; i < nranks; i++) {
+        const struct kv_tree *tree = tree_of(ranks[i], m->thread);
+        if (ranks[i]->lost || !tree || !n)
+            continue;
+        double *row = x + i * n;
+        bool *erow = xest + i * n;
+        size_t *node_of = km_xmalloc((tree->npaths + 1) * sizeof *node_of);
+        for (size_t j = 0; j < tree->npaths; j++) {  /* all in m already */
+            const struct kv_path *p = &tree->paths[j];
+            size_t parent = p->parent < 0 ? 0 : node_of[p->parent];
+            node_of[j] = child_of(m->t, parent, p->routine, p->location);
+            row[node_of[j] - 1] += p->elapsed;
+            erow[node_of[j] - 1] |= (p->est & KV_EST(KV_M_ELAPSED)) != 0;
+        }
+        free(node_of);
+        for (size_t k = 0; k < n; k++)       /* children after parents */
+            if (m->v[k].parent >= 0)
+                erow[m->v[k].parent] |= erow[k];
+        double *incl = km_xmalloc(n * sizeof *incl);
+        memcpy(incl, row, n * sizeof *incl);
+        for (size_t k = 0; k < n; k++)
+            if (m->v[k].parent >= 0)
+                row[m->v[k].parent] -= incl[k];
+        for (size_t k = 0; k < n; k++)       /* the figures' rounding */
+            if (row[k] < 0)
+                row[k] = 0;
+        free(incl);
+    }
+}
+
+void kv_mpath_label(struct km_buf *b, const struct kv_run *run,
+                    const struct kv_mpaths *m, size_t k)
+{
+    size_t depth = 0;
+    for (int j = (int)k; j >= 0; j = m->v[j].parent)
+        depth++;
+    int *at = km_xmalloc(depth * sizeof *at);
+    size_t d = depth;
+    for (int j = (int)k; j >= 0; j = m->v[j].parent)
+        at[--d] = j;
+    int in = -2;                             /* the routine the path is in */
+    for (d = 0; d < depth; d++) {
+        const struct kv_mpath *p = &m->v[at[d]];
+        char name[320];
+        if (d)
+            km_buf_adds(b, " > ");
+        region_name(name, run, p->routine, p->location);
+        if (p->location >= 0 && p->routine == in) {
+            const char *shortname = strchr(name, ' ');
+            km_buf_adds(b, shortname ? shortname + 1 : name);
+        } else
+            km_buf_adds(b, name);
+        if (p->location < 0)
+            in = p->routine;
+    }
+    free(at);
 }
 
 /* ------------------------------------------------------------------------ */

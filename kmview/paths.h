@@ -7,7 +7,10 @@
 #define KV_PATHS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include "support/buf.h"
 
 #include "kmview/model.h"
 
@@ -46,5 +49,47 @@ void kv_paths_folded(FILE *f, const struct kv_run *run,
  * path's own time in microseconds. */
 void kv_paths_speedscope(FILE *f, const struct kv_run *run,
                          const struct kv_paths_opts *o);
+
+/* ------------------------------------------------------------------------ */
+/* Paths merged over ranks, for commands that compare them (diff, ranks)    */
+
+/* A path of one thread's tree merged by identity over a run's live ranks
+ * that have a tree of it; a list's parents come before their children. */
+struct kv_mpath {
+    int parent;              /* index in the list; -1: outside every region */
+    int routine, location;   /* as struct kv_path has them */
+    double incl;             /* inclusive time, summed over the ranks */
+    uint64_t count;          /* summed over the ranks */
+    bool extrap;             /* a count included estimated executions */
+    bool est;                /* the time contains an estimate */
+};
+
+struct kv_ptree;            /* paths.c's merged tree */
+struct kv_mpaths {
+    struct kv_mpath *v;
+    size_t n;
+    int nranks;              /* ranks merged */
+    int thread;
+    struct kv_ptree *t;
+};
+
+/* Merge thread `thread`'s trees of the run's live ranks (none: m->n 0). */
+void kv_paths_merge(struct kv_mpaths *m, const struct kv_run *run,
+                    int thread);
+void kv_mpaths_free(struct kv_mpaths *m);
+
+/* Each rank's own time on each path of m (its inclusive time less its
+ * children's, as the flame graphs have it): x[i * m->n + k] for
+ * ranks[i], 0 where it lacks the path; xest the same cells, estimated.
+ * Own times partition a rank's time in regions, so that distances
+ * between ranks count a difference once, not once per path above it. */
+void kv_paths_own_times(const struct kv_mpaths *m,
+                        const struct kv_rank *const *ranks, size_t nranks,
+                        double *x, bool *xest);
+
+/* Path k of m as "MAIN > SOLVE > DO 12 > HALO": a location's routine is
+ * named only where it is not the routine the path is in. */
+void kv_mpath_label(struct km_buf *b, const struct kv_run *run,
+                    const struct kv_mpaths *m, size_t k);
 
 #endif

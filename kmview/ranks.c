@@ -24,6 +24,16 @@
  * that computes more makes the others wait, which shows in seconds of MPI
  * time, the very difference to find.
  *
+ * With --paths a rank's profile is instead its own time on every call
+ * path (thread 0's calling-context tree, KM_output 6) any rank took: a
+ * path's inclusive time less its children's, so that the parts still
+ * partition the rank's time in regions and the distance keeps its
+ * meaning; a rank that took a path the others did not differs by the
+ * time it spent there, once, not once more for every path above it.
+ * Every group besides the main one is then explained (and in
+ * differences.csv), outlier or not: ranks that take other paths are
+ * what --paths looks for, however many they are.
+ *
  * Groups: complete linkage (iScopes' choice: every member of a group is
  * within the cut of every other), cut at a height.  The main group is the
  * largest (the one with the lowest rank on a tie); an outlier group is a
@@ -43,19 +53,22 @@
 
 #include "kmview/export.h"
 #include "kmview/out.h"
+#include "kmview/paths.h"
 #include "support/buf.h"
 
 static const char *const part_name[] = {
     [KV_P_COMPUTATION] = "computation", [KV_P_MPI] = "MPI",
     [KV_P_IO] = "I/O", [KV_P_OUTSIDE] = "time outside routines",
     [KV_P_CALLEES] = "time in uninstrumented routines",
-    [KV_P_STARTUP] = "MPI start-up",
+    [KV_P_STARTUP] = "MPI start-up", [KV_P_PATH] = "own time",
 };
 
 void kv_feature_name(char *buf, size_t size, const struct kv_feature *ft,
                      const struct kv_stats *st)
 {
-    if (ft->routine < 0)
+    if (ft->part == KV_P_PATH)
+        snprintf(buf, size, "%s", ft->path);
+    else if (ft->routine < 0)
         snprintf(buf, size, "%s", part_name[ft->part]);
     else
         snprintf(buf, size, "%s %s", st->run->routines[ft->routine].name,
@@ -108,7 +121,7 @@ static void add_feature_if_used(struct kv_rank_groups *g,
     if (!used)
         return;
     KM_GROW(g->features, *cap, g->nfeatures + 1);
-    g->features[g->nfeatures++] = (struct kv_feature){ routine, part };
+    g->features[g->nfeatures++] = (struct kv_feature){ routine, part, NULL };
 }
 
 static void build_features(struct kv_rank_groups *g, const struct kv_stats *st)
@@ -189,7 +202,7 @@ static void outliers(struct kv_rank_groups *g, const struct kv_linkage *lk)
     for (size_t k = 1; k < g->ngroups; k++) {
         g->outlier_group[k] = shared && g->group_size[k] <= small &&
                               2 * g->group_size[k] < n;
-        if (g->outlier_group[k])
+        if (g->outlier_group[k] || g->paths)   /* --paths: explained */
             g->to_main[k] = kv_linkage_farthest(lk, g->group, (int)k, 0);
     }
 }
@@ -203,6 +216,65 @@ void kv_rank_groups_build(struct kv_rank_groups *g, const struct kv_stats *st,
     g->scale = st->total;
     build_features(g, st);
     kv_rank_groups_cluster(g, cut, groups, how);
+}
+
+/* The paths some rank spent time on, as features, and every rank's own
+ * time on each. */
+static void build_path_features(struct kv_rank_groups *g,
+                                const struct kv_stats *st)
+{
+    struct kv_mpaths m;
+    kv_paths_merge(&m, st->run, 0);
+    size_t n = st->n, np = m.n;
+    double *own = km_xcalloc(n * np + 1, sizeof *own);
+    bool *oest = km_xcalloc(n * np + 1, sizeof *oest);
+    kv_paths_own_times(&m, st->sec, n, own, oest);
+    size_t *keep = km_xcalloc(np + 1, sizeof *keep), nf = 0;
+    for (size_t k = 0; k < np; k++) {
+        bool used = false;
+        for (size_t p = 0; p < n && !used; p++)
+            used = own[p * np + k] != 0;
+        if (used)
+            keep[nf++] = k;
+    }
+    g->features = km_xcalloc(nf + 1, sizeof *g->features);
+    g->nfeatures = nf;
+    struct km_buf b = { 0 };
+    for (size_t f = 0; f < nf; f++) {
+        b.len = 0;
+        kv_mpath_label(&b, st->run, &m, keep[f]);
+        g->features[f] = (struct kv_feature){
+            (int)f, KV_P_PATH, km_xstrdup(km_buf_cstr(&b)) };
+    }
+    km_buf_free(&b);
+    g->x = km_xcalloc(n * nf + 1, sizeof *g->x);
+    g->xest = km_xcalloc(n * nf + 1, sizeof *g->xest);
+    for (size_t p = 0; p < n; p++)
+        for (size_t f = 0; f < nf; f++) {
+            g->x[p * nf + f] = own[p * np + keep[f]];
+            g->xest[p * nf + f] = oest[p * np + keep[f]];
+        }
+    free(keep);
+    free(own);
+    free(oest);
+    kv_mpaths_free(&m);
+}
+
+int kv_rank_groups_build_paths(struct kv_rank_groups *g,
+                               const struct kv_stats *st, double cut,
+                               size_t groups,
+                               const struct kv_cluster_opts *how)
+{
+    memset(g, 0, sizeof *g);
+    struct kv_paths_opts o = { .rank = -1, .thread = 0 };
+    if (kv_paths_check(st->run, &o) < 0)
+        return -1;
+    g->n = st->n;
+    g->scale = st->total;
+    g->paths = true;
+    build_path_features(g, st);
+    kv_rank_groups_cluster(g, cut, groups, how);
+    return 0;
 }
 
 void kv_rank_groups_cluster(struct kv_rank_groups *g, double cut,
@@ -236,6 +308,8 @@ void kv_rank_groups_cluster(struct kv_rank_groups *g, double cut,
 
 void kv_rank_groups_free(struct kv_rank_groups *g)
 {
+    for (size_t f = 0; g->paths && f < g->nfeatures; f++)
+        free((char *)g->features[f].path);
     free(g->features);
     free(g->x);
     free(g->xest);
@@ -328,13 +402,21 @@ static struct difference *differences(const struct kv_rank_groups *g, size_t k)
 static void print_method(FILE *f, const struct kv_rank_groups *g)
 {
     char b[32], c[32];
-    fprintf(f, "Ranks clustered by complete linkage.  Distance: the time two "
-            "ranks spend\ndifferently (Manhattan distance of their per-routine "
-            "computation, MPI and I/O\ntimes, time outside routines, in "
-            "uninstrumented routines and in MPI start-up:\n%zu parts), as a "
-            "fraction of the mean total time "
-            "(%s s).  Groups: clusters below %s.\n", g->nfeatures,
-            kv_human(b, g->scale), kv_human(c, g->cut));
+    if (g->paths)
+        fprintf(f, "Ranks clustered by complete linkage of their call paths "
+                "(thread 0).  Distance:\nthe time two ranks spend "
+                "differently (Manhattan distance of their own time on\n"
+                "each call path: %zu paths), as a fraction of the mean total "
+                "time (%s s).\nGroups: clusters below %s.\n", g->nfeatures,
+                kv_human(b, g->scale), kv_human(c, g->cut));
+    else
+        fprintf(f, "Ranks clustered by complete linkage.  Distance: the time two "
+                "ranks spend\ndifferently (Manhattan distance of their per-routine "
+                "computation, MPI and I/O\ntimes, time outside routines, in "
+                "uninstrumented routines and in MPI start-up:\n%zu parts), as a "
+                "fraction of the mean total time "
+                "(%s s).  Groups: clusters below %s.\n", g->nfeatures,
+                kv_human(b, g->scale), kv_human(c, g->cut));
     if (g->method_note[0])
         kv_print_wrapped(f, g->method_note, 79);
 }
@@ -377,7 +459,8 @@ static bool print_outlier(FILE *f, const struct kv_rank_groups *g,
         kv_feature_name(name, sizeof name, &g->features[d[i].feature], st);
         bool est = d[i].estimated;
         any_est |= est;
-        fprintf(f, "    %-40s %10s s vs %10s s (%s%s%s s, %s of the run)\n", name,
+        fprintf(f, "    %-40s %10s s vs %10s s (%s%s%s s, %s of the run)\n",
+                name,
                 kv_human_mark(b[0], d[i].group_mean, est),
                 kv_human_mark(b[1], d[i].main_mean, est), est ? "~" : "",
                 delta > 0 ? "+" : "", kv_human(b[2], delta),
@@ -421,6 +504,16 @@ void kv_ranks_print(FILE *f, const struct kv_rank_groups *g,
             if (!any)
                 fprintf(f, "\nOutliers\n");
             any = true;
+            est |= print_outlier(f, g, st, k, reasons);
+        }
+    /* --paths: a group that took other paths is worth naming whatever
+     * its size (the outlier rule wants a tenth of the ranks at most) */
+    bool other = false;
+    for (size_t k = 1; g->paths && k < g->ngroups; k++)
+        if (!g->outlier_group[k]) {
+            if (!other)
+                fprintf(f, "\nOther groups\n");
+            other = true;
             est |= print_outlier(f, g, st, k, reasons);
         }
     if (est)
@@ -474,7 +567,7 @@ static void csv_groups(FILE *f, const void *ctx)
                 g->outlier_group[k]);
         kv_csv_num(f, g->diameter[k]);
         fputc(',', f);
-        if (g->outlier_group[k])
+        if (g->outlier_group[k] || (g->paths && k > 0))
             kv_csv_num(f, g->to_main[k]);
         fputc(',', f);
         kv_csv_str(f, ranks);
@@ -509,15 +602,20 @@ static void csv_differences(FILE *f, const void *ctx)
     const struct ranks_csv *c = ctx;
     const struct kv_rank_groups *g = c->g;
     const struct kv_stats *st = c->st;
-    fputs("group,routine,part,group_mean,main_mean,difference,estimated\n", f);
+    fputs(g->paths ? "group,path,part,group_mean,main_mean,difference,"
+                     "estimated\n"
+                   : "group,routine,part,group_mean,main_mean,difference,"
+                     "estimated\n", f);
     for (size_t k = 1; k < g->ngroups; k++) {
-        if (!g->outlier_group[k])
+        if (!g->outlier_group[k] && !g->paths)
             continue;
         struct difference *d = differences(g, k);
         for (size_t i = 0; i < g->nfeatures; i++) {
             const struct kv_feature *ft = &g->features[d[i].feature];
             fprintf(f, "%zu,", k + 1);
-            if (ft->routine >= 0)
+            if (ft->part == KV_P_PATH)
+                kv_csv_str(f, ft->path);
+            else if (ft->routine >= 0)
                 kv_csv_str(f, st->run->routines[ft->routine].name);
             fputc(',', f);
             kv_csv_str(f, part_name[ft->part]);

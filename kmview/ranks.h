@@ -1,6 +1,7 @@
 /*
  * ranks.h — `kmview ranks`: which ranks behave alike, which are odd, and
- * why (hierarchical clustering of the ranks' per-routine profiles).
+ * why (hierarchical clustering of the ranks' per-routine profiles, or
+ * with --paths their per-call-path profiles).
  */
 #ifndef KV_RANKS_H
 #define KV_RANKS_H
@@ -16,11 +17,14 @@
  * minus own I/O), its own MPI calls and its own I/O statements, and the
  * time outside routines, in uninstrumented routines and in MPI start-up. */
 enum kv_feature_part { KV_P_COMPUTATION, KV_P_MPI, KV_P_IO, KV_P_OUTSIDE,
-                       KV_P_CALLEES, KV_P_STARTUP };
+                       KV_P_CALLEES, KV_P_STARTUP, KV_P_PATH };
 
 struct kv_feature {
     int routine;             /* -1 for the two whole-rank parts */
     enum kv_feature_part part;
+    const char *path;        /* KV_P_PATH (ranks --paths): the call path,
+                                "MAIN > SOLVE > DO 12", whose own time the
+                                part is (owned by the groups) */
 };
 
 struct kv_rank_groups {
@@ -46,6 +50,7 @@ struct kv_rank_groups {
     bool certified;
     bool *diameter_bound;
     char method_note[256];   /* "" for the exact ways */
+    bool paths;              /* the features are call paths (--paths) */
 };
 
 
@@ -54,6 +59,13 @@ struct kv_rank_groups {
 void kv_rank_groups_build(struct kv_rank_groups *g, const struct kv_stats *st,
                           double cut, size_t groups,
                           const struct kv_cluster_opts *how);
+/* The same over the ranks' call paths (thread 0's trees, KM_output 6):
+ * each rank's own time on every path of any rank.  -1, with an error
+ * printed, when the run has no Paths block. */
+int kv_rank_groups_build_paths(struct kv_rank_groups *g,
+                               const struct kv_stats *st, double cut,
+                               size_t groups,
+                               const struct kv_cluster_opts *how);
 /* The clustering alone, of g->n points of g->nfeatures coordinates in
  * g->x (taken over), distances divided by g->scale: what
  * kv_rank_groups_build does once it has the profiles (the timeline
