@@ -219,6 +219,10 @@ void km_settle_tree(struct km_pnode *p, int32_t n, km_time *ovh,
         x->absorbed = (km_time)((1 - est_share) * (double)kids_estimated(p, i));
         if (own_total(x) < 0)
             settle_node(p, i, ovh, total);
+        if (x->own < 0) {            /* measured executions below zero: */
+            x->est += x->own;        /* the estimates hold all there is */
+            x->own = 0;
+        }
         x->incl = own_total(x);
         for (int32_t k = x->first_kid; k >= 0; k = p[k].next_sib) {
             km_time all, est;

@@ -169,6 +169,17 @@ static void check_identity(const struct km_report *rep)
     CHECK_EQ(net, rep->net);
     CHECK_EQ(calls, rep->uninstr);
     CHECK_EQ(mpi, rep->mpi + rep->startup);
+    for (int32_t i = 1; i < rep->npaths; i++) {  /* every path, too */
+        const struct km_pnode *p = &rep->paths[i];
+        km_time kids = 0;
+        for (int32_t k = 1; k < rep->npaths; k++)
+            if (rep->paths[k].parent == i)
+                kids += rep->paths[k].incl;
+        CHECK(p->own >= 0 && p->est >= 0);
+        CHECK(p->incl_est >= 0 && p->incl_est <= p->incl);
+        CHECK(p->own + p->est <= p->incl);
+        CHECK(kids <= p->incl);
+    }
     CHECK(rep->outside >= 0);
     CHECK(rep->overhead >= 0);
     CHECK_EQ(rep->total, rep->net + rep->mpi + rep->startup + rep->uninstr +
