@@ -319,6 +319,44 @@ static int copy_paths(const struct km_thread *t, struct km_report *rep,
     return 0;
 }
 
+/* What thread t's measured frames waited during the estimated executions
+ * inside them (t->wait_est, taken out of their own time) goes to the
+ * estimated time of its callee paths, in proportion to it: which
+ * estimated executions waited is not known, only that the frames around
+ * them did (nor where else; with none estimated, it goes outside). */
+static void give_waiting(const struct km_thread *t, struct km_report *rep)
+{
+    km_time waited = __atomic_load_n(&t->wait_est, __ATOMIC_RELAXED);
+    if (waited <= 0)
+        return;
+    double est = 0;
+    int32_t most = 0;
+    for (int32_t i = 1; i < rep->npaths; i++) {
+        const struct km_pnode *p = &rep->paths[i];
+        if (p->callee && p->est > 0) {
+            est += (double)p->est;
+            if (most == 0 || p->est > rep->paths[most].est)
+                most = i;
+        }
+    }
+    if (most == 0) {
+        rep->paths[0].own += waited;
+        return;
+    }
+    km_time given = 0;
+    for (int32_t i = 1; i < rep->npaths; i++) {
+        struct km_pnode *p = &rep->paths[i];
+        if (i == most || !p->callee || p->est <= 0)
+            continue;
+        km_time share = (km_time)((double)waited * ((double)p->est / est));
+        p->est += share;
+        p->marked = 1;
+        given += share;
+    }
+    rep->paths[most].est += waited - given;     /* (what rounding left) */
+    rep->paths[most].marked = 1;
+}
+
 struct closing {
     struct km_report *rep;
     const struct km_mframe *mf;
@@ -380,6 +418,7 @@ int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
         rep->reg[i] = *t->tab[i];
     for (int32_t i = nreg; i < ntmpl; i++)   /* stable once published */
         rep->reg[i] = *km_st.tmpl[i];
+    give_waiting(t, rep);
     msp = copy_frames(t, mf, msp, sp, nn);
     rep->clock_reads = clock_reads(t, &s, msp);
     if (foreign) {
