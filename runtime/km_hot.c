@@ -418,9 +418,14 @@ static KM_ALWAYS_INLINE void close_measured(struct km_thread *t, km_tick now)
     km_time own = raw - f->cin - dacc;
     km_time e = raw - km_overhead_inside(t, f);
     uint64_t est_inside = t->nest - f->nest0;
-    struct km_waited w = { 0, 0, 0 };
-    if (KM_UNLIKELY(raw >= km_st.wait_long))   /* long: did it wait? */
+    km_time waited = 0, waited_in = 0, moved = 0;
+    if (KM_UNLIKELY(raw >= km_st.wait_long)) {  /* long: did it wait? */
+        struct km_waited w = { 0, 0, 0 };
         km_wait_close(t, f, m, now, raw, dacc, &w);
+        waited = w.all;
+        waited_in = w.in;
+        moved = w.moved;
+    }
     t->sp = f->sp - 1;
     signal_fence();
     t->msp = m - 1;
@@ -433,7 +438,7 @@ static KM_ALWAYS_INLINE void close_measured(struct km_thread *t, km_tick now)
     } else {
         b->cin += f->cin;
     }
-    c->own += own - w.moved;
+    c->own += own - moved;
     c->el += e;
     c->absorbed += (km_time)est_inside;
     signal_fence();
@@ -441,7 +446,7 @@ static KM_ALWAYS_INLINE void close_measured(struct km_thread *t, km_tick now)
     if (t == &km_main_thread)
         tl_leave(c, f, m, own, e);
     if (f->sample)                   /* (the estimate is of running time) */
-        km_learn(t, c, own - w.in, e - w.all);
+        km_learn(t, c, own - waited_in, e - waited);
     if (KM_UNLIKELY(c->r->hooks != 0))
         leave_hooks(t, c->r, e, now);
 }
