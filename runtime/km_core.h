@@ -454,6 +454,9 @@ void km_wait_enter(struct km_thread *t, int32_t m, km_tick now);
 void km_wait_close(struct km_thread *t, struct km_mframe *f, int32_t m,
                    km_tick now, km_time raw, km_time dacc,
                    struct km_waited *w);
+km_time km_wait_open(struct km_thread *t, const struct km_mframe *mf,
+                     int32_t msp, const struct km_counters *s, km_tick now,
+                     km_time *moved);
 
 /* libkm's time inside measured frame f so far. */
 static inline km_time km_overhead_inside(const struct km_thread *t,

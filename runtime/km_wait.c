@@ -27,7 +27,9 @@
  * one before them), which may hold earlier waiting too: that bound is cut
  * to what the frame took beyond its node's mean elapsed time.  Shorter
  * frames are not read: their waiting stays where it fell.  Each reading's
- * cost is libkm's overhead (t->ovh), out of the frame it fell in.
+ * cost is libkm's overhead (t->ovh), out of the frame it fell in.  A
+ * snapshot of the calling thread reads it once more, for its open frames
+ * (closed as if then: km_wait_open).
  *
  * Must never run on the fast path, read anything with the CPU clock (its
  * times hold no waiting), or change a frame's figures other than through
@@ -115,6 +117,39 @@ static void take_reading(struct km_thread *t, int32_t below, int64_t rd,
     t->ovh += km_st.cost_waited;
 }
 
+/* What frame f of node c (raw long, cin of it in measured callees, est
+ * of it estimated callee time) waited: `all` from its readings (exact:
+ * the first at its start), win of it in its measured callees; into *w. */
+static void share(const struct km_node *c, km_time raw, km_time cin,
+                  km_time est, km_time all, int exact, km_time win,
+                  struct km_waited *w)
+{
+    if (!exact) {                    /* an upper bound: what it took
+                                        beyond its node's usual */
+        km_time usual = c->closed ? c->el / (km_time)c->closed : 0;
+        km_time beyond = raw - usual > 0 ? raw - usual : 0;
+        if (all > beyond)
+            all = beyond;
+    }
+    if (all > raw)
+        all = raw;
+    km_time in = all - win;
+    if (in > raw - cin)
+        in = raw - cin;
+    if (in < 0)
+        in = 0;
+    /* est: its measured callees' costs are counted in too, an
+     * underestimate, so the move errs short */
+    km_time ran = raw - cin - in;
+    km_time moved = 0;
+    if (est > 0 && ran > 0)
+        moved = est >= ran ? in
+                           : (km_time)((double)in * (double)est / (double)ran);
+    w->all = all;
+    w->in = in;
+    w->moved = moved;
+}
+
 /* Measured frame mf[m] (open) begins at `now`: its node's frames are
  * long, or it is new (then at most one reading per KM_WAIT_LONG). */
 KM_NOINLINE void km_wait_enter(struct km_thread *t, int32_t m, km_tick now)
@@ -148,41 +183,60 @@ KM_NOINLINE void km_wait_close(struct km_thread *t, struct km_mframe *f,
     int64_t rd0 = mine ? mine->rd0 : t->rd_last;
     km_time win = mine ? mine->win : 0;
     int exact = mine && mine->exact;
+    km_time est = dacc - km_overhead_inside(t, f);
     take_reading(t, m - 1, rd, now);
     t->mf[m - 1].cin += km_st.cost_waited;   /* the reading is after it */
     if (rd0 < 0 || rd <= rd0)
         return;
-    km_time all = ns_to_sub(rd - rd0);
-    if (!exact) {                    /* an upper bound: what it took
-                                        beyond its node's usual */
-        const struct km_node *c = f->n;
-        km_time usual = c->closed ? c->el / (km_time)c->closed : 0;
-        km_time beyond = raw - usual > 0 ? raw - usual : 0;
-        if (all > beyond)
-            all = beyond;
-    }
-    if (all > raw)
-        all = raw;
-    km_time in = all - win;
-    if (in > raw - f->cin)
-        in = raw - f->cin;
-    if (in < 0)
-        in = 0;
-    /* the estimated callee time inside it (its measured callees' costs
-     * are counted too: an underestimate, so the move errs short) */
-    km_time est = dacc - km_overhead_inside(t, f);
-    km_time ran = raw - f->cin - in;
-    km_time moved = 0;
-    if (est > 0 && ran > 0)
-        moved = est >= ran ? in
-                           : (km_time)((double)in * (double)est / (double)ran);
-    w->all = all;
-    w->in = in;
-    w->moved = moved;
+    share(f->n, raw, f->cin, est, ns_to_sub(rd - rd0), exact, win, w);
     if (f->n->callee)                /* (a transparent frame's own time is
                                         a share of its routine's, which
                                         gives it: once) */
-        t->wait_est += moved;
+        t->wait_est += w->moved;
     if (m > 1)                       /* (its tag set by take_reading) */
-        t->mw[m - 1].win += f->n->callee ? all : win;
+        t->mw[m - 1].win += f->n->callee ? w->all : win;
+}
+
+/* What thread t's open frames mf[1..msp] (a snapshot's copy, closed as if
+ * at `now` with counters s, as km_close_open closes them) waited during
+ * the estimated executions inside them, as km_wait_close would find at
+ * their close: moved[m] leaves frame m's own time; returns the part that
+ * goes to estimated executions.  Only on the calling thread (whose run
+ * delay it reads); nothing live changes. */
+km_time km_wait_open(struct km_thread *t, const struct km_mframe *mf,
+                     int32_t msp, const struct km_counters *s, km_tick now,
+                     km_time *moved)
+{
+    for (int32_t m = 0; m <= msp; m++)
+        moved[m] = 0;
+    int64_t rd;
+    if (!km_st.wait_on || t != km_self || msp < 1 || (rd = read_delay(t)) < 0)
+        return 0;
+    km_time acc = s->acc, extra = 0, given = 0, inner = 0;
+    for (int32_t m = msp; m >= 1; m--) {
+        const struct km_mframe *f = &mf[m];
+        const struct km_mwait *mw = t->mw[m].tag == f->nmeas0 ? &t->mw[m]
+                                                              : NULL;
+        km_time raw = KM_SUB(now - f->start) - km_st.cost_inner;
+        km_time cin = f->cin + extra;
+        km_time ovh = (km_time)(s->nest - f->nest0) * km_st.cost_estimated +
+                      (km_time)(s->nmeas - f->nmeas0) * km_st.cost_measured +
+                      (s->ovh - f->ovh0);
+        int64_t rd0 = mw ? mw->rd0 : t->rd_last;
+        km_time win = (mw ? mw->win : 0) + inner;
+        struct km_waited w = { 0, 0, 0 };
+        if (raw >= km_st.wait_long && rd0 >= 0 && rd > rd0)
+            share(f->n, raw, cin, acc - f->acc0 - ovh, ns_to_sub(rd - rd0),
+                  mw && mw->exact, win, &w);
+        moved[m] = w.moved;
+        inner = f->n->callee ? w.all : win;
+        if (f->n->callee) {
+            given += w.moved;
+            extra = raw;
+            acc = f->acc0;
+        } else {
+            extra = cin;
+        }
+    }
+    return given;
 }

@@ -872,7 +872,8 @@ static km_tick waiting_loop(km_tick now, int32_t l, int32_t w, int n,
                             km_tick wait_est, long long *estimated,
                             km_time *after_caught)
 {
-    in_at(now, l);
+    if (l)
+        in_at(now, l);
     int caught = after_caught == NULL;
     for (int i = 0; i < n; i++) {
         long long reads = fake_reads;
@@ -890,7 +891,8 @@ static km_tick waiting_loop(km_tick now, int32_t l, int32_t w, int n,
             km_test_path_estimate(w, after_caught);
         }
     }
-    out_at(now, l);
+    if (l)
+        out_at(now, l);
     return now;
 }
 
@@ -927,6 +929,30 @@ static void test_waiting_estimated(void)
     CHECK_EQ(R(&rep, w)->count, 2200);
     check_identity(&rep);
     km_report_free(&rep);
+}
+
+/* The same loop in the main program, whose frame is still open when the
+ * results are written: its waiting during WORK's estimated executions
+ * goes to WORK all the same. */
+static void test_waiting_open(void)
+{
+    begin("waiting_open");
+    fake_waited = 0;
+    km_test_set_waited(fake_waited_read);
+    km_test_set_interval(8);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t w = reg_routine("3 1 3 0 WORK m.f");
+    in_at(0, m);
+    long long estimated = 0;
+    km_tick now = waiting_loop(0, 0, w, 2000, 900, &estimated, NULL);
+    CHECK(estimated > 1500);
+    struct km_report rep = report_at(now);
+    CHECK_EQ(R(&rep, m)->excl, 0);
+    CHECK_EQ(R(&rep, w)->excl, T(now));
+    CHECK_EQ(R(&rep, w)->est_excl, T(1000 * estimated));
+    check_identity(&rep);
+    km_report_free(&rep);
+    out_at(now, m);
 }
 
 /* ---- call paths ---------------------------------------------------------- */
@@ -2645,6 +2671,7 @@ int main(void)
     test_estimated_loop();
     test_long_samples();
     test_waiting_estimated();
+    test_waiting_open();
     test_sampling_rate();
     test_per_caller();
     test_changing_costs();
