@@ -11,6 +11,7 @@
  *   km_thread.c    start-up, registration, threads, libkm's own costs,
  *                  the state itself, and the unit tests' hooks
  *   km_snapshot.c  snapshots of the figures (struct km_report)
+ *   km_wait.c      what long measured frames waited for a processor
  *   km_write.c     the moments results are written; the core side of MPI
  *
  * Must never be included outside those files (the rest of libkm sees the
@@ -178,6 +179,27 @@ struct km_mframe {
 
 _Static_assert(sizeof(struct km_mframe) == 64, "a frame is a line");
 
+/* What open measured frame mf[m] waited for a processor (km_wait.c): its
+ * t->mw[m] holds for it while tag is its nmeas0 (unique to the frame);
+ * otherwise no reading was taken since it began. */
+struct km_mwait {
+    uint64_t tag;            /* mf[m].nmeas0 of the frame it is for */
+    int64_t rd0;             /* run delay (ns) at its start (exact) or at
+                                the last reading before it; -1 unknown */
+    km_time win;             /* waiting inside measured callees closed
+                                directly inside it (what their time holds) */
+    int32_t exact;           /* rd0 was read at its start */
+    int32_t pad;
+};
+
+/* What close_measured learns from km_wait_close. */
+struct km_waited {
+    km_time all;             /* the frame waited this long ... */
+    km_time in;              /* ... this much of it outside measured callees */
+    km_time moved;           /* ... of which this much during estimated
+                                executions: out of its own time */
+};
+
 enum mpi_state { MPI_NONE, MPI_ACTIVE, MPI_DONE };
 
 /*
@@ -244,6 +266,13 @@ struct km_thread {
     km_tick cpu_end;
     struct km_thread *free_next;   /* ended, waiting for a new thread */
     struct km_thread *next;  /* every thread, newest first (km_st.threads) */
+    /* waiting for a processor (km_wait.c) */
+    int rd_fd;               /* its /proc schedstat, + 1 (0: not open) */
+    int64_t rd_last;         /* the last reading of its run delay, or -1 */
+    km_tick rd_at;           /* the clock then */
+    km_time wait_est;        /* waiting taken out of measured frames for
+                                the estimated executions inside them */
+    struct km_mwait mw[KM_STACK_DEPTH];    /* beside mf */
     _Alignas(64) struct km_node *stk[KM_STACK_DEPTH];  /* the open nodes;
                                 stk[0] the root, or NULL above a full
                                 stack */
@@ -286,6 +315,11 @@ struct km_state {
     km_time cost_estimated;  /* an estimated one */
     km_time cost_inner;      /* the part of a measured one between its
                                 clock reads */
+    /* waiting for a processor (km_wait.c) */
+    int wait_on;             /* run delay is read around long frames */
+    km_time wait_long;       /* a frame this long is (INT64_MAX: none) */
+    km_time cost_waited;     /* one reading */
+    int64_t (*waited_fn)(void);      /* tests: the run delay */
     /* sampling */
     km_time budget;          /* sampling may add this much per execution */
     uint32_t fixed_k;        /* tests: every k-th execution, or 0 */
@@ -428,6 +462,26 @@ void km_paths_reset(struct km_thread *t);
 struct km_thread *km_attach(void);
 void km_sync_regions(struct km_thread *t);
 extern uint64_t km_lost_threads;
+
+/* km_wait.c */
+void km_wait_start(struct km_thread *t);
+void km_wait_thread(struct km_thread *t, km_tick now);
+void km_wait_enter(struct km_thread *t, int32_t m, km_tick now);
+void km_wait_close(struct km_thread *t, struct km_mframe *f, int32_t m,
+                   km_tick now, km_time raw, km_time dacc,
+                   struct km_waited *w);
+km_time km_wait_open(struct km_thread *t, const struct km_mframe *mf,
+                     int32_t msp, const struct km_counters *s, km_tick now,
+                     km_time *moved);
+
+/* libkm's time inside measured frame f so far. */
+static inline km_time km_overhead_inside(const struct km_thread *t,
+                                         const struct km_mframe *f)
+{
+    return (km_time)(t->nest - f->nest0) * km_st.cost_estimated +
+           (km_time)(t->nmeas - f->nmeas0) * km_st.cost_measured +
+           (t->ovh - f->ovh0);
+}
 
 /* km_snapshot.c */
 int km_make_thread_report(const struct km_thread *t, struct km_report *rep,

@@ -434,8 +434,8 @@ static void format_warnings(struct km_text *t, const struct km_report *rep)
     else if (share >= KM_WAITED_NOTE)
         km_text_printf(t, "! Warning: this rank waited for a processor %.0f%% "
                        "of its time (more ranks than processors?): its "
-                       "times hold that waiting, an estimated execution's "
-                       "in its caller's net time (KM_CLOCK=cpu leaves it "
+                       "times hold that waiting, estimated executions a "
+                       "share of their callers' (KM_CLOCK=cpu leaves it "
                        "out)\n", 100 * share);
 }
 

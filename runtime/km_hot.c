@@ -10,7 +10,8 @@
  * executions are all measured.
  *
  * Must never allocate, lock or make a system call other than the clock
- * read (a new call path's node aside: km_paths.c), read the clock for an
+ * read (a new call path's node aside: km_paths.c; a long measured frame's
+ * run delay aside: km_wait.c), read the clock for an
  * execution it estimates, or publish a frame (t->sp) before it is
  * complete: a signal's snapshot may read it at any instruction.
  */
@@ -166,6 +167,11 @@ static KM_ALWAYS_INLINE void in_measured(struct km_thread *t,
     signal_fence();
     t->sp = sp;
     t->cur = c->wrapper ? &t->force : c;
+    /* a node whose frames are long (or new) reads the run delay at its
+     * start (km_wait.c) */
+    if (KM_UNLIKELY(km_st.wait_on) &&
+        c->el >= (km_time)c->closed * km_st.wait_long)
+        km_wait_enter(t, m, now);
     if (tsc)
         km_clock_fence();            /* the read is done before the region
                                         starts; the frame's work overlapped
@@ -392,15 +398,6 @@ static void tl_leave(const struct km_node *c, const struct km_mframe *f,
     }
 }
 
-/* libkm's time inside measured frame f so far. */
-static km_time overhead_inside(const struct km_thread *t,
-                               const struct km_mframe *f)
-{
-    return (km_time)(t->nest - f->nest0) * km_st.cost_estimated +
-           (km_time)(t->nmeas - f->nmeas0) * km_st.cost_measured +
-           (t->ovh - f->ovh0);
-}
-
 /* Retire the top frame (sp), measured or not: the node below becomes the
  * current one. */
 static KM_ALWAYS_INLINE void pop(struct km_thread *t, int32_t sp)
@@ -419,8 +416,16 @@ static KM_ALWAYS_INLINE void close_measured(struct km_thread *t, km_tick now)
     km_time raw = KM_SUB(now - f->start) - km_st.cost_inner;
     km_time dacc = t->acc - f->acc0;
     km_time own = raw - f->cin - dacc;
-    km_time e = raw - overhead_inside(t, f);
+    km_time e = raw - km_overhead_inside(t, f);
     uint64_t est_inside = t->nest - f->nest0;
+    km_time waited = 0, waited_in = 0, moved = 0;
+    if (KM_UNLIKELY(raw >= km_st.wait_long)) {  /* long: did it wait? */
+        struct km_waited w = { 0, 0, 0 };
+        km_wait_close(t, f, m, now, raw, dacc, &w);
+        waited = w.all;
+        waited_in = w.in;
+        moved = w.moved;
+    }
     t->sp = f->sp - 1;
     signal_fence();
     t->msp = m - 1;
@@ -433,17 +438,17 @@ static KM_ALWAYS_INLINE void close_measured(struct km_thread *t, km_tick now)
     } else {
         b->cin += f->cin;
     }
-    c->own += own;
+    c->own += own - moved;
     c->el += e;
     c->absorbed += (km_time)est_inside;
     signal_fence();
     c->closed++;
     if (t == &km_main_thread)
         tl_leave(c, f, m, own, e);
-    if (KM_LIKELY(!c->sampling))
-        km_warm_up(t, c, own);
+    if (KM_LIKELY(!c->sampling))     /* (the estimate is of running time) */
+        km_warm_up(t, c, own - waited_in);
     else if (f->sample)
-        km_learn(t, c, own, e);
+        km_learn(t, c, own - waited_in, e - waited);
     if (KM_UNLIKELY(c->hooks != 0))
         leave_hooks(t, c->r, e, now);
 }

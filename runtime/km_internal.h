@@ -99,6 +99,9 @@ int km_clock_is_cpu(const struct km_clock *c);
  * since it started (Linux's run-queue delay), in nanoseconds; -1 where
  * the system does not say.  Safe in a signal handler. */
 int64_t km_clock_waited_ns(void);
+/* The same through a descriptor the calling thread keeps (*fd1: the
+ * descriptor + 1, or 0 to open it). */
+int64_t km_clock_waited_fd(int *fd1);
 
 /* The CPU's counter (KM_CLOCK_TSC only; 0 where there is none).
  * A bare rdtsc is not ordered with the instructions around it: a short
@@ -845,6 +848,10 @@ int km_test_depth(void);
 /* The sampling state of the calling thread's first call path of region
  * id: 1 sampling, 0 not yet, -1 no such path; *mean its estimate. */
 int km_test_path_estimate(int32_t id, km_time *mean);
+/* Use `fn` as the calling thread's run delay in ns (the time it waited
+ * for a processor): libkm then reads it around long measured frames as
+ * it reads /proc.  Call after km_test_set_clock. */
+void km_test_set_waited(int64_t (*fn)(void));
 /* The clock libkm chose (initialising libkm if needed). */
 const struct km_clock *km_test_clock(void);
 

@@ -321,10 +321,51 @@ static int copy_paths(const struct km_thread *t, struct km_report *rep,
     return 0;
 }
 
+/* What thread t's measured frames waited during the estimated executions
+ * inside them (t->wait_est, taken out of their own time) goes to the
+ * estimated time of its callee paths, in proportion to it: which
+ * estimated executions waited is not known, only that the frames around
+ * them did (nor where else; with none estimated, it goes outside); with
+ * `open`, what the open frames would give at their close. */
+static void give_waiting(const struct km_thread *t, struct km_report *rep,
+                         km_time open)
+{
+    km_time waited = __atomic_load_n(&t->wait_est, __ATOMIC_RELAXED) + open;
+    if (waited <= 0)
+        return;
+    double est = 0;
+    int32_t most = 0;
+    for (int32_t i = 1; i < rep->npaths; i++) {
+        const struct km_pnode *p = &rep->paths[i];
+        if (p->callee && p->est > 0) {
+            est += (double)p->est;
+            if (most == 0 || p->est > rep->paths[most].est)
+                most = i;
+        }
+    }
+    if (most == 0) {
+        rep->paths[0].own += waited;
+        return;
+    }
+    km_time given = 0;
+    for (int32_t i = 1; i < rep->npaths; i++) {
+        struct km_pnode *p = &rep->paths[i];
+        if (i == most || !p->callee || p->est <= 0)
+            continue;
+        km_time share = (km_time)((double)waited * ((double)p->est / est));
+        p->est += share;
+        p->marked = 1;
+        given += share;
+    }
+    rep->paths[most].est += waited - given;     /* (what rounding left) */
+    rep->paths[most].marked = 1;
+}
+
 struct closing {
     struct km_report *rep;
     const struct km_mframe *mf;
     km_time *e;
+    const km_time *moved;    /* waiting out of each one's own time */
 };
 
 static void close_copy(void *arg, int32_t m, km_time own, km_time e)
@@ -334,7 +375,7 @@ static void close_copy(void *arg, int32_t m, km_time own, km_time e)
     if (m == 0)
         c->rep->paths[0].own = own;
     else
-        c->rep->paths[c->mf[m].n->index].own += own;
+        c->rep->paths[c->mf[m].n->index].own += own - c->moved[m];
 }
 
 /* Thread t's figures as if every open frame were left at `now` (another
@@ -368,7 +409,7 @@ int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
 
     rep->reg = km_mem_alloc(((size_t)ntmpl + 1) * sizeof *rep->reg);
     struct km_mframe *mf = km_mem_alloc(((size_t)msp + 1) * sizeof *mf);
-    km_time *e = km_mem_alloc(((size_t)msp + 1) * sizeof *e);
+    km_time *e = km_mem_alloc(2 * ((size_t)msp + 1) * sizeof *e);
     if (!rep->reg || !mf || !e || nn < 1 || copy_paths(t, rep, nn)) {
         km_mem_free(mf);
         km_mem_free(e);
@@ -390,8 +431,12 @@ int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
         if (rep->total < 0)
             rep->total = 0;
     }
-    struct closing c = { rep, mf, e };
+    km_time *moved = e + msp + 1;
+    km_time open = km_wait_open((struct km_thread *)t, mf, msp, &s, now,
+                                moved);
+    struct closing c = { rep, mf, e, moved };
     km_close_open(mf, msp, &s, now, t->t0, close_copy, &c);
+    give_waiting(t, rep, open);
     rep->redundant = redundant_so_far(t, mf, msp, e);
     km_mem_free(mf);
     km_mem_free(e);

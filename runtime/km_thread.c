@@ -125,6 +125,7 @@ static void init_once(struct km_thread *t)
     km_main_tl.slot_end = INT64_MAX;
     if (!km_st.clock_injected)
         calibrate_costs(t);
+    km_wait_start(t);
     km_st.pid = getpid();
     if (!atexit_registered && atexit(km_at_exit) == 0)
         atexit_registered = 1;
@@ -136,6 +137,7 @@ static void init_once(struct km_thread *t)
     km_st.waited0 = km_st.clock_injected ? -1 : km_clock_waited_ns();
     km_st.t0 = cold_now();              /* the root's start */
     t->t0 = km_st.t0;
+    km_wait_thread(t, t->t0);
     km_tl_start(&km_main_tl, km_st.t0, tl_width0());
     t->started = 1;
 }
@@ -282,6 +284,9 @@ static void thread_ended(void *arg)
         t->cpu_end = cold_now();
         __atomic_store_n(&t->ended, 1, __ATOMIC_RELEASE);
     }
+    if (t->rd_fd > 0)                /* (its run delay's file) */
+        close(t->rd_fd - 1);
+    t->rd_fd = 0;
     if (t->sp != 0)
         return;
     pthread_mutex_lock(&km_st.lock);
@@ -325,6 +330,7 @@ KM_NOINLINE struct km_thread *km_attach(void)
         km_self = t;
         km_on_main = 0;
         take_cpu_clock(t);
+        km_wait_thread(t, t->t0);    /* (another thread's run delay) */
         if (end_key_made)
             pthread_setspecific(end_key, t);
         return t;
@@ -354,6 +360,7 @@ KM_NOINLINE struct km_thread *km_attach(void)
         }
         t->rng = km_st.seed ^ (0x9e3779b97f4a7c15u * (uint64_t)(t->index + 1));
         t->t0 = cold_now();
+        km_wait_thread(t, t->t0);
         t->started = 1;
     }
     take_cpu_clock(t);
@@ -574,6 +581,15 @@ int km_test_path_estimate(int32_t id, km_time *mean)
         }
     }
     return -1;
+}
+
+void km_test_set_waited(int64_t (*fn)(void))
+{
+    km_st.waited_fn = fn;
+    if (km_st.initialized && km_self) {
+        km_wait_start(km_self);
+        km_wait_thread(km_self, km_self->t0);
+    }
 }
 
 const struct km_clock *km_test_clock(void)
