@@ -118,7 +118,8 @@ static KM_ALWAYS_INLINE struct km_node *cur_at(struct km_thread *t,
 /* ------------------------------------------------------------------------ */
 /* Opening frames                                                            */
 
-/* Push estimated node c as frame sp (the fast path's, out of line). */
+/* Push estimated node c as frame sp: the fast path, and the slow path's
+ * estimated entries. */
 static KM_ALWAYS_INLINE void push_estimated(struct km_thread *t,
                                             struct km_node *c, int32_t sp)
 {
@@ -333,18 +334,11 @@ static KM_ALWAYS_INLINE void enter(struct km_thread *t, const int32_t *h)
         km_in_slow(t, h);
         return;
     }
-    uint64_t n = c->count + 1;
-    if (KM_UNLIKELY(n >= c->next)) {
+    if (KM_UNLIKELY(c->count + 1 >= c->next)) {
         km_in_node(t, c, sp);
         return;
     }
-    c->count = n;
-    t->acc += c->add;
-    t->nest++;
-    t->stk[sp] = c;
-    signal_fence();
-    t->sp = sp;
-    t->cur = c;
+    push_estimated(t, c, sp);
 }
 
 static KM_NOINLINE void km_in_any(const int32_t *h)
