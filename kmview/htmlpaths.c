@@ -3,10 +3,10 @@
  * context trees of KM_output's Paths blocks (format 6), which flame.js
  * draws as a flame graph.
  *
- * Owns the merge of the ranks' trees: a path of one rank is the same
- * path on another when its sequence of regions from the root is the
- * same, so the trees of one thread number merge into one whose figures
- * are means over the live ranks (a rank without the path counts 0, as in
+ * The ranks' trees of one thread number merge into one (paths.c's
+ * kv_paths_merge: a path of one rank is the same path on another when
+ * its sequence of regions from the root is the same) whose figures are
+ * means over the live ranks (a rank without the path counts 0, as in
  * every other mean of the report), its Est(%) the mean weighted by
  * elapsed time and its marks those of any rank.  The merged trees are
  * always in the page, each cut to its KV_HTML_PATHS longest paths when it
@@ -23,12 +23,12 @@
  */
 #include "kmview/htmlpaths.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kmview/html.h"
 #include "kmview/out.h"
+#include "kmview/paths.h"
 #include "support/buf.h"
 
 /* Paths of per-rank trees the page holds at most, all ranks together,
@@ -74,79 +74,38 @@ static void write_tree(FILE *f, const struct kv_tree *t)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The merge                                                                 */
+/* The merged trees (paths.c's kv_paths_merge)                               */
 
+static unsigned mpath_flags(const struct kv_mpath *p)
+{
+    return (p->extrap ? F_PLUS : 0) | (p->est ? F_ELAPSED : 0) |
+           (p->net_est ? F_NET : 0);
+}
+
+/* A merged tree as the page has it, W per path, figures the means over
+ * the `nlive` live ranks (a rank without the path counts 0). */
 struct merged {
-    double *v;               /* W per path: sums until the end */
-    size_t n, cap;
-    int *slot;               /* open addressing: path index + 1 */
-    size_t nslots;
+    double *v;
+    size_t n;
 };
 
-static uint64_t key_hash(int parent, int routine, int location)
+static void merged_of(struct merged *m, const struct kv_mpaths *mp,
+                      size_t nlive)
 {
-    uint64_t h = (uint64_t)(uint32_t)parent * 0x9E3779B97F4A7C15u;
-    h ^= (uint64_t)(uint32_t)routine * 0xC2B2AE3D27D4EB4Fu;
-    h ^= (uint64_t)(uint32_t)location * 0x165667B19E3779F9u;
-    return h ^ h >> 29;
-}
-
-static void merged_rehash(struct merged *m)
-{
-    free(m->slot);
-    m->nslots = m->nslots ? 2 * m->nslots : 1024;
-    m->slot = km_xcalloc(m->nslots, sizeof *m->slot);
-    for (size_t k = 0; k < m->n; k++) {
-        const double *o = m->v + k * W;
-        size_t s = key_hash((int)o[0], (int)o[1], (int)o[2]) & (m->nslots - 1);
-        while (m->slot[s])
-            s = (s + 1) & (m->nslots - 1);
-        m->slot[s] = (int)k + 1;
+    m->n = mp->n;
+    m->v = km_xcalloc(mp->n * W + 1, sizeof *m->v);
+    for (size_t k = 0; k < mp->n; k++) {
+        const struct kv_mpath *p = &mp->v[k];
+        double *o = m->v + k * W;
+        o[0] = p->parent;
+        o[1] = p->routine;
+        o[2] = p->location;
+        o[3] = (double)p->count / (double)nlive;
+        o[4] = p->incl / (double)nlive;
+        o[5] = p->net / (double)nlive;
+        o[6] = p->est_pct;
+        o[7] = mpath_flags(p);
     }
-}
-
-/* The merged path (parent, routine, location), added if new. */
-static size_t merged_find(struct merged *m, int parent, int routine,
-                          int location)
-{
-    if (2 * (m->n + 1) > m->nslots)
-        merged_rehash(m);
-    size_t s = key_hash(parent, routine, location) & (m->nslots - 1);
-    for (; m->slot[s]; s = (s + 1) & (m->nslots - 1)) {
-        const double *o = m->v + (size_t)(m->slot[s] - 1) * W;
-        if ((int)o[0] == parent && (int)o[1] == routine && (int)o[2] == location)
-            return (size_t)m->slot[s] - 1;
-    }
-    if (m->n == m->cap) {
-        m->cap = m->cap ? 2 * m->cap : 256;
-        m->v = km_xrealloc(m->v, m->cap * W * sizeof *m->v);
-    }
-    double *o = m->v + m->n * W;
-    memset(o, 0, W * sizeof *o);
-    o[0] = parent;
-    o[1] = routine;
-    o[2] = location;
-    m->slot[s] = (int)m->n + 1;
-    return m->n++;
-}
-
-/* Add a rank's tree: its paths map to merged ones, parents first. */
-static void merge_tree(struct merged *m, const struct kv_tree *t)
-{
-    size_t *at = km_xcalloc(t->npaths + 1, sizeof *at);
-    for (size_t k = 0; k < t->npaths; k++) {
-        const struct kv_path *p = &t->paths[k];
-        int parent = p->parent < 0 ? -1 : (int)at[p->parent];
-        size_t i = merged_find(m, parent, p->routine, p->location);
-        double *o = m->v + i * W;
-        o[3] += (double)p->count;
-        o[4] += p->elapsed;
-        o[5] += p->net;
-        o[6] += p->elapsed * p->est_pct;
-        o[7] = (double)((unsigned)o[7] | path_flags(p));
-        at[k] = i;
-    }
-    free(at);
 }
 
 static int by_double_desc(const void *a, const void *b)
@@ -191,29 +150,19 @@ static void merged_cut(struct merged *m, size_t cap)
 /* The tree of thread number `thread`, merged over the live ranks. */
 static void write_merged(FILE *f, const struct kv_stats *st, int thread)
 {
-    struct merged m = { 0 };
-    int ranks = 0;
-    for (size_t p = 0; p < st->n; p++)
-        for (size_t k = 0; k < st->sec[p]->ntrees; k++)
-            if (st->sec[p]->trees[k].thread == thread) {
-                merge_tree(&m, &st->sec[p]->trees[k]);
-                ranks++;
-            }
-    for (size_t k = 0; k < m.n; k++) {
-        double *o = m.v + k * W;
-        o[6] = o[4] > 0 ? o[6] / o[4] : 0;     /* weighted by elapsed */
-        for (int c = 3; c <= 5; c++)
-            o[c] /= (double)st->n;
-    }
+    struct kv_mpaths mp;
+    kv_paths_merge(&mp, st->run, thread);
+    struct merged m;
+    merged_of(&m, &mp, st->n);
     size_t all = m.n;
     if (m.n > KV_HTML_PATHS)
         merged_cut(&m, KV_HTML_PATHS);
     fprintf(f, "{\"thread\":%d,\"ranks\":%d,\"n\":%zu,\"all\":%zu,\"v\":", thread,
-            ranks, m.n, all);
+            mp.nranks, m.n, all);
     write_tree_values(f, m.v, m.n);
     fputc('}', f);
     free(m.v);
-    free(m.slot);
+    kv_mpaths_free(&mp);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -36,6 +36,8 @@ struct pnode {
                                 time, own time (in no path below: see
                                 finish_tree), and the own time of the MPI
                                 calls at or below the path */
+    double net;              /* the file's Net(s), summed over the ranks */
+    double est_w;            /* the ranks' elapsed x Est(%), summed */
     double min, max;         /* of one rank's inclusive time */
     double cur;              /* the rank being merged: its inclusive time */
     int stamp;               /* ordinal of the rank cur belongs to; its
@@ -44,6 +46,8 @@ struct pnode {
     uint64_t count;
     bool extrap;
     unsigned est;            /* KV_EST(KV_M_ELAPSED | KV_M_NET | KV_M_MPI) */
+    unsigned file_est;       /* the ranks' own marks, before finish_tree
+                                adds those of the paths below */
     size_t first, nchild;    /* its children: t->child[first ...] */
     size_t below;            /* paths below it */
 };
@@ -145,8 +149,11 @@ static void merge_tree(struct kv_ptree *t, const struct kv_tree *tree,
         n->cur += p->elapsed;
         n->incl += p->elapsed;
         n->count += p->count;
+        n->net += p->net;
+        n->est_w += p->elapsed * p->est_pct;
         n->extrap |= p->extrap;
         n->est |= p->est;
+        n->file_est |= p->est;
         if (is_mpi(t->run, p->location)) {
             n->mpi += p->net;
             if (p->est & KV_EST(KV_M_NET))
@@ -461,6 +468,8 @@ int kv_paths_value_parse(const char *word)
 {
     if (strcmp(word, "time") == 0)
         return KV_PV_TIME;
+    if (strcmp(word, "net") == 0)
+        return KV_PV_NET;
     if (strcmp(word, "counts") == 0)
         return KV_PV_COUNTS;
     return -1;
@@ -489,6 +498,7 @@ static void fold(FILE *f, const struct kv_ptree *t, size_t k,
         km_buf_adds(stack, region_name(name, t->run, n->routine,
                                        n->location));
         unsigned long long v = value == KV_PV_COUNTS ? n->count
+                               : value == KV_PV_NET  ? micros(n->net)
                                                      : micros(n->excl);
         if (v) {
             fwrite(stack->data, 1, stack->len, f);
@@ -499,6 +509,36 @@ static void fold(FILE *f, const struct kv_ptree *t, size_t k,
     }
 }
 
+/* gprof's view of t: a node per distinct stack of routines (DO loops,
+ * CALL statements, MPI calls, I/O statements and user regions left out
+ * of the stacks), holding the Net(s) and inclusive time of t's paths
+ * that end in its routine on that stack.  A routine reached through
+ * several loops or call sites of its caller is one node: its net time
+ * (which holds its own loops' and I/O statements' time) once, so that
+ * the nodes of a routine sum to its Net in the routine table. */
+static void routine_tree(struct kv_ptree *r, const struct kv_ptree *t)
+{
+    memset(r, 0, sizeof *r);
+    r->run = t->run;
+    r->rank = t->rank;
+    r->nranks = t->nranks;
+    add_node(r, -1, -1, -1);
+    size_t *of = km_xmalloc(t->nn * sizeof *of);   /* t's node -> r's */
+    of[0] = 0;
+    for (size_t k = 1; k < t->nn; k++) {           /* parents first */
+        const struct pnode *n = &t->n[k];
+        if (n->location >= 0) {
+            of[k] = of[n->parent];
+            continue;
+        }
+        of[k] = child_of(r, of[n->parent], n->routine, -1);
+        r->n[of[k]].incl += n->incl;   /* orders the lines as the table */
+        r->n[of[k]].net += n->net;
+    }
+    free(of);
+    finish_tree(r);
+}
+
 void kv_paths_folded(FILE *f, const struct kv_run *run,
                      const struct kv_paths_opts *o)
 {
@@ -506,7 +546,13 @@ void kv_paths_folded(FILE *f, const struct kv_run *run,
     build(&t, run, o->rank >= 0 ? o->rank : first_rank(run, o->thread),
           o->thread);
     struct km_buf stack = { 0 };
-    fold(f, &t, 0, &stack, o->value);
+    if (o->value == KV_PV_NET) {
+        struct kv_ptree r;
+        routine_tree(&r, &t);
+        fold(f, &r, 0, &stack, o->value);
+        free_tree(&r);
+    } else
+        fold(f, &t, 0, &stack, o->value);
     km_buf_free(&stack);
     free_tree(&t);
 }
@@ -685,8 +731,12 @@ void kv_paths_merge(struct kv_mpaths *m, const struct kv_run *run,
     for (size_t k = 1; k < t->nn; k++) {     /* node k is path k - 1 */
         const struct pnode *n = &t->n[k];
         m->v[k - 1] = (struct kv_mpath){
-            n->parent - 1, n->routine, n->location, n->incl, n->count,
-            n->extrap, (n->est & KV_EST(KV_M_ELAPSED)) != 0 };
+            .parent = n->parent - 1, .routine = n->routine,
+            .location = n->location, .incl = n->incl, .net = n->net,
+            .est_pct = n->incl > 0 ? n->est_w / n->incl : 0,
+            .count = n->count, .extrap = n->extrap,
+            .est = (n->est & KV_EST(KV_M_ELAPSED)) != 0,
+            .net_est = (n->file_est & KV_EST(KV_M_NET)) != 0 };
     }
 }
 

@@ -14,8 +14,11 @@
 
 #include "kmview/model.h"
 
-/* What a folded-stack line counts. */
-enum kv_paths_value { KV_PV_TIME, KV_PV_COUNTS };
+/* What a folded-stack line counts: a path's own time (every region a
+ * frame), a routine stack's net time (routines the only frames, as in
+ * gprof: the Net of the routine table, split by stack), or a path's
+ * executions. */
+enum kv_paths_value { KV_PV_TIME, KV_PV_NET, KV_PV_COUNTS };
 
 struct kv_paths_opts {
     int rank;                /* -1: the text gives statistics over ranks,
@@ -41,7 +44,8 @@ void kv_paths_text(FILE *f, const struct kv_run *run,
                    const struct kv_paths_opts *o);
 
 /* Folded stacks of one rank's tree: "A;B;C value" per path with a
- * non-zero value (flamegraph.pl, inferno, speedscope). */
+ * non-zero value (flamegraph.pl, inferno, speedscope); with KV_PV_NET
+ * per stack of routines. */
 void kv_paths_folded(FILE *f, const struct kv_run *run,
                      const struct kv_paths_opts *o);
 
@@ -59,9 +63,16 @@ struct kv_mpath {
     int parent;              /* index in the list; -1: outside every region */
     int routine, location;   /* as struct kv_path has them */
     double incl;             /* inclusive time, summed over the ranks */
+    double net;              /* the file's Net(s), summed over the ranks
+                                (a routine's also holds its loops' and
+                                I/O statements' own time) */
+    double est_pct;          /* Est(%) of incl: the ranks' Est(%)
+                                weighted by their elapsed time (0 when
+                                incl is 0) */
     uint64_t count;          /* summed over the ranks */
     bool extrap;             /* a count included estimated executions */
     bool est;                /* the time contains an estimate */
+    bool net_est;            /* some rank's Net(s) had a ~ */
 };
 
 struct kv_ptree;            /* paths.c's merged tree */
