@@ -140,7 +140,8 @@ static void usage(FILE *to)
           "  --folded=FILE   write folded stacks (flamegraph.pl, inferno) of one\n"
           "                  rank (--rank, default the lowest)\n"
           "  --value=V       what a folded line counts: time (own time, whole\n"
-          "                  microseconds; default) or counts\n"
+          "                  microseconds; default), net (routines only, each\n"
+          "                  stack's net time, as gprof) or counts\n"
           "  --speedscope=FILE  write speedscope's JSON, a profile per rank\n"
           "  -q              no tree on standard output (nor when a file is '-')\n"
           "kmview trace KM_trace.N ...  where each rank and thread was at the end\n"
@@ -335,7 +336,7 @@ static void parse_options(int argc, char **argv, int first,
         } else if (is_option(a, "--value")) {
             int v = kv_paths_value_parse(value(argc, argv, &i, "--value"));
             if (v < 0)
-                die_usage("unknown --value (%s)", "time, counts");
+                die_usage("unknown --value (%s)", "time, net, counts");
             o->paths.value = (enum kv_paths_value)v;
             o->given |= O_VALUE;
         } else if (is_option(a, "--speedscope")) {
