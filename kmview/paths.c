@@ -6,7 +6,9 @@
  * that ranks whose trees list their paths in different orders, or lack
  * some of them, line up — and the three ways the merged tree is written:
  * an indented table (gprof's call graph, Cube's tree), folded stacks
- * (flamegraph.pl, inferno, speedscope) and speedscope's JSON file format.
+ * (flamegraph.pl, inferno, speedscope; every region a frame, or with
+ * --value=net routines only, the tree folded onto its stacks of
+ * routines) and speedscope's JSON file format.
  * A single rank's tree goes through the same merge (one rank), so that a
  * path the file lists twice shows once.
  *
