@@ -357,9 +357,10 @@ static void parse_options(int argc, char **argv, struct options *o)
             die_usage("unknown option '%s'", argv[at]);
         else if (c == ':')
             die_usage("%s needs a value", option_name(optopt));
+        else if (c == 'o' || c == 'I' || c == 'D' || c == 'U')
+            take_option(o, c, short_value(argv));
         else
-            take_option(o, c, c < 256 && optarg ? short_value(argv)
-                                                 : optarg);
+            take_option(o, c, optarg);
     }
     /* after "--": files only */
     while (optind < argc)
