@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,8 @@ struct options {
     bool cpp;                     /* --cpp: preprocess every file */
     bool cpp_macros;              /* -D or -U given: preprocess .F files */
     struct km_cpp_opts cpp_opts;
+    char **respelled;             /* arguments respell_legacy rewrote */
+    int nrespelled;
     struct file_id {              /* each input file's identity */
         bool known;
         dev_t dev;
@@ -151,17 +154,6 @@ static int parse_line_length(const char *v)
     return (int)n;
 }
 
-/* An option's value: the rest of this argument, or the next one. */
-static const char *value(int argc, char **argv, int *i, const char *opt)
-{
-    size_t n = strlen(opt);
-    if (argv[*i][n])
-        return argv[*i] + n + (argv[*i][n] == '=');
-    if (*i + 1 >= argc)
-        die_usage("%s needs a value", opt);
-    return argv[++*i];
-}
-
 /* An option for the preprocessor: -DNAME, -UNAME, -IDIR. */
 static void add_cpp_arg(struct options *o, const char *opt, const char *v)
 {
@@ -177,6 +169,168 @@ static void free_cpp_args(struct options *o)
     free(o->cpp_opts.args);
 }
 
+/* --- options -------------------------------------------------------------- */
+
+/* The options getopt_long reads.  Those without a one-letter form have
+ * values from 256 up. */
+enum {
+    OPT_TD = 256,
+    OPT_CONTROL,
+    OPT_MODULE_DIR,
+    OPT_PREFIX_SHIM,
+    OPT_WITH_MPI,
+    OPT_MPI_GLUE,
+    OPT_LINE_MARKERS,
+    OPT_COMPILER,
+    OPT_CPP,
+    OPT_CPP_COMMAND,
+    OPT_LINE_LENGTH,
+    OPT_FREE_FORM,
+    OPT_FIXED_FORM,
+    OPT_D_LINES_AS_CODE,
+    OPT_DUMP,
+    OPT_DEFAULT_CONTROL,
+    OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"td", required_argument, NULL, OPT_TD}, /* -td: see respell_legacy */
+    {"control", required_argument, NULL, OPT_CONTROL},
+    {"module-dir", required_argument, NULL, OPT_MODULE_DIR},
+    {"prefix-shim", required_argument, NULL, OPT_PREFIX_SHIM},
+    {"with-mpi", no_argument, NULL, OPT_WITH_MPI},
+    {"mpi-glue", required_argument, NULL, OPT_MPI_GLUE},
+    {"line-markers", no_argument, NULL, OPT_LINE_MARKERS},
+    {"compiler", required_argument, NULL, OPT_COMPILER},
+    {"cpp", no_argument, NULL, OPT_CPP},
+    {"cpp-command", required_argument, NULL, OPT_CPP_COMMAND},
+    {"use-control", no_argument, NULL, 'y'},
+    {"reset-control", no_argument, NULL, 'n'},
+    {"line-length", required_argument, NULL, OPT_LINE_LENGTH},
+    {"free-form", no_argument, NULL, OPT_FREE_FORM},
+    {"fixed-form", no_argument, NULL, OPT_FIXED_FORM},
+    {"d-lines-as-code", no_argument, NULL, OPT_D_LINES_AS_CODE},
+    {"dump", no_argument, NULL, OPT_DUMP},
+    {"default-control", required_argument, NULL, OPT_DEFAULT_CONTROL},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* '-': source files come back in place, as option 1, and nothing is
+ * reordered (respell_legacy relies on it: the argument getopt reads next
+ * is always argv[optind]); ':': a missing value is ':', not '?'. */
+static const char short_options[] = "-:o:I:D:U:ynh";
+
+/* The options kmrun has always taken with the value glued on (the old
+ * hand-written parser matched a prefix): -tdDIR, -td=DIR, --controlFILE,
+ * ...  -td is kmtool's one multi-letter option with a single dash, from
+ * KMtool.  getopt_long_only would read -td DIR and -td=DIR, but not -tdDIR,
+ * and would also take every long option with one dash (-control, -dump);
+ * so these spellings are rewritten, one argument at a time just before
+ * getopt_long reads it, as the long option getopt_long knows: --td=DIR,
+ * --control=FILE.  Done then, and not over argv beforehand, so that an
+ * option's value (-o -tdx) is never taken for an option. */
+static const char *const glued_options[] = {
+    "-td", "--control", "--module-dir", "--prefix-shim", "--mpi-glue",
+    "--cpp-command", "--line-length", "--default-control",
+};
+
+/* `arg` in getopt_long's spelling (allocated), or NULL if it has it
+ * already. */
+static char *respell_legacy(const char *arg)
+{
+    for (size_t k = 0; k < sizeof glued_options / sizeof *glued_options;
+         k++) {
+        const char *opt = glued_options[k];
+        size_t n = strlen(opt);
+        if (strncmp(arg, opt, n) != 0)
+            continue;
+        const char *rest = arg + n;
+        bool long_form = opt[1] == '-';
+        if (long_form && (*rest == 0 || *rest == '='))
+            return NULL;
+        if (*rest == '=')
+            rest++;
+        struct km_buf b = {0};
+        km_buf_printf(&b, "--%s%s%s", opt + (long_form ? 2 : 1),
+                      *rest || arg[n] == '=' ? "=" : "", rest);
+        return b.data;
+    }
+    return NULL;
+}
+
+/* An option as messages name it: -o, -td, --control. */
+static const char *option_name(int val)
+{
+    static char name[32];
+    if (val == OPT_TD)
+        return "-td";
+    if (val < 256) {
+        snprintf(name, sizeof name, "-%c", val);
+        return name;
+    }
+    for (const struct option *l = long_options; l->name; l++)
+        if (l->val == val)
+            snprintf(name, sizeof name, "--%s", l->name);
+    return name;
+}
+
+/* A one-letter option's value: -o FILE, -oFILE, and -o=FILE as the old
+ * parser took it (FILE, not =FILE). */
+static const char *short_value(char **argv)
+{
+    bool glued = optarg != argv[optind - 1];
+    return glued && optarg[0] == '=' ? optarg + 1 : optarg;
+}
+
+static void add_include_dir(struct options *o, const char *dir)
+{
+    o->include_dirs[o->ninclude_dirs++] = dir;
+    add_cpp_arg(o, "-I", dir);
+}
+
+/* Act on option `c` with value `v` (NULL for one that takes none). */
+static void take_option(struct options *o, int c, const char *v)
+{
+    switch (c) {
+    case OPT_TD: o->dir = v; break;
+    case 'o': o->output = v; break;
+    case OPT_CONTROL: o->control = v; break;
+    case OPT_MODULE_DIR: o->module_dir = v; break;
+    case OPT_PREFIX_SHIM: o->prefix_shim = v; break;
+    case OPT_WITH_MPI: o->with_mpi = true; break;
+    case OPT_MPI_GLUE: o->mpi_glue = v; break;
+    case OPT_LINE_MARKERS: o->line_markers = true; break;
+    case OPT_COMPILER: o->late->compiler = v; break;
+    case 'I': add_include_dir(o, v); break;
+    case 'D':
+    case 'U':
+        add_cpp_arg(o, c == 'D' ? "-D" : "-U", v);
+        o->cpp_macros = true;
+        break;
+    case OPT_CPP: o->cpp = true; break;
+    case OPT_CPP_COMMAND: o->cpp_opts.command = v; break;
+    case 'y': o->answer = USE_EXISTING; break;
+    case 'n': o->answer = RESET; break;
+    case OPT_LINE_LENGTH: o->line_length = parse_line_length(v); break;
+    case OPT_FREE_FORM:
+    case OPT_FIXED_FORM:
+        o->form_forced = true;
+        o->form = c == OPT_FREE_FORM ? KM_FORM_FREE : KM_FORM_FIXED;
+        break;
+    case OPT_D_LINES_AS_CODE: o->d_lines_are_code = true; break;
+    case OPT_DUMP: o->dump = true; break;
+    case OPT_DEFAULT_CONTROL: o->default_control = v; break;
+    case 'h':
+        usage(stdout);
+        exit(0);
+    case OPT_VERSION:
+        printf("kmrun (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+        exit(0);
+    }
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
     o->dir = ".";
@@ -185,71 +339,32 @@ static void parse_options(int argc, char **argv, struct options *o)
     o->include_dirs = km_xcalloc((size_t)argc + 1, sizeof *o->include_dirs);
     o->cpp_opts.args = km_xcalloc((size_t)argc + 1, sizeof *o->cpp_opts.args);
     o->late = km_xcalloc(1, sizeof *o->late);
-    bool only_files = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || a[1] == 0) {
-            o->files[o->nfiles++] = a;
-        } else if (strcmp(a, "--") == 0) {
-            only_files = true;
-        } else if (strncmp(a, "-td", 3) == 0) {
-            o->dir = value(argc, argv, &i, "-td");
-        } else if (strncmp(a, "-o", 2) == 0) {
-            o->output = value(argc, argv, &i, "-o");
-        } else if (strncmp(a, "--control", 9) == 0) {
-            o->control = value(argc, argv, &i, "--control");
-        } else if (strncmp(a, "--module-dir", 12) == 0) {
-            o->module_dir = value(argc, argv, &i, "--module-dir");
-        } else if (strncmp(a, "--prefix-shim", 13) == 0) {
-            o->prefix_shim = value(argc, argv, &i, "--prefix-shim");
-        } else if (!strcmp(a, "--with-mpi")) {
-            o->with_mpi = true;
-        } else if (strncmp(a, "--mpi-glue", 10) == 0) {
-            o->mpi_glue = value(argc, argv, &i, "--mpi-glue");
-        } else if (!strcmp(a, "--line-markers")) {
-            o->line_markers = true;
-        } else if (strncmp(a, "--compiler", 10) == 0 &&
-                   (a[10] == '=' || a[10] == 0)) {
-            o->late->compiler = value(argc, argv, &i, "--compiler");
-        } else if (strncmp(a, "-I", 2) == 0) {
-            const char *dir = value(argc, argv, &i, "-I");
-            o->include_dirs[o->ninclude_dirs++] = dir;
-            add_cpp_arg(o, "-I", dir);
-        } else if (!strncmp(a, "-D", 2) || !strncmp(a, "-U", 2)) {
-            char opt[3] = {a[0], a[1], 0};
-            add_cpp_arg(o, opt, value(argc, argv, &i, opt));
-            o->cpp_macros = true;
-        } else if (!strcmp(a, "--cpp")) {
-            o->cpp = true;
-        } else if (strncmp(a, "--cpp-command", 13) == 0) {
-            o->cpp_opts.command = value(argc, argv, &i, "--cpp-command");
-        } else if (!strcmp(a, "-y") || !strcmp(a, "--use-control")) {
-            o->answer = USE_EXISTING;
-        } else if (!strcmp(a, "-n") || !strcmp(a, "--reset-control")) {
-            o->answer = RESET;
-        } else if (strncmp(a, "--line-length", 13) == 0) {
-            o->line_length = parse_line_length(value(argc, argv, &i,
-                                                     "--line-length"));
-        } else if (!strcmp(a, "--free-form") || !strcmp(a, "--fixed-form")) {
-            o->form_forced = true;
-            o->form = strcmp(a, "--free-form") == 0 ? KM_FORM_FREE
-                                                  : KM_FORM_FIXED;
-        } else if (!strcmp(a, "--d-lines-as-code")) {
-            o->d_lines_are_code = true;
-        } else if (!strcmp(a, "--dump")) {
-            o->dump = true;
-        } else if (strncmp(a, "--default-control", 17) == 0) {
-            o->default_control = value(argc, argv, &i, "--default-control");
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            exit(0);
-        } else if (!strcmp(a, "--version")) {
-            printf("kmrun (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-            exit(0);
-        } else {
-            die_usage("unknown option '%s'", a);
+    o->respelled = km_xcalloc((size_t)argc, sizeof *o->respelled);
+    opterr = 0; /* kmrun says what is wrong, in its own words */
+    for (;;) {
+        int at = optind;
+        if (at < argc) {
+            char *respelled = respell_legacy(argv[at]);
+            if (respelled)
+                argv[at] = o->respelled[o->nrespelled++] = respelled;
         }
+        int c = getopt_long(argc, argv, short_options, long_options, NULL);
+        if (c == -1)
+            break;
+        if (c == 1)
+            o->files[o->nfiles++] = optarg;
+        else if (c == '?')
+            die_usage("unknown option '%s'", argv[at]);
+        else if (c == ':')
+            die_usage("%s needs a value", option_name(optopt));
+        else if (c == 'o' || c == 'I' || c == 'D' || c == 'U')
+            take_option(o, c, short_value(argv));
+        else
+            take_option(o, c, optarg);
     }
+    /* after "--": files only */
+    while (optind < argc)
+        o->files[o->nfiles++] = argv[optind++];
     if (o->nfiles == 0 && !o->mpi_glue && !o->prefix_shim)
         die_usage("%s", "no source file given");
     if (o->output && o->nfiles > 1)
@@ -708,6 +823,9 @@ static void free_options(struct options *o)
     free_late_dirs(o->late);
     free_cpp_args(o);
     free(o->ids);
+    for (int i = 0; i < o->nrespelled; i++)
+        free(o->respelled[i]);
+    free(o->respelled);
 }
 
 int main(int argc, char **argv)
