@@ -1,7 +1,8 @@
 /*
  * hotpath.c — what one measurement costs, on this machine, now: a clock
  * read, a KM_IN + KM_OUT pair that reads the clock, one past the
- * extrapolation threshold (no clock), one that is traced; and the first
+ * extrapolation threshold (no clock), one that is traced, two past it
+ * that alternate in one slot of their caller's cache; and the first
  * two on a second thread (an OpenMP worker's), whose state libkm reaches
  * through a thread-local pointer; and the same two on 1, 2, 4, 8 and 16
  * threads at once, each doing its own pairs (per pair and per thread:
@@ -139,16 +140,32 @@ int main(void)
     measured = reg("2 2 0 0 MEASURED hotpath.c");     /* never */
     extrap = reg("2 3 1 0 EXTRAP hotpath.c");         /* at once */
     int32_t traced = reg("2 4 0 1 TRACED hotpath.c");
+    /* a second region extrapolated at once whose id falls in EXTRAP's
+     * slot of their caller's cache of children (id % 8) */
+    int32_t other;
+    char text[64];
+    for (int line = 5;; line++) {
+        snprintf(text, sizeof text, "2 %d 1 0 OTHER%d hotpath.c", line, line);
+        other = reg(text);
+        if (other % 8 == extrap % 8 || line > 64)
+            break;
+    }
     km_in_f(&main_h);
-    km_in_f(&extrap);                 /* the one measured execution */
-    km_out_f(&extrap);
+    for (int i = 0; i < 4; i++) {     /* the measured executions */
+        km_in_f(&extrap);
+        km_out_f(&extrap);
+        km_in_f(&other);
+        km_out_f(&other);
+    }
 
-    double read = 1, mono = 1, pair = 1, xpair = 1, tpair = 1;
+    double read = 1, mono = 1, pair = 1, xpair = 1, tpair = 1, apair = 1;
     for (int round = 0; round < ROUNDS; round++) {
         BEST(read, BATCH, sink += km_clock_read(c));
         BEST(mono, BATCH / 4, sink += monotonic());
         BEST(pair, BATCH, km_in_f(&measured); km_out_f(&measured));
         BEST(xpair, BATCH, km_in_f(&extrap); km_out_f(&extrap));
+        BEST(apair, BATCH / 2, km_in_f(&extrap); km_out_f(&extrap);
+             km_in_f(&other); km_out_f(&other));
         if (round % 4 == 0)
             BEST(tpair, BATCH, km_in_f(&traced); km_out_f(&traced));
     }
@@ -163,6 +180,7 @@ int main(void)
     printf("pair %.2f\n", pair * 1e9);
     printf("extrapolated %.2f\n", xpair * 1e9);
     printf("traced %.2f\n", tpair * 1e9);
+    printf("alternating %.2f\n", apair / 2 * 1e9);
     printf("thread_pair %.2f\n", thread_pair * 1e9);
     printf("thread_extrapolated %.2f\n", thread_xpair * 1e9);
     for (int n = 1; n <= MAX_THREADS; n *= 2)

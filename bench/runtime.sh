@@ -61,12 +61,13 @@ say "clock:   $(sed -n 's/^clock //p' hot.txt)"
 say ""
 say "Hot path (best of 400 batches in 40 rounds)"
 awk -v r="$(val read)" -v m="$(val monotonic)" -v p="$(val pair)" \
-    -v x="$(val extrapolated)" -v t="$(val traced)" \
+    -v x="$(val extrapolated)" -v t="$(val traced)" -v a="$(val alternating)" \
     -v tp="$(val thread_pair)" -v tx="$(val thread_extrapolated)" 'BEGIN {
     printf "  clock read                      %7.2f ns   (CLOCK_MONOTONIC %.2f ns)\n", r, m
     printf "  KM_IN + KM_OUT, measured        %7.2f ns   = %.2f x two clock reads   (goal <= 25 ns, reads ordered)\n", p, p / (2 * r)
     printf "  KM_IN + KM_OUT, extrapolated    %7.2f ns   (goal <= 2 ns; above 3.5 ns a regression)\n", x
     printf "  KM_IN + KM_OUT, traced          %7.2f ns\n", t
+    printf "  ... extrapolated, two callees   %7.2f ns   (each pair; alternating in one slot of their caller'"'"'s cache)\n", a
     printf "  on another thread: measured     %7.2f ns   (%.3f x the program thread'"'"'s)\n", tp, tp / p
     printf "  on another thread: extrapolated %7.2f ns   (%.3f x)\n", tx, tx / x
 }'
@@ -100,7 +101,7 @@ if [ -n "$base" ]; then
     best() { awk -v k="$1" '$1 == k && (b == "" || $2 < b) { b = $2 } END { print b }' "$2"; }
     say ""
     say "Hot path before ($BASELINE) and now, side by side (best of 3 turns each)"
-    for k in pair extrapolated traced; do
+    for k in pair extrapolated traced alternating; do
         awk -v k="$k" -v b="$(best $k hot-base.txt)" -v n="$(best $k hot-now.txt)" 'BEGIN {
             printf "  KM_IN + KM_OUT, %-14s %7.2f ns -> %7.2f ns   (%+.2f ns, %.3f x)\n", k, b, n, n - b, n / b }'
     done

@@ -100,6 +100,7 @@
 #define KM_UNREAD INT64_MIN          /* a clock not read */
 #define KM_K_MAX (1u << 20)          /* longest sampling interval */
 #define KM_NKID 8                    /* children a node finds on its line */
+#define KM_NALT 2                    /* ... and beside it, on the slow path */
 #define KM_NODE_CHUNK 1024           /* nodes allocated at once */
 #define KM_NODES_DEFAULT 200000      /* a thread's nodes (KM_PATHS_MAX) */
 #define KM_RECURSION_DEFAULT 16      /* a region's nodes on one path
@@ -133,7 +134,8 @@ struct km_node {
     uint8_t nested;          /* a node of the same region is above it */
     uint8_t hooks;           /* r->hooks: every execution measured */
     uint8_t pad[2];
-    uint64_t pad1;
+    uint64_t tl_count;       /* count when tl_given was last set: the
+                                estimates change only with the count */
     /* line 1 */
     struct km_node *kid[KM_NKID];    /* children by id % KM_NKID, or
                                         km_no_node */
@@ -155,7 +157,11 @@ struct km_node {
     km_time tl_given;        /* estimates given to time slots (thread 0) */
     km_time ewma;            /* the running mean of the samples' own time
                                 (mean is it, or 0 when it is below) */
-    uint64_t pad2[2];
+    struct km_node *alt[KM_NALT];    /* children kid[] lost to another of
+                                        the same slot, the latest first:
+                                        two that alternate in one slot
+                                        swap there instead of being
+                                        looked up in the thread's table */
 };
 
 _Static_assert(sizeof(struct km_node) == 256, "a node is four lines");
@@ -232,6 +238,11 @@ struct km_thread {
     int32_t maxnodes;
     int32_t *kids;           /* open addressing: (parent, id) -> index + 1 */
     uint32_t kidcap;
+    int32_t *sampled;        /* the callee nodes that sample, the only ones
+                                whose estimates time slots take (published
+                                (release) once complete) ... */
+    int32_t nsampled, sampledcap;
+    int sampled_lost;        /* ... unless one had no room: then any node */
     struct km_node force;    /* t->cur inside a measured CALL: no child
                                 found, so every entry takes the slow path */
     /* redundant work (KM_HOOK_REDUNDANT, KM_HOOK_MPI) */
@@ -456,7 +467,13 @@ void km_paths_limits(void);
 int km_paths_init(struct km_thread *t);
 struct km_node *km_child(struct km_thread *t, struct km_node *parent,
                          struct km_region *r);
+/* The child of `parent` for region id among those its cache lost (now
+ * back in the cache), or NULL. */
+struct km_node *km_alt_child(struct km_node *parent, int32_t id);
 void km_paths_reset(struct km_thread *t);
+/* Node n starts sampling: its executions from now on may be estimated
+ * (noted for the time slots, if it is a callee). */
+void km_paths_sampling(struct km_thread *t, const struct km_node *n);
 
 /* km_thread.c */
 struct km_thread *km_attach(void);

@@ -46,7 +46,9 @@
 #define KM_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #define KM_NOINLINE __attribute__((noinline))
 #define KM_ALWAYS_INLINE inline __attribute__((always_inline))
+#define KM_HOT_ALIGN __attribute__((aligned(64)))   /* a function's start */
 #else
+#define KM_HOT_ALIGN
 #define KM_NOINLINE
 #define KM_ALWAYS_INLINE inline
 #define KM_LIKELY(x) (x)

@@ -20,6 +20,7 @@ struct km_node km_no_node = {
     .id = INT32_MIN,
     .kid = { &km_no_node, &km_no_node, &km_no_node, &km_no_node,
              &km_no_node, &km_no_node, &km_no_node, &km_no_node },
+    .alt = { &km_no_node, &km_no_node },
 };
 
 static void init_node(struct km_node *n, int32_t index, struct km_node *parent,
@@ -37,6 +38,8 @@ static void init_node(struct km_node *n, int32_t index, struct km_node *parent,
     n->k = 1;
     for (int i = 0; i < KM_NKID; i++)
         n->kid[i] = &km_no_node;
+    for (int i = 0; i < KM_NALT; i++)
+        n->alt[i] = &km_no_node;
     for (const struct km_node *a = parent; a; a = a->parent)
         if (a->id == n->id && r)
             n->nested = 1;
@@ -151,6 +154,8 @@ void km_paths_reset(struct km_thread *t)
     if (t->kids)
         memset(t->kids, 0, (size_t)t->kidcap * sizeof *t->kids);
     t->nnodes = 1;
+    t->nsampled = 0;
+    t->sampled_lost = 0;
     init_node(&t->force, -1, NULL, NULL);
     t->force.id = INT32_MIN + 1;
     t->cur = root;
@@ -174,6 +179,29 @@ static struct km_node *new_node(struct km_thread *t, struct km_node *parent,
     return n;
 }
 
+void km_paths_sampling(struct km_thread *t, const struct km_node *n)
+{
+    if (!n->callee)
+        return;
+    if (t->nsampled == t->sampledcap) {
+        int32_t cap = t->sampledcap ? t->sampledcap * 2 : 256;
+        int32_t *v = km_mem_alloc((size_t)cap * sizeof *v);
+        if (!v) {
+            t->sampled_lost = 1;
+            return;
+        }
+        if (t->nsampled)
+            memcpy(v, t->sampled, (size_t)t->nsampled * sizeof *v);
+        signal_fence();
+        /* (the old list is not freed: another thread's snapshot may be
+         * reading it; the lists together take twice the last one) */
+        t->sampled = v;
+        t->sampledcap = cap;
+    }
+    t->sampled[t->nsampled] = n->index;
+    __atomic_store_n(&t->nsampled, t->nsampled + 1, __ATOMIC_RELEASE);
+}
+
 /* The node a path folds into: the nearest node of r above `parent` once
  * r has max_recursion of them on the path, else NULL. */
 static struct km_node *recursion_fold(struct km_node *parent,
@@ -190,10 +218,32 @@ static struct km_node *recursion_fold(struct km_node *parent,
     return same >= km_st.max_recursion ? nearest : NULL;
 }
 
+/* n becomes the child parent's cache holds in its slot; the one it
+ * held moves to the front of alt[]. */
 static struct km_node *found(struct km_node *parent, struct km_node *n)
 {
-    parent->kid[(uint32_t)n->id % KM_NKID] = n;
+    struct km_node **slot = &parent->kid[(uint32_t)n->id % KM_NKID];
+    if (*slot != &km_no_node && *slot != n) {
+        for (int i = KM_NALT - 1; i > 0; i--)
+            parent->alt[i] = parent->alt[i - 1];
+        parent->alt[0] = *slot;
+    }
+    *slot = n;
     return n;
+}
+
+struct km_node *km_alt_child(struct km_node *parent, int32_t id)
+{
+    for (int i = 0; i < KM_NALT; i++) {
+        struct km_node *n = parent->alt[i];
+        if (n->id == id) {
+            struct km_node **slot = &parent->kid[(uint32_t)id % KM_NKID];
+            parent->alt[i] = *slot;
+            *slot = n;
+            return n;
+        }
+    }
+    return NULL;
 }
 
 /* The child of `parent` for region r, created at its first entry (or the
@@ -201,12 +251,17 @@ static struct km_node *found(struct km_node *parent, struct km_node *n)
 struct km_node *km_child(struct km_thread *t, struct km_node *parent,
                          struct km_region *r)
 {
+    /* (an entry inside a measured CALL statement looks here for the
+     * CALL's children: it missed only t->force's empty cache) */
+    struct km_node *n = parent->kid[(uint32_t)r->id % KM_NKID];
+    if (n->id == r->id || (n = km_alt_child(parent, r->id)) != NULL)
+        return n;
     if (t->kids) {
         int32_t v = *kid_slot(t->kids, t->kidcap, t, parent->index, r->id);
         if (v)
             return found(parent, km_node_at(t, v - 1));
     }
-    struct km_node *n = recursion_fold(parent, r);
+    n = recursion_fold(parent, r);
     if (n) {
         n->folded = 1;
         return found(parent, n);

@@ -93,6 +93,7 @@ static void start_sampling(struct km_thread *t, struct km_node *n)
     n->epoch_el = 0;
     n->epoch_n = 0;
     n->sampling = 1;
+    km_paths_sampling(t, n);
     n->k = interval(n);
     km_sample_next(t, n);
 }

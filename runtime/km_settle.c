@@ -276,12 +276,24 @@ static void give_open(void *arg, int32_t m, km_time own, km_time e)
 void km_give_open_slots(const struct km_thread *t, int32_t msp, km_tick now,
                         struct km_timeline *into, int live)
 {
-    int32_t nn = __atomic_load_n(&t->nnodes, __ATOMIC_ACQUIRE);
-    for (int32_t i = 1; i < nn; i++) {
-        struct km_node *n = km_node_at(t, i);
-        if (!n->callee)
+    /* only the nodes that sample have estimated executions, and only
+     * those counted since have new ones: a walk at every slot's end
+     * through a tree that may not fit in the cache reads one line of
+     * most (fetched a few nodes ahead) */
+    int all = t->sampled_lost;
+    int32_t nn = all ? __atomic_load_n(&t->nnodes, __ATOMIC_ACQUIRE)
+                     : __atomic_load_n(&t->nsampled, __ATOMIC_ACQUIRE);
+    const int32_t *list = t->sampled;
+    for (int32_t i = all; i < nn; i++) {
+        if (!all && i + 8 < nn)
+            __builtin_prefetch(km_node_at(t, list[i + 8]));
+        struct km_node *n = km_node_at(t, all ? i : list[i]);
+        uint64_t count = n->count;
+        if (!n->callee || count == n->tl_count)
             continue;
         km_time est = km_node_estimated(n, NULL);
+        if (live)
+            n->tl_count = count;
         if (est == n->tl_given)
             continue;
         km_tl_put(into, km_tl_code(into, n->id), est - n->tl_given);

@@ -5,7 +5,7 @@
  * Each test starts from km_test_reset() in a fresh temporary directory.
  * Output: one line per failed check; exit status 0 when all pass.
  */
-#include "runtime/km_internal.h"
+#include "runtime/km_core.h"      /* (KM_NKID; it includes km_internal.h) */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1017,6 +1017,55 @@ static void test_paths_two_callers(void)
     CHECK_EQ(R(&rep, c)->excl, T(200 * 50));
     CHECK_EQ(rep.paths[pa].incl, T(200 * 12));
     CHECK_EQ(rep.paths[pm].incl, T(now));
+    check_identity(&rep);
+    km_report_free(&rep);
+}
+
+/* Four callees of MAIN whose ids share one slot of MAIN's cache of
+ * children (id % KM_NKID), called in an order that keeps taking them out
+ * of it and its two spare places: each keeps one path, its exact count
+ * and its own cost. */
+static void test_paths_one_slot(void)
+{
+    begin("paths_one_slot");
+    km_test_set_interval(4);
+    int32_t m = reg_routine("1 1 100000 0 MAIN m.f");
+    int32_t c[4];
+    char text[64];
+    for (int k = 0, line = 10; k < 4; line++) {
+        snprintf(text, sizeof text, "2 %d 3 0 C%d m.f", line, line);
+        int32_t h = reg_routine(text);
+        if (k == 0 || h % KM_NKID == c[0] % KM_NKID)
+            c[k++] = h;
+    }
+    static const int order[] = { 0, 1, 0, 2, 0, 3, 1, 2, 3, 3, 2, 1, 0 };
+    enum { NORDER = sizeof order / sizeof order[0] };
+    uint64_t calls[4] = { 0 };
+    km_time cost[4] = { 0 };
+    km_tick now = 0;
+    in_at(now, m);
+    for (int rep = 0; rep < 100; rep++)
+        for (int i = 0; i < NORDER; i++) {
+            int k = order[i];
+            in_at(now, c[k]);
+            now += 10 * (k + 1);
+            out_at(now, c[k]);
+            calls[k]++;
+            cost[k] += T(10 * (k + 1));
+        }
+    out_at(now, m);
+    struct km_report rep = report_at(now);
+    int32_t pm = path_of(&rep, 0, m);
+    CHECK_EQ(rep.npaths, 1 + 1 + 4);
+    for (int k = 0; k < 4; k++) {
+        int32_t p = path_of(&rep, pm, c[k]);
+        CHECK(p > 0);
+        if (p <= 0)
+            continue;
+        CHECK_EQ(rep.paths[p].count, calls[k]);
+        CHECK(rep.paths[p].measured < calls[k]);     /* sampled */
+        CHECK_EQ(rep.paths[p].own + rep.paths[p].est, cost[k]);
+    }
     check_identity(&rep);
     km_report_free(&rep);
 }
@@ -2681,6 +2730,7 @@ int main(void)
     test_settle();
     test_paths_inside_frames();
     test_paths_two_callers();
+    test_paths_one_slot();
     test_paths_recursion_limit();
     test_paths_limit();
     test_many_estimated();
