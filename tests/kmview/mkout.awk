@@ -7,6 +7,9 @@
 #                               header figures (seconds); S, E, O, W:
 #                               version 2 (O: libkm overhead; W: the
 #                               Prediction's time waited for a processor)
+#   costs M E                   version 2: the Overhead line's costs of a
+#                               measured and of an estimated execution
+#                               (seconds; without it: 2e-8, none given)
 #   routine NAME ELAPSED NET COUNT MPI IO [EST%]
 #   loc ROUTINE KIND LINE ELAPSED COUNT [EST%] STATEMENT...
 #   file RANKS OPENS CLOSES INQUIRE SEEKS FLUSHES META READS READ_S READ_B
@@ -37,6 +40,7 @@ function val(x) { return x ~ /^~/ ? substr(x, 2) + 0 : x + 0 }
 BEGIN { version = 1 }
 $1 == "version" { version = $2 }
 $1 == "ranks" { n = $2 }
+$1 == "costs" { cm = $2; ce = $3 }
 $1 == "total" {
     for (i = 1; i < NF; i += 2) fig[$i] = $(i + 1)
     total = fig["total"]; mpi = fig["mpi"]; io = fig["io"]; startup = fig["startup"] + 0
@@ -115,7 +119,10 @@ END {
     print "! Started    : 2026-11-22 10:00:00"
     print "! Written at : MPI_FINALIZE"
     print "! Clock      : CLOCK_MONOTONIC"
-    if (v2) print "! Overhead   : 2.00e-08 s per measured entry and exit; taken out of every time"
+    if (v2 && ce != "")
+        printf "! Overhead   : %.2e s per measured entry and exit, %.2e s per estimated one; taken out of every time\n", cm, ce
+    else if (v2)
+        print "! Overhead   : 2.00e-08 s per measured entry and exit; taken out of every time"
     print "! Ranks      : " n
     print "!"
     print "! ===== Prediction ====="
