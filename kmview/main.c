@@ -44,9 +44,10 @@
 #include "kmview/views/threads.h"
 #include "support/buf.h"
 
-/* Every option, as a bit of struct options' `given`: which commands take
- * which is one table (allowed_options), so that an option a command has
- * no use for is a wrong command line, never silently ignored. */
+/* Every option, as a bit of struct options' `given`: each command names
+ * the bits it takes in one place (its check_options call), so that an
+ * option a command has no use for is a wrong command line, never
+ * silently ignored. */
 enum option_bit {
     O_TOP = 1 << 0, O_CSV = 1 << 1, O_JSON = 1 << 2, O_HTML = 1 << 3,
     O_QUIET = 1 << 4, O_ORDER = 1 << 5, O_CUT = 1 << 6, O_GROUPS = 1 << 7,
