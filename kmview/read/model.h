@@ -323,8 +323,8 @@ struct kv_run {
     size_t overhead_source;
     long overhead_line;
     int overhead_col;
-    /* figures that contradict each other (read.c warns once per kind,
-     * enum kv_contradiction): bit k set once kind k was warned of */
+    /* figures that contradict each other (fields.c warns once per kind,
+     * enum contradiction in reader.h): bit k set once kind k was warned of */
     unsigned contradictions;
     /* MPI start-up was taken from the CALL MPI_INIT statements (a version 1
      * file, whose MPI time holds it) rather than from a header figure */

@@ -22,7 +22,7 @@
  * files that were elsewhere at the end than most (kv_trace_groups: a hung
  * run's odd rank), and the page says so.
  *
- * Arrays travel as base64 of little-endian words (html.c's helpers).
+ * Arrays travel as base64 of little-endian words (write/html.c's helpers).
  * Must never hold more than one row's summaries and the exact set.
  */
 #include "kmview/trace/trace.h"
