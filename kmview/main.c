@@ -1,5 +1,6 @@
 /*
- * main.c — the kmview command: options, and one of three commands.
+ * main.c — the kmview command: its options (read by getopt_long, in every
+ * spelling kmview has taken), and one of its commands.
  *
  *   kmview [options] FILE...     summary, CSV, JSON, HTML report of one run
  *   kmview diff [options] A B    relative profile of two runs
@@ -20,30 +21,33 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kmview/diff.h"
-#include "kmview/export.h"
-#include "kmview/filter.h"
-#include "kmview/html.h"
-#include "kmview/out.h"
-#include "kmview/paths.h"
-#include "kmview/ranks.h"
-#include "kmview/timeline.h"
-#include "kmview/trace.h"
-#include "kmview/traceotf2.h"
-#include "kmview/read.h"
-#include "kmview/stats.h"
-#include "kmview/summary.h"
-#include "kmview/threads.h"
+#include "kmview/views/diff.h"
+#include "kmview/views/export.h"
+#include "kmview/views/filter.h"
+#include "kmview/views/report.h"
+#include "kmview/views/traceest.h"
+#include "kmview/write/out.h"
+#include "kmview/views/paths.h"
+#include "kmview/views/ranks.h"
+#include "kmview/views/timeline.h"
+#include "kmview/trace/trace.h"
+#include "kmview/trace/traceotf2.h"
+#include "kmview/read/read.h"
+#include "kmview/figures/stats.h"
+#include "kmview/views/summary.h"
+#include "kmview/views/threads.h"
 #include "support/buf.h"
 
-/* Every option, as a bit of struct options' `given`: which commands take
- * which is one table (allowed_options), so that an option a command has
- * no use for is a wrong command line, never silently ignored. */
+/* Every option, as a bit of struct options' `given`: each command names
+ * the bits it takes in one place (its check_options call), so that an
+ * option a command has no use for is a wrong command line, never
+ * silently ignored. */
 enum option_bit {
     O_TOP = 1 << 0, O_CSV = 1 << 1, O_JSON = 1 << 2, O_HTML = 1 << 3,
     O_QUIET = 1 << 4, O_ORDER = 1 << 5, O_CUT = 1 << 6, O_GROUPS = 1 << 7,
@@ -178,26 +182,6 @@ static void die_usage(const char *fmt, const char *arg)
     exit(2);
 }
 
-/* An option's value: after '=', or the next argument. */
-static const char *value(int argc, char **argv, int *i, const char *opt)
-{
-    size_t n = strlen(opt);
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n])
-        return argv[*i] + n;                     /* -n5 */
-    if (*i + 1 >= argc)
-        die_usage("%s needs a value", opt);
-    return argv[++*i];
-}
-
-static bool is_option(const char *a, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=' ||
-                                        (name[1] != '-' && a[n]));
-}
-
 static long parse_long(const char *v, const char *opt, long min)
 {
     char *end;
@@ -228,6 +212,203 @@ static uint64_t parse_size(const char *v, const char *opt)
     return (uint64_t)n << shift;
 }
 
+/* The options getopt_long reads.  Those without a one-letter form have
+ * values from 256 up. */
+enum {
+    OPT_CSV = 256, OPT_JSON, OPT_HTML, OPT_ORDER, OPT_CUT, OPT_GROUPS,
+    OPT_THREADS, OPT_EXACT, OPT_EXACT_MAX, OPT_MAX_SIZE, OPT_TARGET,
+    OPT_CONTROL, OPT_RUNS, OPT_TRACE, OPT_OTF2, OPT_ESTIMATE, OPT_LIMIT,
+    OPT_RANK, OPT_THREAD, OPT_MIN, OPT_FOLDED, OPT_VALUE, OPT_SPEEDSCOPE,
+    OPT_PATHS, OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"top", required_argument, NULL, 'n'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"html", required_argument, NULL, OPT_HTML},
+    {"order", required_argument, NULL, OPT_ORDER},
+    {"cut", required_argument, NULL, OPT_CUT},
+    {"groups", required_argument, NULL, OPT_GROUPS},
+    {"threads", no_argument, NULL, OPT_THREADS},
+    {"exact", no_argument, NULL, OPT_EXACT},
+    {"exact-max", required_argument, NULL, OPT_EXACT_MAX},
+    {"max-size", required_argument, NULL, OPT_MAX_SIZE},
+    {"target", required_argument, NULL, OPT_TARGET},
+    {"control", required_argument, NULL, OPT_CONTROL},
+    {"runs", no_argument, NULL, OPT_RUNS},
+    /* --trace alone: the arguments after it that are no option are trace
+     * files; --trace=FILE: one trace file */
+    {"trace", optional_argument, NULL, OPT_TRACE},
+    {"otf2", required_argument, NULL, OPT_OTF2},
+    {"estimate", no_argument, NULL, OPT_ESTIMATE},
+    {"limit", required_argument, NULL, OPT_LIMIT},
+    {"rank", required_argument, NULL, OPT_RANK},
+    {"thread", required_argument, NULL, OPT_THREAD},
+    {"min", required_argument, NULL, OPT_MIN},
+    {"folded", required_argument, NULL, OPT_FOLDED},
+    {"value", required_argument, NULL, OPT_VALUE},
+    {"speedscope", required_argument, NULL, OPT_SPEEDSCOPE},
+    {"paths", no_argument, NULL, OPT_PATHS},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* '-': files come back in place, as option 1, and nothing is reordered
+ * (refused_spelling relies on it: the argument getopt reads next is
+ * always argv[optind]; and --trace makes the files after it traces);
+ * ':': a missing value is ':', not '?'. */
+static const char short_options[] = "-:n:qho:";
+
+/* A spelling kmview has never taken, which getopt_long alone would: one-
+ * letter options run together (-qn3), -o with its value glued on (-oFILE;
+ * only -n takes one so: -n3), a long option abbreviated (--qui) or
+ * unknown.  Checked on each argument just before getopt_long reads it as
+ * an option, so that an option's value (-o -qq) is never taken for one. */
+static bool refused_spelling(const char *arg)
+{
+    if (arg[0] != '-' || arg[1] == '\0' || !strcmp(arg, "--"))
+        return false;                             /* a file, or "--" */
+    if (arg[1] != '-')
+        return !(arg[1] == 'n' || !strcmp(arg, "-q") || !strcmp(arg, "-h") ||
+                 !strcmp(arg, "-o"));
+    size_t n = strcspn(arg + 2, "=");
+    for (const struct option *l = long_options; l->name; l++)
+        if (strlen(l->name) == n && !strncmp(arg + 2, l->name, n))
+            return false;
+    return true;
+}
+
+/* An option as the messages name it when its value is missing: -n or
+ * --top as given (`arg`), -o, --csv. */
+static const char *missing_name(int val, const char *arg)
+{
+    static char name[32];
+    if (val == 'n')
+        return arg[1] == 'n' ? "-n" : "--top";
+    if (val == 'o')
+        return "-o";
+    for (const struct option *l = long_options; l->name; l++)
+        if (l->val == val)
+            snprintf(name, sizeof name, "--%s", l->name);
+    return name;
+}
+
+/* A one-letter option's value: -n 5, -n5, and -n=5 as kmview has always
+ * taken it (5, not =5). */
+static const char *short_value(char **argv)
+{
+    bool glued = optarg != argv[optind - 1];
+    return glued && optarg[0] == '=' ? optarg + 1 : optarg;
+}
+
+/* A percentage option's value as a fraction; -1 when it is no number or
+ * below 0. */
+static double fraction(const char *v)
+{
+    char *end;
+    double x = strtod(v, &end) / 100;
+    return *end || end == v || !(x >= 0) ? -1 : x;
+}
+
+/* Act on option `c` with value `v` (NULL for one that takes none);
+ * `arg` is the argument it was given in (the messages about -n quote
+ * it). */
+static void take_option(struct options *o, int c, const char *v,
+                        const char *arg)
+{
+    char *end;
+    switch (c) {
+    case 'n':
+        o->top = (int)parse_long(v, arg, 0);
+        o->top_given = true;
+        o->given |= O_TOP;
+        break;
+    case 'q': o->quiet = true; o->given |= O_QUIET; break;
+    case 'h':
+        usage(stdout);
+        exit(0);
+    case OPT_VERSION:
+        printf("kmview (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+        exit(0);
+    case 'o': o->output = v; o->given |= O_OUTPUT; break;
+    case OPT_CSV: o->csv = v; o->given |= O_CSV; break;
+    case OPT_JSON: o->json = v; o->given |= O_JSON; break;
+    case OPT_HTML: o->html = v; o->given |= O_HTML; break;
+    case OPT_OTF2: o->otf2 = v; o->given |= O_OTF2; break;
+    case OPT_ORDER: {
+        o->given |= O_ORDER;
+        int ord = kv_diff_order_parse(v);
+        if (ord < 0)
+            die_usage("unknown --order (%s)", "score, diff, ratio, a, b, name");
+        o->order = (enum kv_diff_order)ord;
+        break;
+    }
+    case OPT_CUT:
+        o->given |= O_CUT;
+        o->cut = strtod(v, &end);
+        if (*end || end == v || !(o->cut >= 0))
+            die_usage("bad value for --cut: '%s'", v);
+        break;
+    case OPT_MAX_SIZE:
+        o->max_size = parse_size(v, "--max-size");
+        o->given |= O_MAX_SIZE;
+        break;
+    case OPT_TARGET:
+        o->given |= O_TARGET;
+        o->target = fraction(v);
+        if (o->target < 0)
+            die_usage("bad value for --target: '%s'", v);
+        break;
+    case OPT_CONTROL: o->control = v; o->given |= O_CONTROL; break;
+    case OPT_ESTIMATE: o->estimate = true; o->given |= O_ESTIMATE; break;
+    case OPT_LIMIT:
+        o->limit = parse_size(v, "--limit");
+        o->given |= O_LIMIT;
+        break;
+    case OPT_RUNS: o->runs = true; o->given |= O_RUNS; break;
+    case OPT_RANK:
+        o->paths.rank = (int)parse_long(v, "--rank", 0);
+        o->given |= O_RANK;
+        break;
+    case OPT_THREAD:
+        o->paths.thread = (int)parse_long(v, "--thread", 0);
+        o->given |= O_THREAD;
+        break;
+    case OPT_MIN:
+        o->paths.min = fraction(v);
+        if (!(o->paths.min >= 0 && o->paths.min <= 1))
+            die_usage("bad value for --min: '%s' (a percentage)", v);
+        o->given |= O_MIN;
+        break;
+    case OPT_FOLDED: o->folded = v; o->given |= O_FOLDED; break;
+    case OPT_VALUE: {
+        int val = kv_paths_value_parse(v);
+        if (val < 0)
+            die_usage("unknown --value (%s)", "time, net, counts");
+        o->paths.value = (enum kv_paths_value)val;
+        o->given |= O_VALUE;
+        break;
+    }
+    case OPT_SPEEDSCOPE: o->speedscope = v; o->given |= O_SPEEDSCOPE; break;
+    case OPT_PATHS: o->by_paths = true; o->given |= O_PATHS; break;
+    case OPT_THREADS: o->threads = true; o->given |= O_THREADS; break;
+    case OPT_EXACT: o->how.exact = true; o->given |= O_EXACT; break;
+    case OPT_EXACT_MAX:
+        o->how.max_exact = (size_t)parse_long(v, "--exact-max", 0);
+        o->given |= O_EXACT_MAX;
+        break;
+    case OPT_GROUPS:
+        o->groups = (size_t)parse_long(v, "--groups", 1);
+        o->given |= O_GROUPS;
+        break;
+    }
+}
+
+/* The arguments from argv[first] on: options, files, and after --trace
+ * (alone) trace files. */
 static void parse_options(int argc, char **argv, int first,
                           struct options *o)
 {
@@ -240,133 +421,42 @@ static void parse_options(int argc, char **argv, int first,
     o->paths.rank = -1;
     o->paths.min = 0.005;
     o->traces = km_xcalloc((size_t)argc + 1, sizeof *o->traces);
-    bool only_files = false, traces = false;
-    for (int i = first; i < argc; i++) {
-        const char *a = argv[i];
-        if ((only_files || a[0] != '-' || a[1] == '\0') && traces)
-            o->traces[o->ntraces++] = a;
-        else if (only_files || a[0] != '-' || a[1] == '\0')
-            o->files[o->nfiles++] = a;
-        else if (!strcmp(a, "--trace")) {
-            traces = true;
+    bool traces = false;     /* --trace alone was given */
+    opterr = 0; /* kmview says what is wrong, in its own words */
+    optind = first;
+    for (;;) {
+        int at = optind;
+        if (at < argc && refused_spelling(argv[at]))
+            die_usage("unknown option '%s'", argv[at]);
+        int c = getopt_long(argc, argv, short_options, long_options, NULL);
+        if (c == -1)
+            break;
+        if (c == 1) {
+            if (traces)
+                o->traces[o->ntraces++] = optarg;
+            else
+                o->files[o->nfiles++] = optarg;
+        } else if (c == '?')
+            die_usage("unknown option '%s'", argv[at]);
+        else if (c == ':')
+            die_usage("%s needs a value", missing_name(optopt, argv[at]));
+        else if (c == OPT_TRACE) {
+            if (optarg)
+                o->traces[o->ntraces++] = optarg;
+            else
+                traces = true;
             o->given |= O_TRACE;
-        } else if (is_option(a, "--trace")) {
-            o->traces[o->ntraces++] = value(argc, argv, &i, "--trace");
-            o->given |= O_TRACE;
-        }
-        else if (strcmp(a, "--") == 0)
-            only_files = true;
-        else if (is_option(a, "-n") || is_option(a, "--top")) {
-            o->top = (int)parse_long(value(argc, argv, &i, a[1] == 'n' ? "-n"
-                                                          : "--top"), a, 0);
-            o->top_given = true;
-            o->given |= O_TOP;
-        } else if (is_option(a, "--csv")) {
-            o->csv = value(argc, argv, &i, "--csv");
-            o->given |= O_CSV;
-        } else if (is_option(a, "--json")) {
-            o->json = value(argc, argv, &i, "--json");
-            o->given |= O_JSON;
-        } else if (is_option(a, "--otf2")) {
-            o->otf2 = value(argc, argv, &i, "--otf2");
-            o->given |= O_OTF2;
-        } else if (is_option(a, "--html")) {
-            o->html = value(argc, argv, &i, "--html");
-            o->given |= O_HTML;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            o->quiet = true;
-            o->given |= O_QUIET;
-        } else if (is_option(a, "--order")) {
-            o->given |= O_ORDER;
-            int ord = kv_diff_order_parse(value(argc, argv, &i, "--order"));
-            if (ord < 0)
-                die_usage("unknown --order (%s)", "score, diff, ratio, a, b, name");
-            o->order = (enum kv_diff_order)ord;
-        } else if (is_option(a, "--cut")) {
-            o->given |= O_CUT;
-            const char *v = value(argc, argv, &i, "--cut");
-            char *end;
-            o->cut = strtod(v, &end);
-            if (*end || end == v || !(o->cut >= 0))
-                die_usage("bad value for --cut: '%s'", v);
-        } else if (is_option(a, "--max-size")) {
-            o->max_size = parse_size(value(argc, argv, &i, "--max-size"),
-                                     "--max-size");
-            o->given |= O_MAX_SIZE;
-        } else if (is_option(a, "--target")) {
-            o->given |= O_TARGET;
-            const char *v = value(argc, argv, &i, "--target");
-            char *end;
-            o->target = strtod(v, &end) / 100;
-            if (*end || end == v || !(o->target >= 0))
-                die_usage("bad value for --target: '%s'", v);
-        } else if (is_option(a, "--control")) {
-            o->control = value(argc, argv, &i, "--control");
-            o->given |= O_CONTROL;
-        } else if (!strcmp(a, "--estimate")) {
-            o->estimate = true;
-            o->given |= O_ESTIMATE;
-        } else if (is_option(a, "--limit")) {
-            o->limit = parse_size(value(argc, argv, &i, "--limit"), "--limit");
-            o->given |= O_LIMIT;
-        } else if (!strcmp(a, "--runs")) {
-            o->runs = true;
-            o->given |= O_RUNS;
-        } else if (!strcmp(a, "-o")) {
-            o->output = value(argc, argv, &i, "-o");
-            o->given |= O_OUTPUT;
-        } else if (is_option(a, "--rank")) {
-            o->paths.rank = (int)parse_long(value(argc, argv, &i, "--rank"),
-                                            "--rank", 0);
-            o->given |= O_RANK;
-        } else if (is_option(a, "--thread")) {
-            o->paths.thread = (int)parse_long(
-                value(argc, argv, &i, "--thread"), "--thread", 0);
-            o->given |= O_THREAD;
-        } else if (is_option(a, "--min")) {
-            const char *v = value(argc, argv, &i, "--min");
-            char *end;
-            o->paths.min = strtod(v, &end) / 100;
-            if (*end || end == v || !(o->paths.min >= 0 && o->paths.min <= 1))
-                die_usage("bad value for --min: '%s' (a percentage)", v);
-            o->given |= O_MIN;
-        } else if (is_option(a, "--folded")) {
-            o->folded = value(argc, argv, &i, "--folded");
-            o->given |= O_FOLDED;
-        } else if (is_option(a, "--value")) {
-            int v = kv_paths_value_parse(value(argc, argv, &i, "--value"));
-            if (v < 0)
-                die_usage("unknown --value (%s)", "time, net, counts");
-            o->paths.value = (enum kv_paths_value)v;
-            o->given |= O_VALUE;
-        } else if (is_option(a, "--speedscope")) {
-            o->speedscope = value(argc, argv, &i, "--speedscope");
-            o->given |= O_SPEEDSCOPE;
-        } else if (!strcmp(a, "--paths")) {
-            o->by_paths = true;
-            o->given |= O_PATHS;
-        } else if (!strcmp(a, "--threads")) {
-            o->threads = true;
-            o->given |= O_THREADS;
-        } else if (!strcmp(a, "--exact")) {
-            o->how.exact = true;
-            o->given |= O_EXACT;
-        } else if (is_option(a, "--exact-max")) {
-            o->how.max_exact = (size_t)parse_long(
-                value(argc, argv, &i, "--exact-max"), "--exact-max", 0);
-            o->given |= O_EXACT_MAX;
-        } else if (is_option(a, "--groups")) {
-            o->groups = (size_t)parse_long(value(argc, argv, &i, "--groups"),
-                                           "--groups", 1);
-            o->given |= O_GROUPS;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            exit(0);
-        } else if (!strcmp(a, "--version")) {
-            printf("kmview (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-            exit(0);
-        } else
-            die_usage("unknown option '%s'", a);
+        } else if (c == 'n' || c == 'o')
+            take_option(o, c, short_value(argv), argv[at]);
+        else
+            take_option(o, c, optarg, argv[at]);
+    }
+    /* after "--": files only (traces after --trace) */
+    while (optind < argc) {
+        if (traces)
+            o->traces[o->ntraces++] = argv[optind++];
+        else
+            o->files[o->nfiles++] = argv[optind++];
     }
 }
 

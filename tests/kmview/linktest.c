@@ -1,6 +1,6 @@
 /*
- * linktest.c — kmview's scalable clustering (kmview/scale.c) against the
- * exact nearest-neighbour chain over the whole matrix (kmview/cluster.c),
+ * linktest.c — kmview's scalable clustering (kmview/figures/scale.c) against the
+ * exact nearest-neighbour chain over the whole matrix (kmview/figures/cluster.c),
  * on many random and adversarial point sets: ties (small integer
  * coordinates), duplicates, no point, one, two, all equal, a zero scale,
  * well-separated classes with noise.
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kmview/scale.h"
+#include "kmview/figures/scale.h"
 #include "support/buf.h"
 
 static uint64_t state = 88172645463325252ull;

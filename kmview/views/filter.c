@@ -1,0 +1,525 @@
+/*
+ * filter.c — kmview filter (see filter.h).
+ *
+ * The cost model: a region's first TIME_PREDICTION_MODE_NUMBER executions
+ * on a rank are measured (the Overhead line's first figure each), the rest
+ * estimated (its second figure).  That model only shares out the overhead
+ * each rank actually reports (libkm overhead): the figures printed are
+ * that overhead, before and after, as the model divides it.
+ *
+ * Several runs (a test suite's programs) are judged run by run: a routine
+ * is as distorted as it is in the run where it distorts most (among the
+ * runs where it costs something that matters), and routines leave until
+ * every run's estimated overhead is within the target.  A routine cheap
+ * in one program and costly in another (LAPACK's SLARFG) leaves for the
+ * sake of the first only if it matters there.  Runs too short to weigh
+ * in the suite's time (a program of microseconds, where registering the
+ * regions is all the overhead there is) are judged with the others only.
+ */
+#include "kmview/views/filter.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "control/control.h"
+#include "support/buf.h"
+#include "support/diag.h"
+
+struct candidate {
+    int routine;
+    double elapsed;           /* all ranks */
+    uint64_t count;
+    double worst;             /* its distortion in the run it distorts most */
+    bool inside_only;         /* only its loops and calls would go */
+};
+
+/* One run's totals, and what the routines left out take off its model. */
+struct tally {
+    double total, overhead, model, dropped;
+    int judged;               /* long enough to be judged on its own */
+};
+
+/* A routine's cost in one run matters when it is this share of the run's
+ * time without overhead: below that, its distortion there says nothing. */
+#define MATERIAL 0.005
+/* A routine that takes this share of the time of all the runs together,
+ * and whose entries cost at most WORTH of its time to measure, is what
+ * the user measures for: it stays measured; when its loops and calls cost
+ * too much, it is measured without them (an IF_ROUTINE block at
+ * ROUTINE_MEASURED_LEVEL = 1).  (One whose entries cost more adds more
+ * than a fifth to its own time, mostly estimated: LAPACK's LSAME, 1% of
+ * xlintstd's time, 89 million calls of 5 ns, cost 68% of that to count;
+ * keeping such routines left the run at 1.5 times the plain one.) */
+#define TAKES_THE_TIME 0.01
+#define WORTH 0.2
+
+/* A region's cost on one rank: measured up to the threshold, then
+ * estimated. */
+static double events_cost(uint64_t n, long threshold, double measured,
+                          double estimated)
+{
+    double m = threshold > 0 && n > (uint64_t)threshold ? (double)threshold
+                                                        : (double)n;
+    return m * measured + ((double)n - m) * estimated;
+}
+
+/* The name after the last "::" or "/" (a procedure's own name). */
+static const char *bare(const char *name)
+{
+    const char *b = name;
+    for (const char *p = name; *p; p++)
+        if (*p == '/' || (p[0] == ':' && p[1] == ':'))
+            b = p + (*p == '/' ? 1 : 2);
+    return b;
+}
+
+/* CALL NAME(...) -> NAME, upper case, into buf; false if not a CALL. */
+static bool callee_of(const char *text, char *buf, size_t size)
+{
+    while (isspace((unsigned char)*text))
+        text++;
+    if (strncasecmp(text, "CALL", 4) != 0)
+        return false;
+    text += 4;
+    while (isspace((unsigned char)*text))
+        text++;
+    size_t n = 0;
+    while ((isalnum((unsigned char)*text) || *text == '_') && n + 1 < size)
+        buf[n++] = (char)toupper((unsigned char)*text++);
+    buf[n] = 0;
+    return n > 0;
+}
+
+/* How much measuring distorts a routine: its cost over its time (a
+ * routine that takes nothing measurable first). */
+static double distortion(double cost, double elapsed)
+{
+    return elapsed > 0 ? cost / elapsed : HUGE_VAL;
+}
+
+/* The most distorted first: what goes costs most for what it tells, and
+ * the routines that take the time stay measured longest. */
+static int by_distortion(const void *a, const void *b)
+{
+    double x = ((const struct candidate *)a)->worst;
+    double y = ((const struct candidate *)b)->worst;
+    return (x < y) - (x > y);
+}
+
+static double plain_of(const struct tally *t)
+{
+    return t->total - t->overhead;
+}
+
+static double overhead_after(const struct tally *t)
+{
+    return t->model > 0 ? t->overhead * (1 - t->dropped / t->model)
+                        : t->overhead;
+}
+
+static bool over_target(const struct tally *t, double target)
+{
+    return t->judged && plain_of(t) > 0 &&
+           overhead_after(t) > target * plain_of(t);
+}
+
+/* The share of its time a run's overhead is estimated to be. */
+static double share_after(const struct tally *t)
+{
+    return plain_of(t) > 0 ? overhead_after(t) / plain_of(t) : 0;
+}
+
+/* The base control file with every active IGNORED_ROUTINES line taken out
+ * and `line` (one holding them all) put before END_OF_DATA (below it, all
+ * is comment) or at the end. */
+static bool copy_base(struct km_buf *out, const char *path, const char *line)
+{
+    struct km_buf in = {0};
+    if (!km_buf_read_file(&in, path)) {
+        km_buf_free(&in);
+        return false;
+    }
+    const char *p = in.data ? in.data : "";
+    const char *end = p + in.len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        const char *q = p;
+        while (q < e && isspace((unsigned char)*q))
+            q++;
+        if (line && (size_t)(e - q) >= 11 &&
+            strncasecmp(q, "END_OF_DATA", 11) == 0) {
+            km_buf_adds(out, line);
+            line = NULL;
+        }
+        if (!((size_t)(e - q) >= 16 && strncasecmp(q, "IGNORED_ROUTINES", 16) == 0)) {
+            km_buf_add(out, p, (size_t)(e - p));
+            km_buf_addc(out, '\n');
+        }
+        p = nl ? nl + 1 : end;
+    }
+    if (line)
+        km_buf_adds(out, line);
+    km_buf_free(&in);
+    return true;
+}
+
+static void add_lower(struct km_buf *b, const char *s)
+{
+    for (; *s; s++)
+        km_buf_addc(b, (char)tolower((unsigned char)*s));
+}
+
+/* Every routine of every run, by name, and by its own name (a CALL
+ * statement names no module or host): same[b] lists, through next[], the
+ * routines whose own name is bare name b. */
+struct routine_names {
+    struct kv_run names, bares;
+    int *first, *next;
+};
+
+static void names_build(struct routine_names *n, const struct kv_run *runs,
+                        size_t nruns)
+{
+    kv_run_init(&n->names);
+    kv_run_init(&n->bares);
+    for (size_t k = 0; k < nruns; k++)
+        for (size_t r = 0; r < runs[k].nroutines; r++)
+            kv_routine_intern(&n->names, runs[k].routines[r].name);
+    size_t nr = n->names.nroutines;
+    n->first = km_xmalloc(sizeof *n->first * (nr + 1));
+    n->next = km_xmalloc(sizeof *n->next * (nr + 1));
+    for (size_t r = 0; r < nr; r++)
+        n->first[r] = -1;
+    for (size_t r = nr; r-- > 0;) {
+        int b = kv_routine_intern(&n->bares, bare(n->names.routines[r].name));
+        n->next[r] = n->first[b];
+        n->first[b] = (int)r;
+    }
+}
+
+static void names_free(struct routine_names *n)
+{
+    kv_run_free(&n->names);
+    kv_run_free(&n->bares);
+    free(n->first);
+    free(n->next);
+}
+
+/* One run's events into c[] (indexed by the name's index in n->names),
+ * its times into *total and *overhead. */
+/* Cells of the routine x run matrices. */
+struct cells {
+    double *cost, *elapsed;   /* [routine * nruns + run] */
+    double *inner;            /* the part of cost its own locations make */
+    size_t nruns;
+};
+
+
+/* What leaving out candidate x takes off run k's model. */
+static double saving(const struct cells *m, const struct candidate *x,
+                     size_t k)
+{
+    size_t i = (size_t)x->routine * m->nruns + k;
+    return x->inside_only ? m->inner[i] : m->cost[i];
+}
+
+/* x's distortion in the run it distorts most, among those where what
+ * leaving it out saves matters; `entries`: what measuring its entries
+ * alone (and its call sites) costs, not its loops and calls. */
+static double worst_distortion(const struct cells *m, const struct candidate *x,
+                               const struct tally *t, bool entries)
+{
+    double worst = 0;
+    for (size_t k = 0; k < m->nruns; k++) {
+        size_t i = (size_t)x->routine * m->nruns + k;
+        double cost = entries ? m->cost[i] - m->inner[i] : saving(m, x, k);
+        double el = m->elapsed[(size_t)x->routine * m->nruns + k];
+        if (cost > 0 && cost >= MATERIAL * plain_of(&t[k]) &&
+            distortion(cost, el) > worst)
+            worst = distortion(cost, el);
+    }
+    return worst;
+}
+
+static void add_cell(struct cells *m, struct candidate *c, int r, size_t k,
+                     double cost, double elapsed)
+{
+    c[r].elapsed += elapsed;
+    m->cost[(size_t)r * m->nruns + k] += cost;
+    m->elapsed[(size_t)r * m->nruns + k] += elapsed;
+}
+
+static int add_run(const struct kv_run *run, size_t k,
+                   const struct km_settings *set,
+                   const struct routine_names *n, struct candidate *c,
+                   struct cells *m, struct tally *t)
+{
+    double measured, estimated;
+    if (!run->overhead) {
+        fprintf(stderr, "%s:1:1: error: the header has no Overhead line (a "
+                "KM_output of version 2 has one): nothing to estimate from\n",
+                run->nsources ? run->sources[0] : "input");
+        return -1;
+    }
+    if (sscanf(run->overhead, "%lf s per measured entry and exit, %lf s per "
+               "estimated one", &measured, &estimated) != 2) {
+        fprintf(stderr, "%s:%ld:%d: error: the Overhead line is not 'T s per "
+                "measured entry and exit, T s per estimated one': nothing to "
+                "estimate from\n", run->sources[run->overhead_source],
+                run->overhead_line, run->overhead_col);
+        return -1;
+    }
+    int *to = km_xcalloc(run->nroutines + 1, sizeof *to);
+    for (size_t r = 0; r < run->nroutines; r++)
+        to[r] = kv_routine_find(&n->names, run->routines[r].name);
+    /* each CALL location's callee, by its bare name (-1: none) */
+    int *callee = km_xcalloc(run->nlocations + 1, sizeof *callee);
+    char name[256];
+    for (size_t l = 0; l < run->nlocations; l++) {
+        const struct kv_location *loc = &run->locations[l];
+        callee[l] = loc->kind == KV_CALL &&
+                    callee_of(loc->text, name, sizeof name)
+                    ? kv_routine_find(&n->bares, name) : -1;
+    }
+    for (size_t s = 0; s < run->nsections; s++) {
+        const struct kv_rank *rk = &run->ranks[s];
+        if (rk->lost)
+            continue;
+        if (!isnan(rk->fig[KV_F_TOTAL]))
+            t->total += rk->fig[KV_F_TOTAL];
+        if (!isnan(rk->fig[KV_F_OVERHEAD]))
+            t->overhead += rk->fig[KV_F_OVERHEAD];
+        for (size_t i = 0; i < rk->nrc; i++) {
+            const struct kv_rcell *rc = &rk->rc[i];
+            double e = events_cost(rc->count, set->threshold, measured,
+                                   estimated);
+            add_cell(m, c, to[rc->routine], k, e, rc->elapsed);
+            c[to[rc->routine]].count += rc->count;
+            t->model += e;
+        }
+        for (size_t i = 0; i < rk->nlc; i++) {
+            const struct kv_lcell *lc = &rk->lc[i];
+            const struct kv_location *loc = &run->locations[lc->location];
+            double e = events_cost(lc->count, set->threshold, measured,
+                                   estimated);
+            t->model += e;
+            add_cell(m, c, to[loc->routine], k, e, 0); /* gone with it */
+            m->inner[(size_t)to[loc->routine] * m->nruns + k] += e;
+            int b = callee[lc->location];
+            for (int r = b >= 0 ? n->first[b] : -1; r >= 0; r = n->next[r])
+                add_cell(m, c, r, k, e, 0);   /* and its call sites */
+        }
+    }
+    free(callee);
+    free(to);
+    return 0;
+}
+
+int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
+              const struct kv_filter_opts *o)
+{
+    const char *path = o->control ? o->control : o->default_control;
+    struct km_settings set;
+    km_settings_default(&set);
+    struct km_diag d = {0};
+    if (!km_control_read(path, &set, &d)) {
+        km_diag_flush(&d);
+        km_diag_free(&d);
+        km_settings_free(&set);
+        return -1;
+    }
+    km_diag_free(&d);
+
+    struct routine_names rn;
+    names_build(&rn, runs, nruns);
+    const struct kv_run *names = &rn.names;
+    size_t nranks = 0;
+    for (size_t k = 0; k < nruns; k++)
+        nranks += kv_run_live_ranks(&runs[k]);
+    size_t nr = names->nroutines;
+    struct candidate *c = km_xcalloc(nr + 1, sizeof *c);
+    for (size_t r = 0; r < nr; r++)
+        c[r].routine = (int)r;
+    struct cells m = { km_xcalloc((nr + 1) * nruns, sizeof *m.cost),
+                       km_xcalloc((nr + 1) * nruns, sizeof *m.elapsed),
+                       km_xcalloc((nr + 1) * nruns, sizeof *m.inner),
+                       nruns };
+    struct tally *t = km_xcalloc(nruns, sizeof *t);
+    int failed = 0;
+    for (size_t k = 0; k < nruns && !failed; k++)
+        failed = add_run(&runs[k], k, &set, &rn, c, &m, &t[k]);
+    if (failed) {
+        free(m.cost);
+        free(m.elapsed);
+        free(m.inner);
+        free(t);
+        free(c);
+        names_free(&rn);
+        km_settings_free(&set);
+        return -1;
+    }
+    double total = 0, overhead = 0, model = 0;
+    for (size_t k = 0; k < nruns; k++) {
+        total += t[k].total;
+        overhead += t[k].overhead;
+        model += t[k].model;
+    }
+    double plain = total - overhead;
+    /* Candidates: measuring costs more than `distortion` of their time in
+     * a run where they matter, the most distorted first. */
+    size_t n = 0;
+    for (size_t r = 0; r < nr; r++) {
+        c[r].inside_only = c[r].elapsed >= TAKES_THE_TIME * plain &&
+                           worst_distortion(&m, &c[r], t, true) <= WORTH;
+        c[r].worst = worst_distortion(&m, &c[r], t, false);
+        if (c[r].count > 0 && c[r].worst > o->distortion &&
+            !km_is_ignored(&set, names->routines[r].name))
+            c[n++] = c[r];
+    }
+    qsort(c, n, sizeof *c, by_distortion);
+    /* the runs judged on their own */
+    for (size_t k = 0; k < nruns; k++)
+        t[k].judged = plain_of(&t[k]) >= MATERIAL * plain;
+    /* Leave out, in that order, what costs something in a run still over
+     * the target, until none is. */
+    size_t ndrop = 0;
+    double kept_worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        int helps = 0, any_over = 0;
+        for (size_t k = 0; k < nruns; k++)
+            if (over_target(&t[k], o->target)) {
+                any_over = 1;
+                helps |= saving(&m, &c[i], k) > 0;
+            }
+        if (!any_over || !helps) {
+            if (c[i].worst > kept_worst)
+                kept_worst = c[i].worst;
+            continue;
+        }
+        for (size_t k = 0; k < nruns; k++)
+            t[k].dropped += saving(&m, &c[i], k);
+        c[ndrop++] = c[i];
+    }
+    double after = 0;
+    size_t nover = 0, njudged = 0, worst_run = 0;
+    for (size_t k = 0; k < nruns; k++) {
+        after += overhead_after(&t[k]);
+        nover += over_target(&t[k], o->target);
+        njudged += t[k].judged;
+        if (t[k].judged && (!t[worst_run].judged ||
+                            share_after(&t[k]) > share_after(&t[worst_run])))
+            worst_run = k;
+    }
+
+    struct km_buf out = {0};
+    if (nruns == 1)
+        km_buf_printf(&out, "! Proposed by kmview filter from %s (%zu "
+                      "rank%s).\n", runs[0].nsources ? runs[0].sources[0]
+                      : "?", nranks, nranks == 1 ? "" : "s");
+    else
+        km_buf_printf(&out, "! Proposed by kmview filter from %zu runs "
+                      "(%s ...), %zu ranks in all.\n", nruns,
+                      runs[0].nsources ? runs[0].sources[0] : "?", nranks);
+    km_buf_printf(&out, "! libkm overhead of %s: %.4g s of %.4g s "
+                  "(%.1f%% of the time without it).\n",
+                  nruns == 1 ? "that run" : "those runs", overhead, total,
+                  plain > 0 ? 100 * overhead / plain : 0.0);
+    size_t nout = 0, ninside = 0;
+    for (size_t k = 0; k < ndrop; k++)
+        ninside += c[k].inside_only;
+    nout = ndrop - ninside;
+    km_buf_printf(&out, "! With this file, estimated: %.4g s (%.1f%%), "
+                  "leaving out %zu routine%s, the most distorted first "
+                  "(each costs over %.0f%% of its own time to measure)",
+                  after, plain > 0 ? 100 * after / plain : 0.0, nout,
+                  nout == 1 ? "" : "s", 100 * o->distortion);
+    if (ninside)
+        km_buf_printf(&out, ", and the loops and calls inside %zu that take "
+                      "%.0f%% of the time or more", ninside,
+                      100 * TAKES_THE_TIME);
+    km_buf_adds(&out, ".\n");
+    if (nruns > 1 && njudged > 0)
+        km_buf_printf(&out, "! Runs within %.1f%%: %zu of the %zu that take "
+                      "%.1f%% of the time or more; the run worst off (%s): "
+                      "%.1f%%.\n", 100 * o->target, njudged - nover,
+                      njudged, 100 * MATERIAL,
+                      runs[worst_run].nsources ? runs[worst_run].sources[0]
+                                               : "?",
+                      100 * share_after(&t[worst_run]));
+    if (kept_worst > 0)
+        km_buf_printf(&out, "! Every routine still measured costs at most "
+                      "%.1f%% of its own time to measure where it "
+                      "matters.\n", 100 * kept_worst);
+    if (nover > 0)
+        km_buf_printf(&out, "! (The target, %.1f%%, is out of reach without "
+                      "leaving out routines that are worth measuring.)\n",
+                      100 * o->target);
+    for (int inside = 0; inside <= 1; inside++) {
+        if ((inside ? ninside : nout) == 0)
+            continue;
+        km_buf_printf(&out, "!   %-28s %14s %14s %14s\n",
+                      inside ? "measured without loops, calls" : "left out",
+                      "calls", "s per call", "overhead(s)");
+        for (size_t k = 0; k < ndrop; k++) {
+            if (c[k].inside_only != inside)
+                continue;
+            double cost = 0;
+            for (size_t j = 0; j < nruns; j++)
+                cost += saving(&m, &c[k], j);
+            km_buf_printf(&out, "!   %-28s %14llu %14.4g %14.4g\n",
+                          names->routines[c[k].routine].name,
+                          (unsigned long long)c[k].count,
+                          c[k].elapsed / (double)c[k].count,
+                          model > 0 ? overhead * cost / model : 0.0);
+        }
+    }
+    free(m.cost);
+    free(m.elapsed);
+    free(m.inner);
+    free(t);
+    km_buf_adds(&out, "!\n");
+    struct km_buf line = {0};
+    km_buf_adds(&line, "IGNORED_ROUTINES = ");
+    for (int k = 0; k < set.nignored; k++) {
+        add_lower(&line, set.ignored[k]);
+        if (k + 1 < set.nignored || nout > 0)
+            km_buf_addc(&line, ',');
+    }
+    size_t listed = 0;
+    for (size_t k = 0; k < ndrop; k++) {
+        if (c[k].inside_only)
+            continue;
+        add_lower(&line, names->routines[c[k].routine].name);
+        if (++listed < nout)
+            km_buf_addc(&line, ',');
+    }
+    km_buf_addc(&line, '\n');
+    if (ninside) {
+        km_buf_adds(&line, "IF_ROUTINE = ");
+        listed = 0;
+        for (size_t k = 0; k < ndrop; k++) {
+            if (!c[k].inside_only)
+                continue;
+            add_lower(&line, names->routines[c[k].routine].name);
+            if (++listed < ninside)
+                km_buf_addc(&line, ',');
+        }
+        km_buf_adds(&line, "\n  ROUTINE_MEASURED_LEVEL = 1\nEND_IF\n");
+    }
+    bool ok = copy_base(&out, path, line.data);
+    km_buf_free(&line);
+    if (ok) {
+        fwrite(out.data, 1, out.len, to);
+    } else {
+        fprintf(stderr, "%s: error: cannot read the control file\n", path);
+    }
+    km_buf_free(&out);
+    free(c);
+    names_free(&rn);
+    km_settings_free(&set);
+    return ok ? 0 : -1;
+}
