@@ -132,10 +132,12 @@ static double share_after(const struct tally *t)
     return plain_of(t) > 0 ? overhead_after(t) / plain_of(t) : 0;
 }
 
-/* The base control file with every active IGNORED_ROUTINES line taken out
- * and `line` (one holding them all) put before END_OF_DATA (below it, all
- * is comment) or at the end. */
-static bool copy_base(struct km_buf *out, const char *path, const char *line)
+/* The base control file with every active IGNORED_ROUTINES line (and,
+ * with `threshold`, TIME_PREDICTION_MODE_NUMBER line) taken out and
+ * `line` (the lines proposed) put before END_OF_DATA (below it, all is
+ * comment) or at the end. */
+static bool copy_base(struct km_buf *out, const char *path, const char *line,
+                      bool threshold)
 {
     struct km_buf in = {0};
     if (!km_buf_read_file(&in, path)) {
@@ -155,7 +157,12 @@ static bool copy_base(struct km_buf *out, const char *path, const char *line)
             km_buf_adds(out, line);
             line = NULL;
         }
-        if (!((size_t)(e - q) >= 16 && strncasecmp(q, "IGNORED_ROUTINES", 16) == 0)) {
+        bool replaced =
+            ((size_t)(e - q) >= 16 &&
+             strncasecmp(q, "IGNORED_ROUTINES", 16) == 0) ||
+            (threshold && (size_t)(e - q) >= 27 &&
+             strncasecmp(q, "TIME_PREDICTION_MODE_NUMBER", 27) == 0);
+        if (!replaced) {
             km_buf_add(out, p, (size_t)(e - p));
             km_buf_addc(out, '\n');
         }
@@ -319,6 +326,67 @@ static int add_run(const struct kv_run *run, size_t k,
     return 0;
 }
 
+/* The lowest threshold proposed: below it the estimates would rest on
+ * too few measured executions of each routine. */
+#define LOWEST_THRESHOLD 100
+
+/* When leaving routines out is not enough: the threshold, a tenth of the
+ * base one at a time down to LOWEST_THRESHOLD, at which fewer executions
+ * measured before sampling starts bring every run within the target (or
+ * the lowest, if none does); the runs' `dropped` then hold what it takes
+ * off their model too.  Returns the base threshold when none helps. */
+static long lower_threshold(const struct kv_run *runs, size_t nruns,
+                            const struct km_settings *set,
+                            const struct routine_names *rn,
+                            const struct candidate *drop, size_t ndrop,
+                            struct tally *t, double target)
+{
+    size_t nr = rn->names.nroutines;
+    long best = set->threshold;
+    double *dropped = km_xcalloc(nruns, sizeof *dropped);
+    for (long th = set->threshold / 10; th >= LOWEST_THRESHOLD; th /= 10) {
+        struct km_settings at = *set;
+        at.threshold = th;
+        struct candidate *scratch = km_xcalloc(nr + 1, sizeof *scratch);
+        struct cells m = { km_xcalloc((nr + 1) * nruns, sizeof *m.cost),
+                           km_xcalloc((nr + 1) * nruns, sizeof *m.elapsed),
+                           km_xcalloc((nr + 1) * nruns, sizeof *m.inner),
+                           nruns };
+        struct tally *u = km_xcalloc(nruns, sizeof *u);
+        int failed = 0;
+        for (size_t k = 0; k < nruns && !failed; k++)
+            failed = add_run(&runs[k], k, &at, rn, scratch, &m, &u[k]);
+        bool within = !failed;
+        for (size_t k = 0; k < nruns && !failed; k++) {
+            double saved = 0;
+            for (size_t i = 0; i < ndrop; i++)
+                saved += saving(&m, &drop[i], k);
+            /* what this threshold's model keeps, in the base model's
+             * terms (the one that shares out the overhead) */
+            double kept = u[k].model - saved;
+            dropped[k] = t[k].model - (kept > 0 ? kept : 0);
+            struct tally after = t[k];
+            after.dropped = dropped[k];
+            within = within && !over_target(&after, target);
+        }
+        free(m.cost);
+        free(m.elapsed);
+        free(m.inner);
+        free(u);
+        free(scratch);
+        if (failed)
+            break;
+        best = th;
+        if (within || th / 10 < LOWEST_THRESHOLD) {
+            for (size_t k = 0; k < nruns; k++)
+                t[k].dropped = dropped[k];
+            break;
+        }
+    }
+    free(dropped);
+    return best;
+}
+
 int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
               const struct kv_filter_opts *o)
 {
@@ -404,6 +472,13 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
             t[k].dropped += saving(&m, &c[i], k);
         c[ndrop++] = c[i];
     }
+    long threshold = set.threshold;
+    bool any_over = false;
+    for (size_t k = 0; k < nruns; k++)
+        any_over = any_over || over_target(&t[k], o->target);
+    if (any_over && set.threshold > LOWEST_THRESHOLD)
+        threshold = lower_threshold(runs, nruns, &set, &rn, c, ndrop, t,
+                                    o->target);
     double after = 0;
     size_t nover = 0, njudged = 0, worst_run = 0;
     for (size_t k = 0; k < nruns; k++) {
@@ -432,16 +507,25 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
     for (size_t k = 0; k < ndrop; k++)
         ninside += c[k].inside_only;
     nout = ndrop - ninside;
-    km_buf_printf(&out, "! With this file, estimated: %.4g s (%.1f%%), "
-                  "leaving out %zu routine%s, the most distorted first "
-                  "(each costs over %.0f%% of its own time to measure)",
-                  after, plain > 0 ? 100 * after / plain : 0.0, nout,
-                  nout == 1 ? "" : "s", 100 * o->distortion);
+    km_buf_printf(&out, "! With this file, estimated: %.4g s (%.1f%%), ",
+                  after, plain > 0 ? 100 * after / plain : 0.0);
+    if (nout)
+        km_buf_printf(&out, "leaving out %zu routine%s, the most distorted "
+                      "first (each costs over %.0f%% of its own time to "
+                      "measure)", nout, nout == 1 ? "" : "s",
+                      100 * o->distortion);
+    else
+        km_buf_adds(&out, "leaving out no routine");
     if (ninside)
         km_buf_printf(&out, ", and the loops and calls inside %zu that take "
                       "%.0f%% of the time or more", ninside,
                       100 * TAKES_THE_TIME);
     km_buf_adds(&out, ".\n");
+    if (threshold != set.threshold)
+        km_buf_printf(&out, "! And TIME_PREDICTION_MODE_NUMBER %ld instead of "
+                      "%ld: each region's first %ld executions measured, "
+                      "the others sampled (their times estimated).\n",
+                      threshold, set.threshold, threshold);
     if (nruns > 1 && njudged > 0)
         km_buf_printf(&out, "! Runs within %.1f%%: %zu of the %zu that take "
                       "%.1f%% of the time or more; the run worst off (%s): "
@@ -456,8 +540,9 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
                       "matters.\n", 100 * kept_worst);
     if (nover > 0)
         km_buf_printf(&out, "! (The target, %.1f%%, is out of reach without "
-                      "leaving out routines that are worth measuring.)\n",
-                      100 * o->target);
+                      "leaving out routines that are worth measuring%s.)\n",
+                      100 * o->target, threshold != set.threshold
+                      ? ", even so" : "");
     for (int inside = 0; inside <= 1; inside++) {
         if ((inside ? ninside : nout) == 0)
             continue;
@@ -510,7 +595,9 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
         }
         km_buf_adds(&line, "\n  ROUTINE_MEASURED_LEVEL = 1\nEND_IF\n");
     }
-    bool ok = copy_base(&out, path, line.data);
+    if (threshold != set.threshold)
+        km_buf_printf(&line, "TIME_PREDICTION_MODE_NUMBER = %ld\n", threshold);
+    bool ok = copy_base(&out, path, line.data, threshold != set.threshold);
     km_buf_free(&line);
     if (ok) {
         fwrite(out.data, 1, out.len, to);
