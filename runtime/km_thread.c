@@ -437,7 +437,10 @@ void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
  * take the program's time out). */
 static void calibrate_costs(struct km_thread *t)
 {
-    enum { PAIRS = 256, BATCHES = 8 };
+    /* the least of many short batches: a core still speeding up, or
+     * another process, can make every one of a few slow (NEXTX's inner
+     * cost came out 42 ns instead of 37 once in three runs with 8) */
+    enum { PAIRS = 256, BATCHES = 32 };
     /* the thread's table, as sync_regions would make it, for one region
      * that is not registered */
     struct km_region *r = km_region_alloc();
