@@ -10,8 +10,9 @@
  * executions are all measured.
  *
  * Must never allocate, lock or make a system call other than the clock
- * read (a new call path's node aside: km_paths.c; a long measured frame's
- * run delay aside: km_wait.c), read the clock for an
+ * read (a new call path's node, or the list of the nodes that sample
+ * growing, aside: km_paths.c; a long measured frame's run delay aside:
+ * km_wait.c), read the clock for an
  * execution it estimates, or publish a frame (t->sp) before it is
  * complete: a signal's snapshot may read it at any instruction.
  */

@@ -4,10 +4,12 @@
  *
  * Owns a thread's node list (chunks of KM_NODE_CHUNK nodes, never moved:
  * the frame stack and the children's caches point into them), the table
- * from (parent, region) to node, and the limits: a path on which a region
- * already has KM_PATHS_RECURSION nodes goes on in the nearest of them,
- * and once the thread has KM_PATHS_MAX nodes a new path goes on in its
- * region's node directly under the root.  Both are folded paths: their
+ * from (parent, region) to node, a node's cache of children (a slot per
+ * id % KM_NKID, and KM_NALT places for those another child took the slot
+ * of), the list of the nodes that sample (the time slots' walk), and the
+ * limits: a path on which a region already has KM_PATHS_RECURSION nodes
+ * goes on in the nearest of them, and once the thread has KM_PATHS_MAX
+ * nodes a new path goes on in its region's node directly under the root.  Both are folded paths: their
  * node says so, and the thread counts them.
  *
  * Must never free or move a node while the thread runs (a snapshot may
