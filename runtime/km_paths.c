@@ -9,7 +9,9 @@
  * of), the list of the nodes that sample (the time slots' walk), and the
  * limits: a path on which a region already has KM_PATHS_RECURSION nodes
  * goes on in the nearest of them, and once the thread has KM_PATHS_MAX
- * nodes a new path goes on in its region's node directly under the root.  Both are folded paths: their
+ * nodes a new path goes on in its region's node directly under the
+ * path's outermost region (the regions between leave its time out of
+ * theirs; those around it keep it).  Both are folded paths: their
  * node says so, and the thread counts them.
  *
  * Must never free or move a node while the thread runs (a snapshot may
@@ -134,7 +136,8 @@ int km_paths_init(struct km_thread *t)
 {
     if (!t->chunk) {
         int32_t max = km_st.max_nodes > 0 ? km_st.max_nodes : KM_NODES_DEFAULT;
-        /* room past the limit for every region's node under the root */
+        /* room past the limit for the regions' nodes under the
+         * outermost ones (paths that fold) */
         t->maxnodes = max;
         size_t nchunks = ((size_t)max + (size_t)INT16_MAX) / KM_NODE_CHUNK + 2;
         t->chunk = km_mem_alloc(nchunks * sizeof *t->chunk);
@@ -268,9 +271,15 @@ struct km_node *km_child(struct km_thread *t, struct km_node *parent,
         n->folded = 1;
         return found(parent, n);
     }
-    if (t->nnodes >= t->maxnodes && parent->index != 0) {
-        struct km_node *root = km_node_at(t, 0);
-        n = km_child(t, root, r);
+    if (t->nnodes >= t->maxnodes && parent->index != 0 &&
+        parent->parent->index != 0) {
+        /* under the outermost region of the path (the main program on
+         * the program's thread), which the folded time stays inside:
+         * under the root it would be out of every region around it */
+        struct km_node *top = parent;
+        while (top->parent->index != 0)
+            top = top->parent;
+        n = km_child(t, top, r);
         if (!n)
             return NULL;
         n->folded = 1;

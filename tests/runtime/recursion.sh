@@ -2,7 +2,8 @@
 # recursion.sh — recursion (recursion.f) is counted exactly and its time
 # never twice: a recursive routine's elapsed time is its outermost
 # activations' (so it cannot exceed its caller's), its net time is the sum
-# of every level's own, and the accounting identity holds.
+# of every level's own, and the accounting identity holds; past the call
+# path limits too.
 . "${srcdir:-.}/tests/runtime/common.sh"
 need "$F77"
 
@@ -30,4 +31,27 @@ awk -v c="$(location $f 0 WALK CALL 63 4)" -v e="$(routine $f 0 WALK 3)" \
     'BEGIN { exit !(c <= e) }' ||
     fail "CALL WALK's elapsed $(location $f 0 WALK CALL 63 4) exceeds WALK's"
 echo "ok - recursive elapsed times within their callers'"
+
+# Past the limits (2 nodes of a region on one path, 4 paths): the deeper
+# paths fold, counts stay exact, and the folded time stays inside MAIN
+# (folded under the root, MAIN's elapsed was FACT's alone, less than
+# FACT's and WALK's, which it calls one after the other).
+rm -f KM_output.*
+KM_PATHS_MAX=4 KM_PATHS_RECURSION=2 ./prog > out 2> err ||
+    fail "past the path limits: exited with status $?"
+expect "past the path limits: standard output" "$(cat out)" "     40320     40320"
+check $f
+for rc in MAIN:1 FACT:24 WALK:24; do
+    expect "past the path limits: count of ${rc%:*}" \
+        "$(routine $f 0 ${rc%:*} 5)" "${rc#*:}"
+done
+grep -q "^! Warning: [1-9][0-9]* entries went on call paths folded at a limit" $f ||
+    fail "past the path limits: no warning of the folded paths"
+awk -v m="$(routine $f 0 MAIN 3)" -v a="$(routine $f 0 FACT 3)" \
+    -v b="$(routine $f 0 WALK 3)" 'BEGIN { exit !(m >= a + b) }' ||
+    fail "past the path limits: MAIN's elapsed $(routine $f 0 MAIN 3) below FACT's $(routine $f 0 FACT 3) and WALK's $(routine $f 0 WALK 3)"
+awk '/^! ===== Paths/ { on = 1 } on && $1 ~ /^[0-9]+$/ && $2 == 0 { n++ }
+     END { exit n != 1 }' $f ||
+    fail "past the path limits: more than MAIN outside every region"
+echo "ok - past the path limits, every path inside MAIN"
 finish

@@ -1109,7 +1109,10 @@ static void test_paths_recursion_limit(void)
 }
 
 /* KM_PATHS_MAX=16 and 40 distinct paths: the new ones past the limit go
- * on under the root, marked; every region's count is exact. */
+ * on under MAIN, the outermost region, marked; every region's count is
+ * exact, and MAIN holds all of their time (under the root they were
+ * outside it: MAIN's elapsed came out short of its one measured
+ * execution). */
 static void test_paths_limit(void)
 {
     begin("paths_limit");
@@ -1134,6 +1137,12 @@ static void test_paths_limit(void)
     CHECK(rep.folded > 0);
     for (int k = 0; k < 10; k++)
         CHECK_EQ(R(&rep, r[k])->count, (k < 4 ? 10 : 0) + 4);
+    int32_t pm = path_of(&rep, 0, m);
+    CHECK_EQ(R(&rep, m)->elapsed, T(now));
+    CHECK_EQ(rep.paths[pm].incl, T(now));
+    for (int32_t p = 1; p < rep.npaths; p++)      /* one tree, in MAIN */
+        if (p != pm)
+            CHECK(rep.paths[p].parent != 0);
     check_identity(&rep);
     km_report_free(&rep);
 }
