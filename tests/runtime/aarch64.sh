@@ -36,12 +36,12 @@ KM_CLOCK=tsc qemu-aarch64 -L "$SYSROOT" ./counter "generic timer (CNTVCT_EL0" \
 cat counter.log
 
 # shellcheck disable=SC2086
-$CROSS $flags -o unit "$FIX/unit.c" libkm.a -lpthread > build.log 2>&1 ||
-    { fail "cannot build unit.c: $(cat build.log)"; finish; }
-[ -s build.log ] && fail "warnings building unit.c: $(cat build.log)"
+$CROSS $flags -o unit "$FIX"/unit.c "$FIX"/unit_*.c libkm.a -lpthread > build.log 2>&1 ||
+    { fail "cannot build the unit tests: $(cat build.log)"; finish; }
+[ -s build.log ] && fail "warnings building the unit tests: $(cat build.log)"
 qemu-aarch64 -L "$SYSROOT" ./unit > unit.log 2> unit.err ||
     fail "unit tests on aarch64: $(grep -v '^PASS\|^note' unit.log)"
 grep -q '^PASS: 0 failure' unit.log &&
     echo "ok - aarch64: the core's unit tests pass under qemu-user" ||
-    fail "unit.c did not finish on aarch64: $(tail -3 unit.log)"
+    fail "the unit tests did not finish on aarch64: $(tail -3 unit.log)"
 finish
