@@ -353,7 +353,7 @@ static KM_ALWAYS_INLINE void enter(struct km_thread *t, const int32_t *h)
     push_estimated(t, c, sp);
 }
 
-static KM_NOINLINE void km_in_any(const int32_t *h)
+static KM_NOINLINE KM_HOT_ALIGN void km_in_any(const int32_t *h)
 {
     THREAD_OR(return);
     enter(t, h);
@@ -363,8 +363,9 @@ static KM_NOINLINE void km_in_any(const int32_t *h)
  * single-threaded libkm did: its test of the thread-local flag runs beside
  * the loads of its state instead of before them (a pointer loaded from
  * thread-local storage would hold up every load behind it).  Both entry
- * points start on a line of their own: where the linker happens to put
- * them moved an estimated pair by a tenth of its cost. */
+ * points, and the other threads' way in (km_in_any, km_out_any), start on
+ * a line of their own: where the linker happens to put them moved an
+ * estimated pair by a tenth of its cost. */
 KM_HOT_ALIGN void km_in_f(const int32_t *h)
 {
     if (KM_LIKELY(km_on_main))
@@ -551,7 +552,7 @@ static KM_ALWAYS_INLINE void leave_top(struct km_thread *t, const int32_t *h)
     t->cur = below;
 }
 
-static KM_NOINLINE void km_out_any(const int32_t *h)
+static KM_NOINLINE KM_HOT_ALIGN void km_out_any(const int32_t *h)
 {
     THREAD_OR(return);
     leave_top(t, h);
