@@ -30,6 +30,7 @@
 #include "support/buf.h"
 #include "support/path.h"
 #include "support/diag.h"
+#include "support/opts.h"
 
 #ifndef KM_PKGDATADIR
 #define KM_PKGDATADIR "/usr/local/share/kmtool"
@@ -270,18 +271,7 @@ static const char *option_name(int val)
         snprintf(name, sizeof name, "-%c", val);
         return name;
     }
-    for (const struct option *l = long_options; l->name; l++)
-        if (l->val == val)
-            snprintf(name, sizeof name, "--%s", l->name);
-    return name;
-}
-
-/* A one-letter option's value: -o FILE, -oFILE, and -o=FILE as the old
- * parser took it (FILE, not =FILE). */
-static const char *short_value(char **argv)
-{
-    bool glued = optarg != argv[optind - 1];
-    return glued && optarg[0] == '=' ? optarg + 1 : optarg;
+    return km_long_name(long_options, val);
 }
 
 static void add_include_dir(struct options *o, const char *dir)
@@ -358,7 +348,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         else if (c == ':')
             die_usage("%s needs a value", option_name(optopt));
         else if (c == 'o' || c == 'I' || c == 'D' || c == 'U')
-            take_option(o, c, short_value(argv));
+            take_option(o, c, km_short_value(argv));
         else
             take_option(o, c, optarg);
     }

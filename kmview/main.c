@@ -43,6 +43,7 @@
 #include "kmview/views/summary.h"
 #include "kmview/views/threads.h"
 #include "support/buf.h"
+#include "support/opts.h"
 
 /* Every option, as a bit of struct options' `given`: each command names
  * the bits it takes in one place (its check_options call), so that an
@@ -285,23 +286,11 @@ static bool refused_spelling(const char *arg)
  * --top as given (`arg`), -o, --csv. */
 static const char *missing_name(int val, const char *arg)
 {
-    static char name[32];
     if (val == 'n')
         return arg[1] == 'n' ? "-n" : "--top";
     if (val == 'o')
         return "-o";
-    for (const struct option *l = long_options; l->name; l++)
-        if (l->val == val)
-            snprintf(name, sizeof name, "--%s", l->name);
-    return name;
-}
-
-/* A one-letter option's value: -n 5, -n5, and -n=5 as kmview has always
- * taken it (5, not =5). */
-static const char *short_value(char **argv)
-{
-    bool glued = optarg != argv[optind - 1];
-    return glued && optarg[0] == '=' ? optarg + 1 : optarg;
+    return km_long_name(long_options, val);
 }
 
 /* A percentage option's value as a fraction; -1 when it is no number or
@@ -447,7 +436,7 @@ static void parse_options(int argc, char **argv, int first,
                 traces = true;
             o->given |= O_TRACE;
         } else if (c == 'n' || c == 'o')
-            take_option(o, c, short_value(argv), argv[at]);
+            take_option(o, c, km_short_value(argv), argv[at]);
         else
             take_option(o, c, optarg, argv[at]);
     }
