@@ -226,6 +226,22 @@ struct cells {
 };
 
 
+/* Cells for routines 0..nr (nr: no routine's) of nruns runs, zero. */
+static struct cells cells_new(size_t nr, size_t nruns)
+{
+    size_t n = (nr + 1) * nruns;
+    return (struct cells){ km_xcalloc(n, sizeof(double)),
+                           km_xcalloc(n, sizeof(double)),
+                           km_xcalloc(n, sizeof(double)), nruns };
+}
+
+static void cells_free(struct cells *m)
+{
+    free(m->cost);
+    free(m->elapsed);
+    free(m->inner);
+}
+
 /* What leaving out candidate x takes off run k's model. */
 static double saving(const struct cells *m, const struct candidate *x,
                      size_t k)
@@ -348,10 +364,7 @@ static long lower_threshold(const struct kv_run *runs, size_t nruns,
         struct km_settings at = *set;
         at.threshold = th;
         struct candidate *scratch = km_xcalloc(nr + 1, sizeof *scratch);
-        struct cells m = { km_xcalloc((nr + 1) * nruns, sizeof *m.cost),
-                           km_xcalloc((nr + 1) * nruns, sizeof *m.elapsed),
-                           km_xcalloc((nr + 1) * nruns, sizeof *m.inner),
-                           nruns };
+        struct cells m = cells_new(nr, nruns);
         struct tally *u = km_xcalloc(nruns, sizeof *u);
         int failed = 0;
         for (size_t k = 0; k < nruns && !failed; k++)
@@ -369,9 +382,7 @@ static long lower_threshold(const struct kv_run *runs, size_t nruns,
             after.dropped = dropped[k];
             within = within && !over_target(&after, target);
         }
-        free(m.cost);
-        free(m.elapsed);
-        free(m.inner);
+        cells_free(&m);
         free(u);
         free(scratch);
         if (failed)
@@ -412,18 +423,13 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
     struct candidate *c = km_xcalloc(nr + 1, sizeof *c);
     for (size_t r = 0; r < nr; r++)
         c[r].routine = (int)r;
-    struct cells m = { km_xcalloc((nr + 1) * nruns, sizeof *m.cost),
-                       km_xcalloc((nr + 1) * nruns, sizeof *m.elapsed),
-                       km_xcalloc((nr + 1) * nruns, sizeof *m.inner),
-                       nruns };
+    struct cells m = cells_new(nr, nruns);
     struct tally *t = km_xcalloc(nruns, sizeof *t);
     int failed = 0;
     for (size_t k = 0; k < nruns && !failed; k++)
         failed = add_run(&runs[k], k, &set, &rn, c, &m, &t[k]);
     if (failed) {
-        free(m.cost);
-        free(m.elapsed);
-        free(m.inner);
+        cells_free(&m);
         free(t);
         free(c);
         names_free(&rn);
@@ -562,9 +568,7 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
                           model > 0 ? overhead * cost / model : 0.0);
         }
     }
-    free(m.cost);
-    free(m.elapsed);
-    free(m.inner);
+    cells_free(&m);
     free(t);
     km_buf_adds(&out, "!\n");
     struct km_buf line = {0};
