@@ -22,6 +22,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,7 @@ enum option_bit {
     O_OTF2 = 1 << 17, O_ESTIMATE = 1 << 18, O_LIMIT = 1 << 19,
     O_RANK = 1 << 20, O_THREAD = 1 << 21, O_MIN = 1 << 22,
     O_FOLDED = 1 << 23, O_VALUE = 1 << 24, O_SPEEDSCOPE = 1 << 25,
-    O_PATHS = 1 << 26,
+    O_PATHS = 1 << 26, O_PLAIN = 1 << 27,
 };
 
 /* The options' names as the messages give them, in bit order. */
@@ -67,7 +68,7 @@ static const char *const option_name[] = {
     "--cut", "--groups", "--threads", "--exact", "--exact-max",
     "--max-size", "--target", "--control", "-o", "--runs", "--trace",
     "--otf2", "--estimate", "--limit", "--rank", "--thread", "--min",
-    "--folded", "--value", "--speedscope", "--paths",
+    "--folded", "--value", "--speedscope", "--paths", "--plain",
 };
 
 struct options {
@@ -98,6 +99,8 @@ struct options {
     struct kv_paths_opts paths; /* paths: --rank, --thread, --min, --value */
     const char *folded;      /* paths --folded */
     const char *speedscope;  /* paths --speedscope */
+    double *plain;           /* --plain: the plain build's time of each run */
+    size_t nplain;
 };
 
 static void usage(FILE *to)
@@ -114,6 +117,8 @@ static void usage(FILE *to)
           "  --json=FILE     write every figure as JSON ('-': standard output)\n"
           "  --html=FILE     write the self-contained HTML report\n"
           "  -q, --quiet     no summary on standard output\n"
+          "  --plain=S       the plain build's time of the same run, in seconds:\n"
+          "                  what measuring really cost beside libkm's figure\n"
           "  --cut, --exact, --exact-max (as for ranks; with --html) the\n"
           "                  report's rank groups\n"
           "kmview diff A B  relative profile of run B against run A\n"
@@ -136,6 +141,8 @@ static void usage(FILE *to)
           "  --control=FILE  the control file to start from (default: kmtool's)\n"
           "  -o FILE         write it to FILE (default: standard output)\n"
           "  --runs          every file is a run of its own (a test suite)\n"
+          "  --plain=S[,S..] the plain build's time of each run: the cost\n"
+          "                  libkm cannot see is shared out too\n"
           "kmview paths FILE...  the call paths (KM_output 6): a tree of inclusive\n"
           "                  and own time, counts, share of the run and of MPI\n"
           "  --rank=R        rank R only (default: statistics over the ranks)\n"
@@ -220,7 +227,7 @@ enum {
     OPT_THREADS, OPT_EXACT, OPT_EXACT_MAX, OPT_MAX_SIZE, OPT_TARGET,
     OPT_CONTROL, OPT_RUNS, OPT_TRACE, OPT_OTF2, OPT_ESTIMATE, OPT_LIMIT,
     OPT_RANK, OPT_THREAD, OPT_MIN, OPT_FOLDED, OPT_VALUE, OPT_SPEEDSCOPE,
-    OPT_PATHS, OPT_VERSION,
+    OPT_PATHS, OPT_PLAIN, OPT_VERSION,
 };
 
 static const struct option long_options[] = {
@@ -253,6 +260,7 @@ static const struct option long_options[] = {
     {"value", required_argument, NULL, OPT_VALUE},
     {"speedscope", required_argument, NULL, OPT_SPEEDSCOPE},
     {"paths", no_argument, NULL, OPT_PATHS},
+    {"plain", required_argument, NULL, OPT_PLAIN},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
 };
@@ -300,6 +308,28 @@ static double fraction(const char *v)
     char *end;
     double x = strtod(v, &end) / 100;
     return *end || end == v || !(x >= 0) ? -1 : x;
+}
+
+/* --plain=S[,S...]: seconds, each above 0. */
+static void parse_plain(struct options *o, const char *v)
+{
+    size_t n = 1;
+    for (const char *p = v; *p; p++)
+        n += *p == ',';
+    free(o->plain);
+    o->plain = km_xcalloc(n, sizeof *o->plain);
+    o->nplain = 0;
+    for (const char *p = v;; p++) {
+        char *end;
+        double x = strtod(p, &end);
+        if (end == p || !(x > 0) || !isfinite(x) || (*end && *end != ','))
+            die_usage("bad value for --plain: '%s' (seconds above 0, "
+                      "comma-separated)", v);
+        o->plain[o->nplain++] = x;
+        if (!*end)
+            break;
+        p = end;
+    }
 }
 
 /* Act on option `c` with value `v` (NULL for one that takes none);
@@ -383,6 +413,7 @@ static void take_option(struct options *o, int c, const char *v,
     }
     case OPT_SPEEDSCOPE: o->speedscope = v; o->given |= O_SPEEDSCOPE; break;
     case OPT_PATHS: o->by_paths = true; o->given |= O_PATHS; break;
+    case OPT_PLAIN: parse_plain(o, v); o->given |= O_PLAIN; break;
     case OPT_THREADS: o->threads = true; o->given |= O_THREADS; break;
     case OPT_EXACT: o->how.exact = true; o->given |= O_EXACT; break;
     case OPT_EXACT_MAX:
@@ -498,9 +529,11 @@ static int cmd_summary(struct options *o)
     /* --cut, --exact and --exact-max shape the report's rank groups */
     check_options(o, "kmview FILE...", O_TOP | O_CSV | O_JSON | O_HTML |
                   O_QUIET | O_TRACE | O_MAX_SIZE | O_CUT | O_EXACT |
-                  O_EXACT_MAX);
+                  O_EXACT_MAX | O_PLAIN);
     if (o->nfiles == 0)
         die_usage("%s", "no KM_output file given");
+    if (o->nplain > 1)
+        die_usage("%s", "--plain takes one time here: the files are one run");
     if (o->ntraces && !o->html)
         die_usage("%s", "--trace adds a timeline to the report: give --html too");
     if ((o->given & (O_CUT | O_EXACT | O_EXACT_MAX)) && !o->html)
@@ -531,7 +564,8 @@ static int cmd_summary(struct options *o)
     }
     if (!rc && !o->quiet) {
         struct kv_text text;
-        kv_summary(kv_text_open(&text), &st, o->top_given ? o->top : 10);
+        kv_summary(kv_text_open(&text), &st, o->top_given ? o->top : 10,
+                   o->nplain ? o->plain[0] : 0);
         kv_text_close(&text, stdout);
     }
     rc = finish(&out, rc);
@@ -688,11 +722,18 @@ static int cmd_ranks(struct options *o)
 static int cmd_filter(struct options *o)
 {
     check_options(o, "kmview filter", O_TARGET | O_CONTROL | O_OUTPUT |
-                  O_RUNS | O_MAX_SIZE);
+                  O_RUNS | O_MAX_SIZE | O_PLAIN);
     if (o->nfiles == 0)
         die_usage("%s", "no KM_output file given");
     /* --runs: every file a run of its own; else the files are one run */
     size_t nruns = o->runs ? (size_t)o->nfiles : 1;
+    if (o->nplain && o->nplain != nruns) {
+        char why[128];
+        snprintf(why, sizeof why, "%zu time%s for %zu run%s", o->nplain,
+                 o->nplain == 1 ? "" : "s", nruns, nruns == 1 ? "" : "s");
+        die_usage("--plain gives %s: give one per run, in the order of the "
+                  "files", why);
+    }
     struct kv_run *runs = km_xcalloc(nruns, sizeof *runs);
     struct kv_out out = { 0 };
     for (size_t k = 0; k < nruns; k++)
@@ -701,6 +742,7 @@ static int cmd_filter(struct options *o)
     struct kv_filter_opts fo = {
         .target = o->target, .distortion = 0.05, .control = o->control,
         .default_control = KM_PKGDATADIR "/KM_control.dat",
+        .plain = o->plain,
     };
     FILE *f = o->output ? kv_out_open(&out, o->output) : stdout;
     struct kv_text text;

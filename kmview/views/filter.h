@@ -24,6 +24,9 @@ struct kv_filter_opts {
     double distortion;        /* a candidate's cost per call / time per call */
     const char *control;      /* the base control file; NULL: the default */
     const char *default_control;
+    const double *plain;      /* NULL, or the plain build's time of each
+                                 run (seconds): what the run lost beyond
+                                 libkm's figure is shared out too */
 };
 
 /* Write the proposed control file to `to`, from one run or several (a
