@@ -242,8 +242,15 @@ static void plain_line(FILE *f, const char *what, double v, bool est,
 
 static void against_plain(FILE *f, const struct kv_stats *st, double plain)
 {
-    if (!(plain > 0) || st->n == 0)
+    if (st->n == 0)
         return;
+    if (!(plain > 0)) {
+        if (!isnan(st->fig[KV_F_OVERHEAD].mean))
+            fprintf(f, "  (libkm overhead: libkm's own work.  What measuring "
+                    "cost in all needs the\n  plain build's time: "
+                    "--plain=SECONDS.)\n");
+        return;
+    }
     double added = st->total - plain;
     double libkm = st->fig[KV_F_OVERHEAD].mean;
     bool known = !isnan(libkm);
