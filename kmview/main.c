@@ -558,7 +558,8 @@ static int cmd_summary(struct options *o)
         rc = f ? 0 : -1;
         if (f) {
             kv_rank_groups_build(&g, &st, o->cut, 0, &o->how);
-            rc = kv_html_report(f, &st, &g, o->ntraces ? &traces : NULL);
+            rc = kv_html_report(f, &st, &g, o->ntraces ? &traces : NULL,
+                                o->nplain ? o->plain[0] : 0);
             kv_rank_groups_free(&g);
         }
     }

@@ -474,7 +474,7 @@ static void data_timeline(FILE *f, const struct kv_stats *st,
 
 int kv_html_report(FILE *f, const struct kv_stats *st,
                    const struct kv_rank_groups *groups,
-                   struct kv_trace_set *traces)
+                   struct kv_trace_set *traces, double plain)
 {
     struct km_buf title = { 0 };
     km_buf_printf(&title, "kmview: %s", st->run->program ? st->run->program
@@ -489,6 +489,8 @@ int kv_html_report(FILE *f, const struct kv_stats *st,
         c.n = (st->n + c.per - 1) / c.per;
     }
     data_run(f, st, &c);
+    if (plain > 0)
+        fprintf(f, "\"plain\":%.17g,", plain);
     data_figures(f, st, &c);
     data_prediction(f, st);
     data_routines(f, st, &c);

@@ -740,6 +740,41 @@ function sharesTable() {
   if (D.startupFromStatements)
     h += '<p class="note">KM_output format 1 counts MPI_INIT in its MPI time: kmview took the time of the ' +
          'CALL MPI_INIT statements out of MPI as MPI start-up.</p>';
+  if (D.plain > 0) return h + plainTable(t);
+  if (figOf(F_OVERHEAD, 'mean') === figOf(F_OVERHEAD, 'mean'))   /* (not NaN) */
+    h += '<p class="note">libkm overhead: libkm\'s own work. What measuring cost in all needs the plain ' +
+         'build\'s time (kmview --plain=SECONDS).</p>';
+  return h;
+}
+/* The run against the plain build's run of the same input (kmview
+   --plain): what measuring really cost, how much of it libkm's figure
+   accounts for (its own work, at costs calibrated hot in the caches), and
+   the rest, which the routines' times hold (summary.c's against_plain). */
+function plainTable(t) {
+  var p = D.plain, o = figOf(F_OVERHEAD, 'mean'), oe = figEst(F_OVERHEAD, 'mean'), added = t - p;
+  var rows = [['Plain run (as given)', p, false], ['Instrumented run (total time)', t, figEst(F_TOTAL, 'mean')],
+              ['Added by measuring (the difference)', added, false],
+              ['\u2003libkm\'s overhead figure', o, oe],
+              ['\u2003the rest, held in the routines\' times', added - o, oe]];
+  var h = '<h2>Against the plain run (mean over ranks)</h2><table id="plain"><tr><th class="l"></th>' +
+          '<th>seconds</th><th>of plain</th></tr>';
+  rows.forEach(function (r) {
+    h += '<tr><td class="l">' + r[0] + '</td><td>' + KM.mark(KM.num(r[1]), r[2]) + '</td><td>' +
+         KM.pct(r[1] / p) + '</td></tr>';
+  });
+  h += '</table>';
+  if (CPU) h += '<p class="note">Every time of this run is CPU time: the plain time given must be too.</p>';
+  if (added <= 0)
+    h += '<p class="note">The instrumented run was no slower than the plain one: what measuring cost is below ' +
+         'the difference between two runs of either.</p>';
+  else if (added > o)
+    h += '<p class="note">libkm\'s figure accounts for ' + Math.round(100 * o / added) + '% of the cost. The ' +
+         'rest is what the instrumented code does to the program\'s own (the calls, another code layout, caches ' +
+         'and branch predictors shared with libkm): libkm cannot see it, so the routines\' times hold it, most ' +
+         'in those that run most often or share the most with it.</p>';
+  else
+    h += '<p class="note">libkm\'s figure is above what the run lost: its calibrated costs overstate the cost ' +
+         'here, or the plain run was slower than usual.</p>';
   return h;
 }
 function predictionTable() {
