@@ -151,9 +151,9 @@ static double share_after(const struct tally *t)
 }
 
 /* The base control file with every active IGNORED_ROUTINES line (and,
- * with `threshold`, TIME_PREDICTION_MODE_NUMBER line) taken out and
- * `line` (the lines proposed) put before END_OF_DATA (below it, all is
- * comment) or at the end. */
+ * with `threshold`, TIME_PREDICTION_MODE_NUMBER line) and an earlier
+ * proposal's heading taken out, and `line` (the lines proposed) put
+ * before END_OF_DATA (below it, all is comment) or at the end. */
 static bool copy_base(struct km_buf *out, const char *path, const char *line,
                       bool threshold)
 {
@@ -164,12 +164,23 @@ static bool copy_base(struct km_buf *out, const char *path, const char *line,
     }
     const char *p = in.data ? in.data : "";
     const char *end = p + in.len;
+    bool old_heading = false;    /* in an earlier proposal's heading */
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *e = nl ? nl : end;
         const char *q = p;
         while (q < e && isspace((unsigned char)*q))
             q++;
+        /* a base that is an earlier proposal: its figures are not this
+         * one's (its heading ends at a line of "!" alone) */
+        if ((size_t)(e - q) >= 27 &&
+            strncmp(q, "! Proposed by kmview filter", 27) == 0)
+            old_heading = true;
+        if (old_heading) {
+            old_heading = !(e - q == 1 && *q == '!');
+            p = nl ? nl + 1 : end;
+            continue;
+        }
         if (line && (size_t)(e - q) >= 11 &&
             strncasecmp(q, "END_OF_DATA", 11) == 0) {
             km_buf_adds(out, line);
