@@ -577,7 +577,13 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
         km_buf_printf(&out, "! Proposed by kmview filter from %zu runs "
                       "(%s ...), %zu ranks in all.\n", nruns,
                       runs[0].nsources ? runs[0].sources[0] : "?", nranks);
-    if (o->plain)
+    if (o->plain && total <= plain)
+        km_buf_printf(&out, "! Against the plain build (--plain): %s no "
+                      "slower than it (%.4g s against %.4g s); libkm's "
+                      "overhead figure, %.4g s, is all there is to go by.\n",
+                      nruns == 1 ? "that run was" : "those runs were", total,
+                      plain, overhead);
+    else if (o->plain)
         km_buf_printf(&out, "! Against the plain build (--plain): %s lost "
                       "%.4g s (%.1f%% of %.4g s), of which libkm's overhead "
                       "figure %.4g s; the rest, %.4g s, is what the "
