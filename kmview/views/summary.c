@@ -110,12 +110,19 @@ static void header_figures(FILE *f, const struct kv_stats *st)
     }
 }
 
-static void share_line(FILE *f, const struct kv_stats *st, const char *what,
-                       double v, bool est)
+/* A row of seconds and the share they are of something. */
+static void seconds_line(FILE *f, const char *what, double v, bool est,
+                         double share)
 {
     char b[32], p[32];
     fprintf(f, "  %-42s %12s %8s\n", what, kv_human_mark(b, v, est),
-            kv_percent(p, kv_share(st, v)));
+            kv_percent(p, share));
+}
+
+static void share_line(FILE *f, const struct kv_stats *st, const char *what,
+                       double v, bool est)
+{
+    seconds_line(f, what, v, est, kv_share(st, v));
 }
 
 /* MPI start-up apart from MPI: a short run spends much of its time in
@@ -232,14 +239,6 @@ static void prediction_spread(FILE *f, const struct kv_run *run)
  * another code layout, caches and branch predictors shared with libkm):
  * measured on LAPACK's tests, half or more of the cost.  Only a plain run
  * shows it; the routines' times hold it. */
-static void plain_line(FILE *f, const char *what, double v, bool est,
-                       double plain)
-{
-    char b[32], p[32];
-    fprintf(f, "  %-42s %12s %8s\n", what, kv_human_mark(b, v, est),
-            kv_percent(p, v / plain));
-}
-
 static void against_plain(FILE *f, const struct kv_stats *st, double plain)
 {
     if (st->n == 0)
@@ -256,15 +255,17 @@ static void against_plain(FILE *f, const struct kv_stats *st, double plain)
     bool known = !isnan(libkm);
     fprintf(f, "\nAgainst the plain run (--plain, mean over ranks) %9s %8s\n",
             "seconds", "of plain");
-    plain_line(f, "Plain run (as given)", plain, false, plain);
-    plain_line(f, "Instrumented run (total time)", st->total,
-               st->fig_est[KV_F_TOTAL], plain);
-    plain_line(f, "Added by measuring (the difference)", added, false, plain);
+    seconds_line(f, "Plain run (as given)", plain, false, 1);
+    seconds_line(f, "Instrumented run (total time)", st->total,
+                 st->fig_est[KV_F_TOTAL], st->total / plain);
+    seconds_line(f, "Added by measuring (the difference)", added, false,
+                 added / plain);
     if (known) {
         bool est = st->fig_est[KV_F_OVERHEAD];
-        plain_line(f, "  libkm's overhead figure", libkm, est, plain);
-        plain_line(f, "  the rest, held in the routines' times",
-                   added - libkm, est, plain);
+        seconds_line(f, "  libkm's overhead figure", libkm, est,
+                     libkm / plain);
+        seconds_line(f, "  the rest, held in the routines' times",
+                     added - libkm, est, (added - libkm) / plain);
     }
     if (kv_cpu_time(st->run))
         fprintf(f, "  (Every time of this run is CPU time: give the plain "
