@@ -60,8 +60,11 @@
  * frame (t->sp) only once the frame is complete, and retires a frame (sp)
  * before folding it into its node; a new node is published (t->nnodes)
  * once complete; the region table grows by copying, publishing the new
- * table, then freeing the old one.  The compiler is kept from reordering
- * those stores with signal fences (no instruction at run time).
+ * table, then freeing the old one; the frame stack grows (a recursion
+ * deeper than KM_STACK_DEPTH frames) by copying into bigger arrays,
+ * publishing them, then their size, and the old ones are never freed
+ * while the thread runs.  The compiler is kept from reordering those
+ * stores with signal fences (no instruction at run time).
  *
  * Timeline.  The program's thread also cuts its run into time slots
  * (km_timeline.c).  A measured routine or MPI call that closes gives its
@@ -96,7 +99,8 @@
 #include <unistd.h>
 
 
-#define KM_STACK_DEPTH 4096
+#define KM_STACK_DEPTH 4096          /* a thread's frames, at first */
+#define KM_STACK_MAX (1 << 24)       /* ... and at most (grown by doubling) */
 #define KM_UNREAD INT64_MIN          /* a clock not read */
 #define KM_K_MAX (1u << 20)          /* longest sampling interval */
 #define KM_NKID 8                    /* children a node finds on its line */
@@ -129,8 +133,8 @@ struct km_node {
     uint8_t sampling;        /* past the threshold */
     uint8_t wrapper;         /* a CALL statement: what it calls directly is
                                 measured whenever it is */
-    uint8_t folded;          /* holds paths beyond a limit (recursion
-                                deeper, or the node table full) */
+    uint8_t folded;          /* holds paths beyond a limit: KM_FOLD_*
+                                bits */
     uint8_t nested;          /* a node of the same region is above it */
     uint8_t hooks;           /* r->hooks: every execution measured */
     uint8_t pad[2];
@@ -219,17 +223,27 @@ enum mpi_state { MPI_NONE, MPI_ACTIVE, MPI_DONE };
  * libkm.  A write takes a snapshot of every thread.
  */
 struct km_thread {
-    /* hot */
+    /* hot: one line */
     struct km_node *cur;     /* the top frame's node (or force) */
+    struct km_node **stk;    /* the open nodes (the frame stack): stk[0]
+                                the root; stk0 or a bigger copy */
     int32_t sp;              /* top frame; 0 = only the root */
     int32_t mtop;            /* the top measured frame's place (0: root) */
     km_time acc;             /* see "Accounting" */
     uint64_t nest;           /* estimated executions so far */
-    struct km_region **tab;  /* this thread's regions, tab[id - 1] */
-    int32_t nreg;            /* the ids tab covers (<= km_st.ntmpl) */
+    struct km_mframe *mf;    /* measured frames, mf[0] the root: mf0 or a
+                                bigger copy */
     int32_t msp;             /* top of mf; 0 = the root */
+    int32_t nreg;            /* the ids tab covers (<= km_st.ntmpl) */
     uint64_t nmeas;          /* measured executions so far */
+    /* */
+    struct km_region **tab;  /* this thread's regions, tab[id - 1] */
     km_time ovh;             /* libkm's other time on this thread so far */
+    struct km_mwait *mw;     /* beside mf: mw0 or a bigger copy */
+    int32_t stkcap;          /* the places of stk, mf and mw (published
+                                after them: a reader that sees it sees
+                                them); KM_STACK_DEPTH until a recursion
+                                went deeper */
     /* sampling */
     uint64_t rng;            /* xorshift64 state for the gaps */
     /* call paths */
@@ -283,13 +297,13 @@ struct km_thread {
     km_tick rd_at;           /* the clock then */
     km_time wait_est;        /* waiting taken out of measured frames for
                                 the estimated executions inside them */
-    struct km_mwait mw[KM_STACK_DEPTH];    /* beside mf */
-    _Alignas(64) struct km_node *stk[KM_STACK_DEPTH];  /* the open nodes;
-                                stk[0] the root, or NULL above a full
-                                stack */
-    struct km_mframe mf[KM_STACK_DEPTH];   /* measured frames; mf[0] the
-                                root */
+    struct km_mwait mw0[KM_STACK_DEPTH];   /* the stack's first places */
+    _Alignas(64) struct km_node *stk0[KM_STACK_DEPTH];
+    struct km_mframe mf0[KM_STACK_DEPTH];
 };
+
+_Static_assert(offsetof(struct km_thread, tab) == 64,
+               "what an entry and exit touch is on one line");
 
 /* Node i of thread t. */
 static inline struct km_node *km_node_at(const struct km_thread *t,
@@ -391,7 +405,12 @@ extern struct km_timeline km_main_tl;
  * before the current one (its own time, an I/O statement's elapsed
  * time): set by km_cross_slot for every open frame, and back to 0 when
  * that frame closes (it began before the current slot, then). */
-extern km_time km_main_tl_done[KM_STACK_DEPTH];
+extern km_time *km_main_tl_done;    /* KM_STACK_DEPTH places, or as many
+                                        as the program's stack has */
+/* The lowest of its measured frames the program's thread has closed down
+ * to since it last gave the open ones their time (km_cross_slot): the
+ * frames below have given all of theirs so far. */
+extern int32_t km_main_tl_low;
 
 static inline km_tick tl_width0(void)
 {
@@ -452,7 +471,7 @@ struct km_counters {         /* a thread's, at one instant */
     km_time acc, ovh;
     uint64_t nest, nmeas;
 };
-void km_close_open(const struct km_mframe *mf, int32_t msp,
+void km_close_open(const struct km_mframe *mf, int32_t msp, int32_t low,
                    const struct km_counters *s, km_tick now, km_tick t0,
                    void (*fn)(void *arg, int32_t m, km_time own, km_time e),
                    void *arg);

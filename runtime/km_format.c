@@ -100,7 +100,7 @@ void km_format_header(struct km_text *t, const struct km_report *rep,
 {
     char prog[1024];
     km_program_name(prog, sizeof prog);
-    km_text_printf(t, "! kmtool KM_output 6\n");
+    km_text_printf(t, "! kmtool KM_output 7\n");
     km_text_printf(t, "! Program    : %s\n", prog);
     km_text_printf(t, "! Started    : %s\n", rep->started);
     km_text_printf(t, "! Written at : %s\n", rep->event);
@@ -399,8 +399,8 @@ static void format_warnings(struct km_text *t, const struct km_report *rep)
                         "ignored" },
         { rep->bad_in, "KM_IN/KM_OUT calls with an unregistered handle were "
                        "ignored" },
-        { rep->lost, "region entries beyond the depth of the frame stack "
-                     "were not measured" },
+        { rep->lost, "region entries were not measured (no memory for "
+                     "their call paths or frames)" },
         { rep->bad_reg, "region registrations could not be read" },
         { rep->lost_threads, "threads were not measured (no memory for "
                               "their frame stack): their time is in the "
@@ -417,7 +417,7 @@ static void format_warnings(struct km_text *t, const struct km_report *rep)
         km_text_printf(t, "! Warning: %llu entries went on call paths folded "
                        "at a limit (KM_PATHS_MAX paths per thread, or a "
                        "region open KM_PATHS_RECURSION times on one path): "
-                       "those paths end early in the Paths block\n",
+                       "the Paths block marks the paths that hold them\n",
                        (unsigned long long)folded);
     if (rep->mpi_unmeasured)
         km_text_printf(t, "! Warning: MPI calls were not measured in %d "
@@ -845,6 +845,14 @@ static char (*region_labels(const struct km_report *rep,
     return label;
 }
 
+/* The Fold column: what a path holds beyond the limits. */
+static const char *fold_mark(uint8_t folded)
+{
+    if (folded & KM_FOLD_MAX)
+        return "m";
+    return folded & KM_FOLD_RECURSION ? "r" : "-";
+}
+
 /* One thread's calling-context tree: a row per path, after its parent
  * (0: outside every region), with the region's name as in the tables. */
 static void format_tree(struct km_text *t, const struct km_report *rep,
@@ -853,9 +861,9 @@ static void format_tree(struct km_text *t, const struct km_report *rep,
     km_text_printf(t, "! Thread %d: %d paths, %lld entries on folded paths\n",
                    (int)th->thread, (int)(th->npaths > 0 ? th->npaths - 1 : 0),
                    (long long)th->folded);
-    km_text_printf(t, "!%9s %8s %-10s %12s %16s %16s %7s\n", "Path",
+    km_text_printf(t, "!%9s %8s %-10s %12s %16s %16s %7s %4s\n", "Path",
                    "Parent", "Region", "Counts", "Elapsed(s)", "Net(s)",
-                   "Est(%)");
+                   "Est(%)", "Fold");
     char cnt[32], el[32], net[32];
     for (int32_t i = 1; i < th->npaths; i++) {
         const struct km_pnode *p = &th->paths[i];
@@ -864,14 +872,14 @@ static void format_tree(struct km_text *t, const struct km_report *rep,
                  (unsigned long long)p->count);
         int est_el = p->incl_est > 0 || plus;
         int est_net = est_el || p->est > 0 || p->absorbed > 0 || p->marked;
-        km_text_printf(t, "%10d %8d %-10s %12s %16s %16s %7.1f\n", (int)i,
+        km_text_printf(t, "%10d %8d %-10s %12s %16s %16s %7.1f %4s\n", (int)i,
                        (int)(p->parent > 0 ? p->parent : 0),
                        p->id >= 1 && p->id <= rep->nreg ? label[p->id - 1]
                                                         : "0",
                        cnt, fig(el, sizeof el, secs(th, p->incl), est_el),
                        fig(net, sizeof net, secs(th, p->own + p->est),
                            est_net),
-                       percent(p->incl_est, p->incl));
+                       percent(p->incl_est, p->incl), fold_mark(p->folded));
     }
 }
 

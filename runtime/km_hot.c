@@ -5,14 +5,15 @@
  * its parent's cache, counted, its estimate added to t->acc; measured: the
  * clock read last) and closing it (estimated: the node popped; measured:
  * the clock read first, its own time into its node), jumps out of several
- * frames at once, a full stack, OpenMP task bodies, and the cold hooks
- * some regions take (trace, redundant work, MPI start-up, I/O), whose
- * executions are all measured.
+ * frames at once, a stack that grows (recursion deeper than its first
+ * KM_STACK_DEPTH places) or finds no room, OpenMP task bodies, and the
+ * cold hooks some regions take (trace, redundant work, MPI start-up,
+ * I/O), whose executions are all measured.
  *
  * Must never allocate, lock or make a system call other than the clock
  * read (a new call path's node, or the list of the nodes that sample
- * growing, aside: km_paths.c; a long measured frame's run delay aside:
- * km_wait.c), read the clock for an
+ * growing, aside: km_paths.c; a deeper stack aside: grow_stack; a long
+ * measured frame's run delay aside: km_wait.c), read the clock for an
  * execution it estimates, or publish a frame (t->sp) before it is
  * complete: a signal's snapshot may read it at any instruction.
  */
@@ -95,8 +96,8 @@ static KM_NOINLINE void leave_hooks(struct km_thread *t,
         km_io_leave(e, now == KM_UNREAD);
 }
 
-/* Where a full stack's entries go: no child is found under it, and no
- * exit matches it (km_out_slow counts them off). */
+/* Where the entries that found no room go: no child is found under it,
+ * and no exit matches it (km_out_slow counts them off). */
 static struct km_node full_node = {
     .id = INT32_MIN + 2,
     .kid = { &km_no_node, &km_no_node, &km_no_node, &km_no_node,
@@ -242,9 +243,9 @@ static void task_out(struct km_thread *t, int32_t routine)
         leave_top(t, &routine);
 }
 
-/* An entry that does not fit: above a full stack (or with no memory for
- * its node), which gets a sentinel frame no KM_OUT matches; entries above
- * it are counted, and their exits pop nothing. */
+/* An entry that does not fit: with no memory for its node (or for a
+ * bigger stack), which gets a sentinel frame no KM_OUT matches; entries
+ * above it are counted, and their exits pop nothing. */
 static void enter_lost(struct km_thread *t)
 {
     t->lost++;
@@ -255,6 +256,51 @@ static void enter_lost(struct km_thread *t)
         t->sp = i;
         t->cur = &full_node;
     }
+}
+
+/* Room for frame sp (a recursion deeper than the stack's places): the
+ * stack copied into arrays of twice as many places, published before
+ * their size; the old ones are left, as a snapshot may be reading them
+ * (the copies together take twice the last).  Its time is libkm's own.
+ * -1 without memory, or past KM_STACK_MAX. */
+static KM_NOINLINE int grow_stack(struct km_thread *t, int32_t sp)
+{
+    int32_t cap = t->stkcap;
+    if (sp < cap - 1)
+        return 0;
+    if (cap >= KM_STACK_MAX)
+        return -1;
+    km_tick t1 = cold_now();
+    size_t n = (size_t)cap * 2;
+    int main = t == &km_main_thread;
+    struct km_node **stk = km_mem_alloc(n * sizeof *stk);
+    struct km_mframe *mf = km_mem_alloc(n * sizeof *mf);
+    struct km_mwait *mw = km_mem_alloc(n * sizeof *mw);
+    km_time *done = main ? km_mem_alloc(n * sizeof *done) : NULL;
+    int ok = stk && mf && mw && (done || !main);
+    if (ok) {
+        memcpy(stk, t->stk, (size_t)cap * sizeof *stk);
+        memcpy(mf, t->mf, (size_t)cap * sizeof *mf);
+        memcpy(mw, t->mw, (size_t)cap * sizeof *mw);
+        if (main)
+            memcpy(done, km_main_tl_done, (size_t)cap * sizeof *done);
+        signal_fence();
+        t->stk = stk;
+        t->mf = mf;
+        t->mw = mw;
+        if (main)
+            km_main_tl_done = done;
+        __atomic_store_n(&t->stkcap, (int32_t)n, __ATOMIC_RELEASE);
+    } else {
+        km_mem_free(stk);
+        km_mem_free(mf);
+        km_mem_free(mw);
+        km_mem_free(done);
+    }
+    km_time took = KM_SUB(cold_now() - t1);
+    t->ovh += took;
+    t->acc += took;
+    return ok ? 0 : -1;
 }
 
 /* A region's first entry on this thread: its place in the routine table,
@@ -280,14 +326,15 @@ static void first_entry(struct km_thread *t, struct km_region *r)
 
 /* The entries the fast path leaves out: a child not in its parent's cache
  * (a new path, a task's body, a region registered since, a bad handle),
- * inside a measured CALL, or a full stack. */
+ * inside a measured CALL, or deeper than the stack's first places (which
+ * may have to grow). */
 static KM_NOINLINE void km_in_slow(struct km_thread *t, const int32_t *h)
 {
     int32_t id = *h;
     int32_t sp = t->sp + 1;
     struct km_node *c;
     /* (t->force and the full stack's node never have children there) */
-    if (KM_LIKELY(sp < KM_STACK_DEPTH - 1) &&
+    if (KM_LIKELY(sp < t->stkcap - 1) &&
         (c = km_alt_child(t->cur, id)) != NULL) {
         if (c->count + 1 >= c->next)
             km_in_node(t, c, sp);
@@ -310,7 +357,7 @@ static KM_NOINLINE void km_in_slow(struct km_thread *t, const int32_t *h)
         t->bad_in++;
         return;
     }
-    if (t->overflow_depth || sp >= KM_STACK_DEPTH - 1) {
+    if (t->overflow_depth || grow_stack(t, sp)) {
         enter_lost(t);
         return;
     }
@@ -391,6 +438,8 @@ static void tl_leave(const struct km_node *c, const struct km_mframe *f,
                      int32_t m, km_time own, km_time e)
 {
     int32_t code = km_tl_code(&km_main_tl, c->id);
+    if (m - 1 < km_main_tl_low)      /* (frame m - 1 is on top again) */
+        km_main_tl_low = m - 1;
     if (KM_LIKELY(c->callee)) {
         if (KM_UNLIKELY(f->start < km_main_tl.slot_start)) {
             tl_leave_long(code, m, own);

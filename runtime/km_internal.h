@@ -410,13 +410,22 @@ enum { KM_NOPRED_MPI_UNMEASURED = 1, KM_NOPRED_LOST = 2 };
 /* ---- one rank's figures at one moment (km_snapshot.c builds, km_format.c
  *      prints) ------------------------------------------------------------ */
 
+/* What a folded path holds (the `folded` bits of a node and a pnode). */
+#define KM_FOLD_RECURSION 1          /* deeper recursion of its region, entered
+                                        from its parent's region */
+#define KM_FOLD_MAX 2                /* paths past KM_PATHS_MAX: all of its
+                                        entries (a node of its own, never a
+                                        path that really ran) */
+
 /* One call path of a snapshot (km_settle.c settles them, km_snapshot.c
  * sums them into the regions): subticks. */
 struct km_pnode {
     int32_t id;              /* its region */
     int32_t parent;          /* index of its parent; -1 at the root */
-    uint8_t callee, nested, folded, marked;  /* marked: its own time was
-                                computed less estimates, or settled */
+    uint8_t callee, nested;
+    uint8_t folded;          /* KM_FOLD_* bits */
+    uint8_t marked;          /* its own time was computed less estimates,
+                                or settled */
     uint8_t pad[4];
     uint64_t count, measured;
     km_time own;             /* measured own time */
@@ -461,7 +470,8 @@ struct km_report {
     /* problems, printed as comment lines */
     uint64_t bad_out;        /* KM_OUT of a region not on the stack */
     uint64_t bad_in;         /* KM_IN / KM_OUT of an unregistered handle */
-    uint64_t lost;           /* entries beyond the frame stack's depth */
+    uint64_t lost;           /* entries not measured: no memory for their
+                                call paths or their frames */
     uint64_t bad_reg;        /* registrations with unreadable text */
     uint64_t lost_threads;   /* threads not measured (no memory for
                                 their state) */

@@ -11,8 +11,9 @@
  * Owns nothing but the few bytes in front of each block that remember its
  * size.  Must never call malloc or free, nor keep state of its own.
  */
-/* MAP_ANONYMOUS, syscall(): beyond POSIX */
+/* MAP_ANONYMOUS, syscall(): beyond POSIX; mremap: Linux */
 #define _DEFAULT_SOURCE 1
+#define _GNU_SOURCE 1
 #include "runtime/km_internal.h"
 
 #include <string.h>
@@ -56,6 +57,19 @@ void *km_mem_realloc(void *p, size_t n)
 {
     if (!p)
         return km_mem_alloc(n);
+#ifdef MREMAP_MAYMOVE
+    /* (the kernel moves the pages: no copy, and no moment with both the
+     * old block and the new one in memory, as a file's text grows) */
+    if (n <= (size_t)-1 / 2) {
+        size_t total = n + KM_MEM_HEAD;
+        void *m = mremap((char *)p - KM_MEM_HEAD, mapping_size(p), total,
+                         MREMAP_MAYMOVE);
+        if (m != MAP_FAILED) {
+            memcpy(m, &total, sizeof total);
+            return (char *)m + KM_MEM_HEAD;
+        }
+    }
+#endif
     size_t old = mapping_size(p) - KM_MEM_HEAD;
     void *q = km_mem_alloc(n);
     if (!q)

@@ -20,8 +20,10 @@
 /* Close the open measured frames mf[1..msp] and the root (mf[0], begun
  * at t0) at `now`, innermost first, as close_measured would, with the
  * thread's counters `s`: fn gets each frame's own time and elapsed time
- * (less libkm's).  Nothing is changed. */
-void km_close_open(const struct km_mframe *mf, int32_t msp,
+ * (less libkm's).  Nothing is changed.  With low > 0, the walk stops at
+ * the first callee frame below mf[low]: the frames below a callee frame
+ * that has been open all along have the same own time as then. */
+void km_close_open(const struct km_mframe *mf, int32_t msp, int32_t low,
                    const struct km_counters *s, km_tick now, km_tick t0,
                    void (*fn)(void *arg, int32_t m, km_time own, km_time e),
                    void *arg)
@@ -38,6 +40,8 @@ void km_close_open(const struct km_mframe *mf, int32_t msp,
                       (s->ovh - f->ovh0);
         fn(arg, m, own, raw - ovh);
         if (m == 0 || f->n->callee) {
+            if (m < low)
+                return;
             extra = raw;
             acc = f->acc0;
         } else {
@@ -302,7 +306,14 @@ void km_give_open_slots(const struct km_thread *t, int32_t msp, km_tick now,
     }
     struct km_counters s = { t->acc, t->ovh, t->nest, t->nmeas };
     struct give g = { t, into, now, live };
-    km_close_open(t->mf, msp, &s, now, t->t0, give_open, &g);
+    /* (the live timeline's frames below the lowest one that closed since
+     * the last time have given their own time so far then: a recursion
+     * 10^5 frames deep would walk them at every slot's end; an I/O
+     * statement's among them gives its time at its close instead) */
+    int32_t low = !live ? 0 : km_main_tl_low < msp ? km_main_tl_low : msp;
+    km_close_open(t->mf, msp, low, &s, now, t->t0, give_open, &g);
+    if (live)
+        km_main_tl_low = msp;
 }
 
 /* The program's thread's first measured exit past the current slot's end

@@ -232,7 +232,8 @@ static void fill_scalars(const struct km_thread *t, struct km_report *rep,
 static int32_t copy_frames(const struct km_thread *t, struct km_mframe *mf,
                            int32_t msp, int32_t sp, int32_t nn)
 {
-    memcpy(mf, t->mf, ((size_t)msp + 1) * sizeof *mf);
+    memcpy(mf, __atomic_load_n(&t->mf, __ATOMIC_ACQUIRE),
+           ((size_t)msp + 1) * sizeof *mf);
     for (int32_t m = 1; m <= msp; m++) {
         const struct km_node *n = mf[m].n;
         if (!n || n->index < 1 || n->index >= nn ||
@@ -402,7 +403,10 @@ int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
     int32_t sp = __atomic_load_n(&t->sp, __ATOMIC_ACQUIRE);
     int32_t msp = __atomic_load_n(&t->msp, __ATOMIC_ACQUIRE);
     int32_t nn = t->chunk ? __atomic_load_n(&t->nnodes, __ATOMIC_ACQUIRE) : 0;
-    if (sp < 0 || sp >= KM_STACK_DEPTH)
+    /* (its size after them, the arrays after that: a stack that grows
+     * publishes the arrays first, and keeps the old ones) */
+    int32_t cap = __atomic_load_n(&t->stkcap, __ATOMIC_ACQUIRE);
+    if (sp < 0 || sp >= cap)
         sp = 0;
     if (msp < 0 || msp > sp)
         msp = 0;
@@ -435,7 +439,7 @@ int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
     km_time open = km_wait_open((struct km_thread *)t, mf, msp, &s, now,
                                 moved);
     struct closing c = { rep, mf, e, moved };
-    km_close_open(mf, msp, &s, now, t->t0, close_copy, &c);
+    km_close_open(mf, msp, 0, &s, now, t->t0, close_copy, &c);
     give_waiting(t, rep, open);
     rep->redundant = redundant_so_far(t, mf, msp, e);
     km_mem_free(mf);
@@ -470,7 +474,7 @@ static void copy_timeline(struct km_report *rep, km_tick now)
         (rep->tl = km_tl_copy(&km_main_tl, now)) == NULL)
         return;
     int32_t msp = km_main_thread.msp;
-    if (msp < 0 || msp >= KM_STACK_DEPTH)
+    if (msp < 0 || msp >= km_main_thread.stkcap)
         msp = 0;
     km_tl_fit(rep->tl, now);
     km_give_open_slots(&km_main_thread, msp, now, rep->tl, 0);

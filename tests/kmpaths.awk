@@ -15,7 +15,7 @@ tab && !/^!/ { name[$1] = $2; next }
 /^! Routine [0-9]+ / { blk = $3 + 0; nloc = 0; next }
 blk && !/^!/ && $1 ~ /^[0-9]+$/ { loc[blk "." $1] = name[blk] ":" $2 ":" $3; next }
 inpaths && /^! Thread [0-9]+:/ { tree = $3 + 0; next }
-inpaths && tree >= 0 && !/^!/ && NF == 7 {
+inpaths && tree >= 0 && !/^!/ && NF >= 7 {
     r = $3
     label = r in name ? name[r] : r in loc ? loc[r] : "?" r
     path[$1] = $2 == 0 ? label : path[$2] ";" label

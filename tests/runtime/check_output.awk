@@ -30,7 +30,9 @@
 # than its computation.  A Paths block (format version 6): its Trees
 # figure, then per tree its heading (thread, paths, folded entries) and
 # as many rows, numbered, each after its parent, naming a routine row or
-# location of the tables, net <= elapsed, its children's elapsed times
+# location of the tables, net <= elapsed, (version 7) what folded into it
+# (a path folded at KM_PATHS_MAX right under an outermost one, apart from
+# its region's other paths there), its children's elapsed times
 # adding up to no more than its own (the root's: to no more than the
 # total time); thread 0's counts per region adding up exactly to the
 # tables' counts.
@@ -124,7 +126,8 @@ BEGIN {
 }
 
 # (version 5, as bench/kmoutgen writes it: all but the Paths block)
-FNR == 1 && $0 != "! kmtool KM_output 6" && $0 != "! kmtool KM_output 5" { bad("first line") }
+FNR == 1 { version = $0; sub(/^! kmtool KM_output /, "", version) }
+FNR == 1 && version !~ /^[567]$/ { bad("first line") }
 FNR == 2 && $0 !~ /^! Program    : ./ { bad("Program line") }
 FNR == 3 && $0 !~ /^! Started    : [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ { bad("Started line") }
 FNR == 4 && $0 !~ /^! Written at : (END|STOP|EXIT|MPI_FINALIZE|MPI_ABORT|PRINT_OUT|exit|signal [0-9]+)$/ { bad("Written at line") }
@@ -401,15 +404,21 @@ insec && paths == 2 && /^! Thread [0-9]+: [0-9]+ paths, [0-9]+ entries on folded
     end_tree()
     ntrees++; tree_open = 1; tree_thread = $3 + 0
     x = $4; tree_expected = x + 0; npath = 0
-    delete pel; delete ppar; delete pcs; delete pregcnt
+    delete pel; delete ppar; delete pcs; delete pregcnt; delete pkid
     next
 }
 insec && paths == 2 && /^! +Path +Parent/ { next }
 insec && paths == 2 && /^! Warning: / { next }
 insec && paths == 2 && !/^!/ {
-    # path, parent, region, counts, elapsed, net, Est(%)
+    # path, parent, region, counts, elapsed, net, Est(%), (7) Fold
     if (!tree_open) { bad("a path row before its tree's heading"); next }
-    if (NF != 7) { bad("path row"); next }
+    if (NF != (version >= 7 ? 8 : 7)) { bad("path row"); next }
+    if (version >= 7 && $8 !~ /^[-rm]$/) bad("Fold " $8)
+    if (version >= 7 && $8 == "m" && ($2 == 0 || ppar[$2 + 0] != 0))
+        bad("a path folded at KM_PATHS_MAX not right under an outermost path")
+    kid = $2 " " $3 " " (version >= 7 && $8 == "m")
+    if (kid in pkid) bad("two paths of region " $3 " under path " $2)
+    pkid[kid] = 1
     npath++
     if ($1 != npath) bad("path number " $1 ", expected " npath)
     if ($2 !~ /^[0-9]+$/ || $2 + 0 >= npath) bad("parent " $2 " is not a path before it")

@@ -275,6 +275,8 @@ int main(void)
     test_paths_one_slot();
     test_paths_recursion_limit();
     test_paths_limit();
+    test_paths_recursion_callers();
+    test_paths_new_cost();
     test_many_estimated();
     test_fit_in_parent();
     test_overhead();

@@ -155,6 +155,8 @@ void test_paths_two_callers(void);
 void test_paths_one_slot(void);
 void test_paths_recursion_limit(void);
 void test_paths_limit(void);
+void test_paths_recursion_callers(void);
+void test_paths_new_cost(void);
 
 /* unit_output.c */
 void test_print_out_and_end(void);
