@@ -25,6 +25,7 @@ void km_end_f(void) {}
 void km_stop_f(void) {}
 void km_exit_f(void) {}
 void km_abrt_f(void) {}
+void km_abor_f(void) {}
 void km_writ_f(void) {}
 void km_opt_f(const char *text) { (void)text; }
 

@@ -79,7 +79,8 @@ static bool full_exit(const struct plan *P, int t)
     const struct km_sinfo *in = &P->prog->info[t];
     if (in->kind == KS_RETURN || in->kind == KS_STOP || in->kind == KS_END)
         return true;
-    return in->kind == KS_CALL && in->name && strcmp(in->name, "EXIT") == 0 &&
+    return in->kind == KS_CALL && in->name &&
+           (strcmp(in->name, "EXIT") == 0 || strcmp(in->name, "ABORT") == 0) &&
            !km_user_routine(P, in->name);
 }
 

@@ -542,9 +542,10 @@ static int location_kind(struct plan *P, struct unit_ctx *c, int i)
     if (!name || km_is_ignored(P->set, name))
         return 0;
     bool user = km_user_routine(P, name);
-    /* CALL EXIT and MPI_ABORT end the program and MPI_FINALIZE is where
-     * the results are written: there is no "after" to time them to. */
-    if (!user && (strcmp(name, "EXIT") == 0 ||
+    /* CALL EXIT, ABORT and MPI_ABORT end the program and MPI_FINALIZE is
+     * where the results are written: there is no "after" to time them
+     * to. */
+    if (!user && (strcmp(name, "EXIT") == 0 || strcmp(name, "ABORT") == 0 ||
                   strcmp(name, "MPI_FINALIZE") == 0 ||
                   strcmp(name, "MPI_ABORT") == 0))
         return 0;

@@ -21,7 +21,8 @@
  * KM_H(1) is the routine, KM_H(2..) its ENTRY points, then its measured
  * regions, all registered at the first entry.  In every routine, measured
  * or not: CALL KM_END before the END of the main program, CALL KM_STOP
- * before STOP, CALL KM_EXIT before CALL EXIT, CALL KM_MPII after CALL
+ * before STOP, CALL KM_EXIT before CALL EXIT, CALL KM_ABOR before CALL
+ * ABORT, CALL KM_MPII after CALL
  * MPI_INIT, CALL KM_MPIF before CALL MPI_FINALIZE, CALL KM_ABRT before
  * CALL MPI_ABORT, CALL KM_WRIT when a
  * PRINT_OUT_ROUTINES routine returns.  A label on a statement that gets
@@ -350,6 +351,7 @@ static void hooks(struct plan *P, struct unit_ctx *c)
     const struct km_unit *u = c->u;
     char *stop = km_fmt("CALL %sSTOP", P->set->prefix);
     char *exit_hook = km_fmt("CALL %sEXIT", P->set->prefix);
+    char *abort_hook = km_fmt("CALL %sABOR", P->set->prefix);
     for (int i = u->first; i <= u->end; i++) {
         if (P->prog->info[i].unit != c->index)
             continue;
@@ -366,6 +368,9 @@ static void hooks(struct plan *P, struct unit_ctx *c)
             hook_stop(P, c, i, stop);
         else if (calls(P, i, "EXIT"))
             hook_stop(P, c, i, exit_hook);
+        else if (calls(P, i, "ABORT"))  /* (gfortran's: no handler sees
+                                           the SIGABRT it raises) */
+            hook_stop(P, c, i, abort_hook);
         else if (calls(P, i, "MPI_INIT") || calls(P, i, "MPI_INIT_THREAD"))
             hook_mpi(P, i, true, "CALL MPI_INIT", "MPII");
         else if (calls(P, i, "MPI_FINALIZE"))
@@ -375,6 +380,7 @@ static void hooks(struct plan *P, struct unit_ctx *c)
     }
     free(stop);
     free(exit_hook);
+    free(abort_hook);
 }
 
 static void setup_unit(struct plan *P, struct unit_ctx *c, int unit)
@@ -564,8 +570,8 @@ bool km_rewrite(const struct km_program *prog, const struct km_settings *set,
 void km_rewrite_prefix_shim(const char *prefix, bool with_mpi,
                             struct km_buf *out)
 {
-    static const char *const plain[] = {"END", "STOP", "EXIT", "WRIT",
-                                        "ABRT", "MPII", "MPIF"};
+    static const char *const plain[] = {"END", "STOP", "EXIT", "ABOR",
+                                        "WRIT", "ABRT", "MPII", "MPIF"};
     size_t n = sizeof plain / sizeof plain[0] - (with_mpi ? 0 : 2);
     km_buf_printf(out, "C     Written by kmrun: INNER_PREFIX = %s.  The "
                   "instrumented files call\nC     these routines, which "

@@ -39,7 +39,8 @@
  *   CALL KM_END       the main program reaches its END
  *   CALL KM_STOP      a STOP statement is about to execute
  *   CALL KM_EXIT      CALL EXIT (an extension) is about to execute
- *                     These three close every open frame and write the
+ *   CALL KM_ABOR      CALL ABORT (an extension) is about to execute
+ *                     These four close every open frame and write the
  *                     results, unless MPI_FINALIZE already wrote them.
  *   CALL KM_WRIT      write the results so far (PRINT_OUT_ROUTINES)
  *   CALL KM_OPT(TEXT) the control file's run-wide settings, from the main
@@ -139,6 +140,7 @@ enum km_flag {
 #define km_mpii_f F77_FUNC_(km_mpii, KM_MPII)
 #define km_mpif_f F77_FUNC_(km_mpif, KM_MPIF)
 #define km_abrt_f F77_FUNC_(km_abrt, KM_ABRT)
+#define km_abor_f F77_FUNC_(km_abor, KM_ABOR)
 
 void km_reg_f(int32_t *h, const int32_t *hr, const char *text);
 void km_in_f(const int32_t *h);
@@ -151,6 +153,7 @@ void km_opt_f(const char *text);
 void km_mpii_f(void);
 void km_mpif_f(void);
 void km_abrt_f(void);    /* before CALL MPI_ABORT: this rank's own file */
+void km_abor_f(void);    /* before CALL ABORT */
 #endif
 
 #endif

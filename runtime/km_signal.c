@@ -1,10 +1,13 @@
 /*
- * km_signal.c — results on the signals that stop a program from outside:
- * SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR1 and SIGUSR2.
+ * km_signal.c — results on the signals that stop a program from outside,
+ * SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR1 and SIGUSR2, and on SIGABRT,
+ * with which it stops itself.
  *
  * Batch systems and mpirun stop a program with SIGTERM (then SIGKILL),
  * a user with ^C; a CPU-time limit sends SIGXCPU, and batch systems warn
- * with SIGUSR1 or SIGUSR2 before they kill.  For each of these libkm
+ * with SIGUSR1 or SIGUSR2 before they kill.  A program stops itself with
+ * SIGABRT: Fortran's CALL ABORT, C's abort() and a failed assert(), and
+ * the MPI and C libraries on an error they cannot go on from.  For each of these libkm
  * installs a handler that writes the results so far, then puts back the
  * action that was there before it and raises the signal again, so the
  * process ends exactly as it would have (same signal, same messages, same
@@ -60,7 +63,7 @@
 #endif
 
 static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGXCPU,
-                                     SIGUSR1, SIGUSR2 };
+                                     SIGUSR1, SIGUSR2, SIGABRT };
 #define NSIG_HANDLED (sizeof stop_signals / sizeof *stop_signals)
 
 /* The action each signal had before libkm's, put back to end the process

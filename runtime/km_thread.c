@@ -129,8 +129,12 @@ static void init_once(struct km_thread *t)
         calibrate_costs(t);
     km_wait_start(t);
     km_st.pid = getpid();
-    if (!atexit_registered && atexit(km_at_exit) == 0)
+    if (!atexit_registered) {
         atexit_registered = 1;
+        atexit(km_at_exit);
+        at_quick_exit(km_at_exit);   /* (which runs none of atexit's: a C
+                                        library may end the program so) */
+    }
     if (!km_st.clock_injected)
         km_signal_install();
     if (!end_key_made && pthread_key_create && pthread_setspecific &&

@@ -131,6 +131,11 @@ void km_writ_f(void) { write_results("PRINT_OUT", 0); }
  * theirs when mpirun kills them; the abort itself runs no exit handler. */
 void km_abrt_f(void) { write_results("MPI_ABORT", 1); }
 
+/* Before CALL ABORT: gfortran's runtime puts SIGABRT's action back to the
+ * default before it aborts, so that no handler (libkm's neither) sees
+ * it. */
+void km_abor_f(void) { write_results("ABORT", 1); }
+
 void km_opt_f(const char *text)
 {
     const char *p = strstr(text, "TRACE_SIZE_LIMIT=");

@@ -47,6 +47,7 @@
 #define kc_mpii_f F77_FUNC_(kc_mpii, KC_MPII)
 #define kc_mpif_f F77_FUNC_(kc_mpif, KC_MPIF)
 #define kc_abrt_f F77_FUNC_(kc_abrt, KC_ABRT)
+#define kc_abor_f F77_FUNC_(kc_abor, KC_ABOR)
 
 void kc_reg_f(int32_t *h, const int32_t *hr, const char *text);
 void kc_in_f(const int32_t *h);
@@ -59,6 +60,7 @@ void kc_opt_f(const char *text);
 void kc_mpii_f(void);
 void kc_mpif_f(void);
 void kc_abrt_f(void);
+void kc_abor_f(void);
 
 #define DEPTH 100000
 #define KEY 256
@@ -235,6 +237,7 @@ void kc_stop_f(void) { sp = 0; km_stop_f(); }
 void kc_exit_f(void) { sp = 0; km_exit_f(); }
 void kc_writ_f(void) { km_writ_f(); }
 void kc_abrt_f(void) { sp = 0; km_abrt_f(); }
+void kc_abor_f(void) { sp = 0; km_abor_f(); }
 void kc_opt_f(const char *text) { km_opt_f(text); }
 
 /* Only in the MPI build of this file: referring to them would pull libkm's

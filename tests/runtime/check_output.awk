@@ -130,7 +130,7 @@ FNR == 1 { version = $0; sub(/^! kmtool KM_output /, "", version) }
 FNR == 1 && version !~ /^[567]$/ { bad("first line") }
 FNR == 2 && $0 !~ /^! Program    : ./ { bad("Program line") }
 FNR == 3 && $0 !~ /^! Started    : [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ { bad("Started line") }
-FNR == 4 && $0 !~ /^! Written at : (END|STOP|EXIT|MPI_FINALIZE|MPI_ABORT|PRINT_OUT|exit|signal [0-9]+)$/ { bad("Written at line") }
+FNR == 4 && $0 !~ /^! Written at : (END|STOP|EXIT|ABORT|MPI_FINALIZE|MPI_ABORT|PRINT_OUT|exit|signal [0-9]+)$/ { bad("Written at line") }
 FNR == 5 && $0 !~ /^! Clock      : ./ { bad("Clock line") }
 # the CPU clock: every time is CPU time, and says so
 FNR == 5 { cpu = $0 ~ /^! Clock      : CPU time / }
