@@ -434,30 +434,32 @@ void km_file_abandon(struct km_out_file *f)
 /* ------------------------------------------------------------------------ */
 /* Names                                                                     */
 
-static void file_name(char *buf, size_t size, int nnn, int rank)
+/* The path of BASE.NNN[.<rank>] in `dir`: 0, else -1. */
+static int numbered_path(char *buf, size_t size, const char *dir,
+                         const char *base, int nnn, int rank)
 {
+    char leaf[48];
     if (rank >= 0)
-        snprintf(buf, size, "KM_output.%03d.%d", nnn, rank);
+        snprintf(leaf, sizeof leaf, "%s.%03d.%d", base, nnn, rank);
     else
-        snprintf(buf, size, "KM_output.%03d", nnn);
+        snprintf(leaf, sizeof leaf, "%s.%03d", base, nnn);
+    return join(buf, size, dir, leaf);
 }
 
 /* The path of KM_output.NNN[.<rank>] in `dir`: 0, else -1. */
 static int file_path(char *buf, size_t size, const char *dir, int nnn,
                      int rank)
 {
-    char leaf[48];
-    file_name(leaf, sizeof leaf, nnn, rank);
-    return join(buf, size, dir, leaf);
+    return numbered_path(buf, size, dir, "KM_output", nnn, rank);
 }
 
-/* "KM_output.DDD" or "KM_output.DDD.<digits>": DDD, else -1. */
-static int taken_number(const char *s)
+/* "BASE.DDD" or "BASE.DDD.<digits>": DDD, else -1. */
+static int taken_number(const char *s, const char *base)
 {
-    static const char prefix[] = "KM_output.";
-    if (strncmp(s, prefix, sizeof prefix - 1) != 0)
+    size_t len = strlen(base);
+    if (strncmp(s, base, len) != 0 || s[len] != '.')
         return -1;
-    s += sizeof prefix - 1;
+    s += len + 1;
     for (int i = 0; i < 3; i++)
         if (s[i] < '0' || s[i] > '9')
             return -1;
@@ -472,10 +474,11 @@ static int taken_number(const char *s)
     return n;
 }
 
-/* Mark every number some KM_output file in `dir` takes.  On Linux through
+/* Mark every number some BASE file in `dir` takes.  On Linux through
  * getdents64, which (unlike opendir) does not allocate, so a signal
  * handler may call it. */
-static void scan_taken(const char *dir, unsigned char used[KM_MAX_FILES])
+static void scan_taken(const char *dir, const char *base,
+                       unsigned char used[KM_MAX_FILES])
 {
     if (!dir[0])
         dir = ".";
@@ -493,7 +496,7 @@ static void scan_taken(const char *dir, unsigned char used[KM_MAX_FILES])
         for (long off = 0; off < n;) {
             unsigned short reclen;
             memcpy(&reclen, buf + off + 16, sizeof reclen);
-            int k = taken_number(buf + off + 19);    /* d_name */
+            int k = taken_number(buf + off + 19, base);    /* d_name */
             if (k >= 0)
                 used[k] = 1;
             off += reclen;
@@ -506,7 +509,7 @@ static void scan_taken(const char *dir, unsigned char used[KM_MAX_FILES])
         return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        int k = taken_number(e->d_name);
+        int k = taken_number(e->d_name, base);
         if (k >= 0)
             used[k] = 1;
     }
@@ -546,36 +549,50 @@ static int exists(const char *path)
     return stat(path, &sb) == 0;
 }
 
+int km_file_lowest(const char *dir, const char *base, int rank,
+                   int (*claim)(const char *path, void *arg), void *arg)
+{
+    unsigned char used[KM_MAX_FILES] = { 0 };
+    char path[KM_PATH_MAX], whole[KM_PATH_MAX];
+    if (rank < 0)
+        scan_taken(dir, base, used);
+    for (int n = 0; n < KM_MAX_FILES; n++) {
+        if (used[n])
+            continue;
+        if (rank >= 0) {
+            if (numbered_path(whole, sizeof whole, dir, base, n, -1) != 0)
+                return -1;
+            if (exists(whole))
+                continue;
+        }
+        if (numbered_path(path, sizeof path, dir, base, n, rank) != 0)
+            return -1;
+        int rc = claim(path, arg);
+        if (rc == 0)
+            return n;
+        if (rc < 0)
+            return -1;
+    }
+    return -2;
+}
+
+static int claim_by_link(const char *path, void *f)
+{
+    return link_to(f, path);
+}
+
 /* Take the lowest free name in name->dir for the temporary file.  0 with
  * name->nnn set, else -1 (the place refused). */
 static int link_lowest(struct km_out_file *f, struct km_outname *name)
 {
-    unsigned char used[KM_MAX_FILES] = { 0 };
-    char path[KM_PATH_MAX], whole[KM_PATH_MAX];
-    if (name->rank < 0)
-        scan_taken(name->dir, used);
-    for (int n = 0; n < KM_MAX_FILES; n++) {
-        if (used[n])
-            continue;
-        if (name->rank >= 0) {
-            if (file_path(whole, sizeof whole, name->dir, n, -1) != 0)
-                break;
-            if (exists(whole))
-                continue;
-        }
-        int rc = file_path(path, sizeof path, name->dir, n, name->rank);
-        if (rc == 0)
-            rc = link_to(f, path);
-        if (rc == 0) {
-            name->nnn = n;
-            return 0;
-        }
-        if (rc < 0) {
-            refuse(f, strerror(errno));
-            return -1;
-        }
+    int n = km_file_lowest(name->dir, "KM_output", name->rank, claim_by_link,
+                           f);
+    if (n >= 0) {
+        name->nnn = n;
+        return 0;
     }
-    refuse(f, "KM_output.000 to KM_output.999 are taken");
+    refuse(f, n == -2 ? "KM_output.000 to KM_output.999 are taken"
+                      : strerror(errno));
     return -1;
 }
 

@@ -798,6 +798,14 @@ void km_file_fail(struct km_out_file *f, const char *why);
  * file was moved or not written, unless the last write printed the same.
  * 0 on success. */
 int km_file_place(struct km_out_file *f, struct km_outname *name, int rank);
+/* The lowest number NNN from 000 to 999 for which `claim` takes the name
+ * BASE.NNN (rank < 0; no BASE.NNN.<r> of any rank r exists either) or
+ * BASE.NNN.<rank> (BASE.NNN does not exist either) in `dir` ("" the
+ * working directory); claim returns 0 when it took the name, 1 when the
+ * name is taken, -1 on failure (errno).  -1: a failure (errno), -2: every
+ * number taken.  Safe in a signal handler on Linux. */
+int km_file_lowest(const char *dir, const char *base, int rank,
+                   int (*claim)(const char *path, void *arg), void *arg);
 /* Write one whole file as above.  0 on success. */
 int km_file_write_whole(const char *text, size_t len, struct km_outname *name,
                         int rank);

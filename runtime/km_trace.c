@@ -4,10 +4,13 @@
  * and the messages of measured MPI calls, with their clock ticks, in the
  * binary format doc/KM_trace.md fixes; kmview reads it.
  *
- * One file per process in the working directory: KM_trace for a serial
- * program, KM_trace.<rank> for an MPI rank (the rank is taken from the
- * launcher's environment at the first event, or from KM_MPII, which
- * renames the file).  It replaces the trace of an earlier run.
+ * One file per process in the working directory, numbered as KM_output
+ * files are: KM_trace.NNN for a serial program, KM_trace.NNN.<rank> for
+ * an MPI rank (the rank is taken from the launcher's environment at the
+ * first event, or from KM_MPII, which renames the file), NNN the lowest
+ * number free, taken with O_EXCL: a trace never replaces another, which
+ * another run may have mapped (truncated under it, its next store would
+ * kill it with SIGBUS).
  *
  * The file is mapped (MAP_SHARED) a block at a time: an event is a
  * 16-byte store into the page cache, so it costs no system call and
@@ -137,12 +140,34 @@ static uint64_t limit_bytes(void)
     return b < 2 * BLOCK ? 2 * BLOCK : b;
 }
 
-static void trace_path(char *buf, size_t size, int rank)
+/* Make the file KM_trace.NNN (rank < 0) or KM_trace.NNN.<rank>, NNN the
+ * lowest free: its descriptor (its name in tr.path), or -1 (errno). */
+static int claim_by_open(const char *path, void *fd)
 {
-    if (rank >= 0)
-        snprintf(buf, size, "KM_trace.%d", rank);
-    else
-        snprintf(buf, size, "KM_trace");
+    int d = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (d < 0)
+        return errno == EEXIST ? 1 : -1;
+    *(int *)fd = d;
+    snprintf(tr.path, sizeof tr.path, "%s", path);
+    return 0;
+}
+
+static int create_numbered(int rank)
+{
+    int fd = -1;
+    int n = km_file_lowest("", "KM_trace", rank, claim_by_open, &fd);
+    if (n == -2)
+        errno = EEXIST;              /* (KM_trace.000 to .999 taken) */
+    return n >= 0 ? fd : -1;
+}
+
+/* Give the file `from` the lowest free name of a rank's. */
+static int claim_by_link(const char *path, void *from)
+{
+    if (link(from, path) != 0)
+        return errno == EEXIST ? 1 : -1;
+    snprintf(tr.path, sizeof tr.path, "%s", path);
+    return 0;
 }
 
 /* The file could not be made: say so once, and remove what open()
@@ -204,9 +229,10 @@ static void start(const struct km_trace_run *run, km_tick now)
 {
     tr.state = 1;
     int rank = launcher_rank();
-    trace_path(tr.path, sizeof tr.path, rank);
+    snprintf(tr.path, sizeof tr.path, "KM_trace.NNN%s",
+             rank >= 0 ? ".<rank>" : "");
     tr.limit = limit_bytes();
-    tr.fd = open(tr.path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    tr.fd = create_numbered(rank);
     if (tr.fd < 0) {
         give_up("cannot create it");
         return;
@@ -481,10 +507,16 @@ void km_trace_rank(int rank, int nranks)
     if (tr.state <= 0)
         return;
     if (rank != tr.head->rank) {
-        char path[sizeof tr.path];
-        trace_path(path, sizeof path, rank);
-        if (rename(tr.path, path) == 0)
-            memcpy(tr.path, path, sizeof path);
+        /* (under a name of its own first: its serial name would keep its
+         * number from a rank's) */
+        char own[sizeof tr.path];
+        snprintf(own, sizeof own, "KM_trace.%ld", (long)getpid());
+        if (rename(tr.path, own) == 0) {
+            if (km_file_lowest("", "KM_trace", rank, claim_by_link, own) < 0)
+                rename(own, tr.path);
+            else
+                unlink(own);
+        }
         tr.head->rank = rank;
     }
     tr.head->nranks = nranks;

@@ -27,7 +27,7 @@ fi
 
 for np in 1 2 4 16; do
     mkdir np$np && cd np$np || exit 1
-    # on 2 ranks, with a trace per rank (KM_trace.<rank>)
+    # on 2 ranks, with a trace per rank (KM_trace.000.<rank>)
     trace=0
     [ $np = 2 ] && trace=1
     KM_TRACE_FILE_NUMBER=$trace $limit $MPIRUN $MPIRUN_FLAGS -np $np ../prog > out 2> err ||
@@ -41,11 +41,11 @@ for np in 1 2 4 16; do
     if [ $np = 2 ]; then
         for r in 0 1; do
             # (the header's rank and ranks, and state 2: results written)
-            expect "trace of rank $r" "$(od -An -t d4 -j 32 -N 8 KM_trace.$r 2> /dev/null | tr -s ' ')" " $r 2"
-            expect "trace of rank $r: state" "$(od -An -t d4 -j 80 -N 4 KM_trace.$r 2> /dev/null | tr -d ' ')" 2
+            expect "trace of rank $r" "$(od -An -t d4 -j 32 -N 8 KM_trace.000.$r 2> /dev/null | tr -s ' ')" " $r 2"
+            expect "trace of rank $r: state" "$(od -An -t d4 -j 80 -N 4 KM_trace.000.$r 2> /dev/null | tr -d ' ')" 2
         done
     else
-        [ -f KM_trace ] || [ -f KM_trace.0 ] && fail "$np ranks: a trace without being asked"
+        ls KM_trace* > /dev/null 2>&1 && fail "$np ranks: a trace without being asked"
     fi
     expect "$np ranks: Written at" "$(sed -n 4p $f)" "! Written at : MPI_FINALIZE"
     expect "$np ranks: Ranks" "$(grep "^! Ranks      :" $f)" "! Ranks      : $np"
@@ -79,4 +79,27 @@ for np in 1 2 4 16; do
     done
     cd .. || exit 1
 done
+
+# Two traced jobs of 2 ranks in one directory, the second started 0.5 s
+# after the first: a trace of its own for every rank of both (the second
+# truncated the first's files under it, which died of SIGBUS: mpirun's
+# status 135), each whole, its header's rank that of its name.
+mkdir twice && cd twice || exit 1
+KM_TRACE_FILE_NUMBER=1 $limit $MPIRUN $MPIRUN_FLAGS -np 2 ../prog > out.1 2> err.1 &
+first=$!
+sleep 0.5
+KM_TRACE_FILE_NUMBER=1 $limit $MPIRUN $MPIRUN_FLAGS -np 2 ../prog > out.2 2> err.2 &
+second=$!
+wait $first
+s1=$?
+wait $second
+expect "two traced jobs: their exit statuses" "$s1 $?" "0 0"
+expect "two traced jobs: four traces" "$(ls KM_trace* | tr '\n' ' ')" \
+    "KM_trace.000.0 KM_trace.000.1 KM_trace.001.0 KM_trace.001.1 "
+for t in KM_trace.00[01].[01]; do
+    expect "two traced jobs: $t's rank, ranks and state" \
+        "$(od -An -t d4 -j 32 -N 8 $t | tr -s ' ') $(od -An -t d4 -j 80 -N 4 $t | tr -d ' ')" \
+        " ${t##*.} 2 2"
+done
+cd .. || exit 1
 finish

@@ -63,7 +63,7 @@ void test_trace(void)
     }
     in_at(5000000, t);                /* still open */
     size_t n = 0;
-    unsigned char *f = (unsigned char *)slurp_n("KM_trace", &n);
+    unsigned char *f = (unsigned char *)slurp_n("KM_trace.000", &n);
     CHECK(f != NULL && n >= 2 * ((size_t)1 << 18));
     if (!f || n < 2 * ((size_t)1 << 18)) {
         free(f);
@@ -115,7 +115,7 @@ void test_trace(void)
     }
     free(f);
     km_stop_f();
-    f = (unsigned char *)slurp_n("KM_trace", &n);
+    f = (unsigned char *)slurp_n("KM_trace.000", &n);
     CHECK(f != NULL);
     if (f) {
         CHECK_EQ(header_u32(f, 80), 2);             /* results written */
