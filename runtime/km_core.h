@@ -223,27 +223,17 @@ enum mpi_state { MPI_NONE, MPI_ACTIVE, MPI_DONE };
  * libkm.  A write takes a snapshot of every thread.
  */
 struct km_thread {
-    /* hot: one line */
+    /* hot */
     struct km_node *cur;     /* the top frame's node (or force) */
-    struct km_node **stk;    /* the open nodes (the frame stack): stk[0]
-                                the root; stk0 or a bigger copy */
     int32_t sp;              /* top frame; 0 = only the root */
     int32_t mtop;            /* the top measured frame's place (0: root) */
     km_time acc;             /* see "Accounting" */
     uint64_t nest;           /* estimated executions so far */
-    struct km_mframe *mf;    /* measured frames, mf[0] the root: mf0 or a
-                                bigger copy */
-    int32_t msp;             /* top of mf; 0 = the root */
-    int32_t nreg;            /* the ids tab covers (<= km_st.ntmpl) */
-    uint64_t nmeas;          /* measured executions so far */
-    /* */
     struct km_region **tab;  /* this thread's regions, tab[id - 1] */
+    int32_t nreg;            /* the ids tab covers (<= km_st.ntmpl) */
+    int32_t msp;             /* top of mf; 0 = the root */
+    uint64_t nmeas;          /* measured executions so far */
     km_time ovh;             /* libkm's other time on this thread so far */
-    struct km_mwait *mw;     /* beside mf: mw0 or a bigger copy */
-    int32_t stkcap;          /* the places of stk, mf and mw (published
-                                after them: a reader that sees it sees
-                                them); KM_STACK_DEPTH until a recursion
-                                went deeper */
     /* sampling */
     uint64_t rng;            /* xorshift64 state for the gaps */
     /* call paths */
@@ -297,13 +287,66 @@ struct km_thread {
     km_tick rd_at;           /* the clock then */
     km_time wait_est;        /* waiting taken out of measured frames for
                                 the estimated executions inside them */
-    struct km_mwait mw0[KM_STACK_DEPTH];   /* the stack's first places */
-    _Alignas(64) struct km_node *stk0[KM_STACK_DEPTH];
-    struct km_mframe mf0[KM_STACK_DEPTH];
+    /* the frame stack past its first KM_STACK_DEPTH places (a recursion
+     * deeper than that): place i at deep.stk[i - KM_STACK_DEPTH], and so
+     * on; grown by doubling on the slow path (grow_stack), the arrays
+     * published before their places, the old ones kept (a snapshot may
+     * be reading them) */
+    struct {
+        struct km_node **stk;
+        struct km_mframe *mf;
+        struct km_mwait *mw;
+        km_time *tl_done;    /* the program's thread: km_main_tl_done's */
+        int32_t cap;
+    } deep;
+    struct km_mwait mw[KM_STACK_DEPTH];    /* beside mf */
+    _Alignas(64) struct km_node *stk[KM_STACK_DEPTH];  /* the open nodes;
+                                stk[0] the root */
+    struct km_mframe mf[KM_STACK_DEPTH];   /* measured frames; mf[0] the
+                                root */
 };
 
-_Static_assert(offsetof(struct km_thread, tab) == 64,
-               "what an entry and exit touch is on one line");
+/* Thread t's frame stack: its place i, measured frame m and what that
+ * frame waited, wherever they are (the hot path reads the first
+ * KM_STACK_DEPTH places itself). */
+static inline struct km_node **km_stk(const struct km_thread *t, int32_t i)
+{
+    return KM_LIKELY(i < KM_STACK_DEPTH)
+               ? (struct km_node **)&t->stk[i]
+               : &t->deep.stk[i - KM_STACK_DEPTH];
+}
+
+static inline struct km_mframe *km_mf(const struct km_thread *t, int32_t m)
+{
+    return KM_LIKELY(m < KM_STACK_DEPTH) ? (struct km_mframe *)&t->mf[m]
+                                         : &t->deep.mf[m - KM_STACK_DEPTH];
+}
+
+static inline struct km_mwait *km_mw(const struct km_thread *t, int32_t m)
+{
+    return KM_LIKELY(m < KM_STACK_DEPTH) ? (struct km_mwait *)&t->mw[m]
+                                         : &t->deep.mw[m - KM_STACK_DEPTH];
+}
+
+/* The places of thread t's stack (read with acquire: its arrays are
+ * there once it is). */
+static inline int32_t km_stack_places(const struct km_thread *t)
+{
+    return KM_STACK_DEPTH + __atomic_load_n(&t->deep.cap, __ATOMIC_ACQUIRE);
+}
+
+/* Measured frames as km_close_open and km_wait_open read them: the first
+ * KM_STACK_DEPTH at low, the others at deep (for a copy in one piece,
+ * low + KM_STACK_DEPTH). */
+struct km_frames {
+    const struct km_mframe *low, *deep;
+};
+
+static inline const struct km_mframe *km_frame(struct km_frames f, int32_t m)
+{
+    return KM_LIKELY(m < KM_STACK_DEPTH) ? &f.low[m]
+                                         : &f.deep[m - KM_STACK_DEPTH];
+}
 
 /* Node i of thread t. */
 static inline struct km_node *km_node_at(const struct km_thread *t,
@@ -405,8 +448,15 @@ extern struct km_timeline km_main_tl;
  * before the current one (its own time, an I/O statement's elapsed
  * time): set by km_cross_slot for every open frame, and back to 0 when
  * that frame closes (it began before the current slot, then). */
-extern km_time *km_main_tl_done;    /* KM_STACK_DEPTH places, or as many
-                                        as the program's stack has */
+extern km_time km_main_tl_done[KM_STACK_DEPTH];
+
+/* km_main_tl_done's place m (past KM_STACK_DEPTH: the thread's deep). */
+static inline km_time *km_tl_done(int32_t m)
+{
+    return KM_LIKELY(m < KM_STACK_DEPTH)
+               ? &km_main_tl_done[m]
+               : &km_main_thread.deep.tl_done[m - KM_STACK_DEPTH];
+}
 /* The lowest of its measured frames the program's thread has closed down
  * to since it last gave the open ones their time (km_cross_slot): the
  * frames below have given all of theirs so far. */
@@ -471,7 +521,7 @@ struct km_counters {         /* a thread's, at one instant */
     km_time acc, ovh;
     uint64_t nest, nmeas;
 };
-void km_close_open(const struct km_mframe *mf, int32_t msp, int32_t low,
+void km_close_open(struct km_frames mf, int32_t msp, int32_t low,
                    const struct km_counters *s, km_tick now, km_tick t0,
                    void (*fn)(void *arg, int32_t m, km_time own, km_time e),
                    void *arg);

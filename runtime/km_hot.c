@@ -114,7 +114,7 @@ static struct km_node full_node = {
 static KM_ALWAYS_INLINE struct km_node *cur_at(struct km_thread *t,
                                                int32_t sp)
 {
-    struct km_node *n = t->stk[sp];
+    struct km_node *n = *km_stk(t, sp);
     return KM_UNLIKELY(sp == t->mtop && n->wrapper && sp > 0) ? &t->force : n;
 }
 
@@ -129,7 +129,7 @@ static KM_ALWAYS_INLINE void push_estimated(struct km_thread *t,
     c->count++;
     t->acc += c->add;
     t->nest++;
-    t->stk[sp] = c;
+    *km_stk(t, sp) = c;
     signal_fence();
     t->sp = sp;
     t->cur = c;
@@ -152,7 +152,7 @@ static KM_ALWAYS_INLINE void in_measured(struct km_thread *t,
     t->nmeas++;
     t->acc += km_st.cost_measured;
     int32_t m = t->msp + 1;
-    struct km_mframe *f = &t->mf[m];
+    struct km_mframe *f = km_mf(t, m);
     f->n = c;
     f->start = now;
     f->acc0 = t->acc;
@@ -162,7 +162,7 @@ static KM_ALWAYS_INLINE void in_measured(struct km_thread *t,
     f->nmeas0 = t->nmeas;
     f->sp = sp;
     f->sample = (uint8_t)(sample || !c->sampling);
-    t->stk[sp] = c;
+    *km_stk(t, sp) = c;
     if (KM_UNLIKELY(c->hooks != 0))
         enter_hooks(t, c->r, now);
     signal_fence();
@@ -206,7 +206,7 @@ static void leave_top(struct km_thread *t, const int32_t *h);
 static int routine_open(const struct km_thread *t, int32_t routine)
 {
     for (int32_t i = 1; i <= t->sp; i++)
-        if (t->stk[i]->id == routine)
+        if ((*km_stk(t, i))->id == routine)
             return 1;
     return 0;
 }
@@ -221,7 +221,7 @@ static int routine_open(const struct km_thread *t, int32_t routine)
 static void task_in(struct km_thread *t, int32_t routine)
 {
     int d = t->task_depth++;
-    const struct km_region *in = t->stk[t->sp]->r;
+    const struct km_region *in = (*km_stk(t, t->sp))->r;
     int open = routine_open(t, routine) || (in && in->routine == routine);
     if (d >= 64)
         return;                   /* (deeper ones enter nothing) */
@@ -251,27 +251,28 @@ static void enter_lost(struct km_thread *t)
     t->lost++;
     if (t->overflow_depth++ == 0) {
         int32_t i = t->sp + 1;
-        t->stk[i] = &full_node;
+        *km_stk(t, i) = &full_node;
         signal_fence();
         t->sp = i;
         t->cur = &full_node;
     }
 }
 
-/* Room for frame sp (a recursion deeper than the stack's places): the
- * stack copied into arrays of twice as many places, published before
- * their size; the old ones are left, as a snapshot may be reading them
- * (the copies together take twice the last).  Its time is libkm's own.
- * -1 without memory, or past KM_STACK_MAX. */
+/* Room for frame sp past the stack's first places (a recursion deeper
+ * than those), and one more for full_node: the deep part copied into
+ * arrays of twice as many places, published before their size; the old
+ * ones are left, as a snapshot may be reading them (the copies together
+ * take twice the last).  Its time is libkm's own.  -1 without memory,
+ * or past KM_STACK_MAX. */
 static KM_NOINLINE int grow_stack(struct km_thread *t, int32_t sp)
 {
-    int32_t cap = t->stkcap;
-    if (sp < cap - 1)
+    int32_t cap = t->deep.cap;
+    if (sp < KM_STACK_DEPTH + cap - 1)
         return 0;
-    if (cap >= KM_STACK_MAX)
+    if (KM_STACK_DEPTH + cap >= KM_STACK_MAX)
         return -1;
     km_tick t1 = cold_now();
-    size_t n = (size_t)cap * 2;
+    size_t n = cap ? (size_t)cap * 2 : KM_STACK_DEPTH;
     int main = t == &km_main_thread;
     struct km_node **stk = km_mem_alloc(n * sizeof *stk);
     struct km_mframe *mf = km_mem_alloc(n * sizeof *mf);
@@ -279,18 +280,18 @@ static KM_NOINLINE int grow_stack(struct km_thread *t, int32_t sp)
     km_time *done = main ? km_mem_alloc(n * sizeof *done) : NULL;
     int ok = stk && mf && mw && (done || !main);
     if (ok) {
-        memcpy(stk, t->stk, (size_t)cap * sizeof *stk);
-        memcpy(mf, t->mf, (size_t)cap * sizeof *mf);
-        memcpy(mw, t->mw, (size_t)cap * sizeof *mw);
-        if (main)
-            memcpy(done, km_main_tl_done, (size_t)cap * sizeof *done);
-        signal_fence();
-        t->stk = stk;
-        t->mf = mf;
-        t->mw = mw;
-        if (main)
-            km_main_tl_done = done;
-        __atomic_store_n(&t->stkcap, (int32_t)n, __ATOMIC_RELEASE);
+        if (cap) {
+            memcpy(stk, t->deep.stk, (size_t)cap * sizeof *stk);
+            memcpy(mf, t->deep.mf, (size_t)cap * sizeof *mf);
+            memcpy(mw, t->deep.mw, (size_t)cap * sizeof *mw);
+            if (main)
+                memcpy(done, t->deep.tl_done, (size_t)cap * sizeof *done);
+        }
+        t->deep.stk = stk;
+        t->deep.mf = mf;
+        t->deep.mw = mw;
+        t->deep.tl_done = done;
+        __atomic_store_n(&t->deep.cap, (int32_t)n, __ATOMIC_RELEASE);
     } else {
         km_mem_free(stk);
         km_mem_free(mf);
@@ -314,7 +315,7 @@ static void first_entry(struct km_thread *t, struct km_region *r)
     }
     /* (a location a thread runs outside its routine, as a parallel
      * region's worker threads do, has nothing around it) */
-    const struct km_region *below = t->stk[t->sp]->r;
+    const struct km_region *below = (*km_stk(t, t->sp))->r;
     if (below && (below->id == r->routine || below->routine == r->routine))
         r->parent = below->id;
     else if (r->routine > 0 && r->routine <= t->nreg &&
@@ -334,7 +335,7 @@ static KM_NOINLINE void km_in_slow(struct km_thread *t, const int32_t *h)
     int32_t sp = t->sp + 1;
     struct km_node *c;
     /* (t->force and the full stack's node never have children there) */
-    if (KM_LIKELY(sp < t->stkcap - 1) &&
+    if (KM_LIKELY(sp < KM_STACK_DEPTH - 1) &&
         (c = km_alt_child(t->cur, id)) != NULL) {
         if (c->count + 1 >= c->next)
             km_in_node(t, c, sp);
@@ -369,7 +370,7 @@ static KM_NOINLINE void km_in_slow(struct km_thread *t, const int32_t *h)
     int forced = t->cur == &t->force;
     if (!r->entered)
         first_entry(t, r);
-    c = km_child(t, t->stk[t->sp], r);
+    c = km_child(t, *km_stk(t, t->sp), r);
     if (!c) {
         enter_lost(t);
         return;
@@ -430,8 +431,8 @@ KM_HOT_ALIGN void km_in_f(const int32_t *h)
 static KM_NOINLINE void tl_leave_long(int32_t code, int32_t m,
                                       km_time amount)
 {
-    km_tl_put(&km_main_tl, code, amount - km_main_tl_done[m]);
-    km_main_tl_done[m] = 0;
+    km_tl_put(&km_main_tl, code, amount - *km_tl_done(m));
+    *km_tl_done(m) = 0;
 }
 
 static void tl_leave(const struct km_node *c, const struct km_mframe *f,
@@ -469,7 +470,7 @@ static KM_ALWAYS_INLINE void pop(struct km_thread *t, int32_t sp)
 static KM_ALWAYS_INLINE void close_measured(struct km_thread *t, km_tick now)
 {
     int32_t m = t->msp;
-    struct km_mframe *f = &t->mf[m];
+    struct km_mframe *f = km_mf(t, m);
     struct km_node *c = f->n;
     km_time raw = KM_SUB(now - f->start) - km_st.cost_inner;
     km_time dacc = t->acc - f->acc0;
@@ -487,9 +488,9 @@ static KM_ALWAYS_INLINE void close_measured(struct km_thread *t, km_tick now)
     t->sp = f->sp - 1;
     signal_fence();
     t->msp = m - 1;
-    t->mtop = t->mf[m - 1].sp;
+    struct km_mframe *b = km_mf(t, m - 1);
+    t->mtop = b->sp;
     t->cur = cur_at(t, f->sp - 1);
-    struct km_mframe *b = &t->mf[m - 1];
     if (c->callee) {
         b->cin += raw;
         t->acc = f->acc0;
@@ -517,14 +518,14 @@ static KM_ALWAYS_INLINE void close_measured(struct km_thread *t, km_tick now)
 static void leave_to(struct km_thread *t, int32_t id)
 {
     int32_t j = t->sp;
-    while (j > 0 && t->stk[j]->id != id)
+    while (j > 0 && (*km_stk(t, j))->id != id)
         j--;
     if (j == 0) {                    /* not open: ignore, but say so */
         t->bad_out++;
         return;
     }
     uint64_t measured = 0;
-    for (int32_t m = t->msp; m > 0 && t->mf[m].sp >= j; m--)
+    for (int32_t m = t->msp; m > 0 && km_mf(t, m)->sp >= j; m--)
         measured++;
     km_tick now = measured ? km_clock_read(&km_st.clock) : 0;
     if (measured > 1)
@@ -569,12 +570,13 @@ static KM_NOINLINE void km_out_slow(struct km_thread *t, const int32_t *h)
         task_out(t, -id);
         return;
     }
-    if (t->stk[t->sp] == &full_node) {  /* an entry that did not fit */
+    struct km_node *top = *km_stk(t, t->sp);
+    if (top == &full_node) {         /* an entry that did not fit */
         if (--t->overflow_depth == 0)
             pop(t, t->sp);
         return;
     }
-    if (t->stk[t->sp]->id != id || t->sp != t->mtop) {
+    if (top->id != id || t->sp != t->mtop) {
         if (id <= 0 || id > __atomic_load_n(&km_st.ntmpl, __ATOMIC_ACQUIRE))
             t->bad_in++;
         else
@@ -590,6 +592,10 @@ static KM_NOINLINE void km_out_slow(struct km_thread *t, const int32_t *h)
 static KM_ALWAYS_INLINE void leave_top(struct km_thread *t, const int32_t *h)
 {
     int32_t sp = t->sp;
+    if (KM_UNLIKELY(sp >= KM_STACK_DEPTH)) {    /* (a deep frame) */
+        km_out_slow(t, h);
+        return;
+    }
     struct km_node *c = t->stk[sp];
     if (KM_UNLIKELY((sp == t->mtop) | (c->id != *h))) {
         km_out_slow(t, h);

@@ -168,12 +168,6 @@ void km_paths_limits(void)
 /* Thread t's node list with its root alone; -1 without memory. */
 int km_paths_init(struct km_thread *t)
 {
-    if (!t->stk) {                   /* (a state's first thread) */
-        t->stk = t->stk0;
-        t->mf = t->mf0;
-        t->mw = t->mw0;
-        t->stkcap = KM_STACK_DEPTH;
-    }
     if (!t->chunk) {
         int32_t max = km_st.max_nodes > 0 ? km_st.max_nodes : KM_NODES_DEFAULT;
         /* room past the limit for the regions' nodes under the

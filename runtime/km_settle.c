@@ -23,14 +23,14 @@
  * (less libkm's).  Nothing is changed.  With low > 0, the walk stops at
  * the first callee frame below mf[low]: the frames below a callee frame
  * that has been open all along have the same own time as then. */
-void km_close_open(const struct km_mframe *mf, int32_t msp, int32_t low,
+void km_close_open(struct km_frames mf, int32_t msp, int32_t low,
                    const struct km_counters *s, km_tick now, km_tick t0,
                    void (*fn)(void *arg, int32_t m, km_time own, km_time e),
                    void *arg)
 {
     km_time acc = s->acc, extra = 0;
     for (int32_t m = msp; m >= 0; m--) {
-        const struct km_mframe *f = &mf[m];
+        const struct km_mframe *f = km_frame(mf, m);
         km_time raw = m ? KM_SUB(now - f->start) - km_st.cost_inner
                         : KM_SUB(now - t0);
         km_time cin = f->cin + extra;
@@ -257,7 +257,7 @@ static void give_open(void *arg, int32_t m, km_time own, km_time e)
     struct give *g = arg;
     if (m == 0)
         return;
-    const struct km_mframe *f = &g->t->mf[m];
+    const struct km_mframe *f = km_mf(g->t, m);
     int32_t code = km_tl_code(g->into, f->n->id);
     km_time amount;
     if (f->n->callee)
@@ -267,9 +267,9 @@ static void give_open(void *arg, int32_t m, km_time own, km_time e)
     else
         return;
     km_tl_spread(g->into, f->start, g->now, code,
-                 amount - km_main_tl_done[m]);
+                 amount - *km_tl_done(m));
     if (g->live)
-        km_main_tl_done[m] = amount;
+        *km_tl_done(m) = amount;
 }
 
 /* Give `into` (the live timeline when `live`, or a copy) thread t's
@@ -311,7 +311,8 @@ void km_give_open_slots(const struct km_thread *t, int32_t msp, km_tick now,
      * 10^5 frames deep would walk them at every slot's end; an I/O
      * statement's among them gives its time at its close instead) */
     int32_t low = !live ? 0 : km_main_tl_low < msp ? km_main_tl_low : msp;
-    km_close_open(t->mf, msp, low, &s, now, t->t0, give_open, &g);
+    struct km_frames mf = { t->mf, t->deep.mf };
+    km_close_open(mf, msp, low, &s, now, t->t0, give_open, &g);
     if (live)
         km_main_tl_low = msp;
 }

@@ -232,8 +232,8 @@ static void fill_scalars(const struct km_thread *t, struct km_report *rep,
 static int32_t copy_frames(const struct km_thread *t, struct km_mframe *mf,
                            int32_t msp, int32_t sp, int32_t nn)
 {
-    memcpy(mf, __atomic_load_n(&t->mf, __ATOMIC_ACQUIRE),
-           ((size_t)msp + 1) * sizeof *mf);
+    for (int32_t m = 0; m <= msp; m++)
+        mf[m] = *km_mf(t, m);
     for (int32_t m = 1; m <= msp; m++) {
         const struct km_node *n = mf[m].n;
         if (!n || n->index < 1 || n->index >= nn ||
@@ -405,8 +405,7 @@ int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
     int32_t nn = t->chunk ? __atomic_load_n(&t->nnodes, __ATOMIC_ACQUIRE) : 0;
     /* (its size after them, the arrays after that: a stack that grows
      * publishes the arrays first, and keeps the old ones) */
-    int32_t cap = __atomic_load_n(&t->stkcap, __ATOMIC_ACQUIRE);
-    if (sp < 0 || sp >= cap)
+    if (sp < 0 || sp >= km_stack_places(t))
         sp = 0;
     if (msp < 0 || msp > sp)
         msp = 0;
@@ -439,7 +438,8 @@ int km_make_thread_report(const struct km_thread *t, struct km_report *rep,
     km_time open = km_wait_open((struct km_thread *)t, mf, msp, &s, now,
                                 moved);
     struct closing c = { rep, mf, e, moved };
-    km_close_open(mf, msp, 0, &s, now, t->t0, close_copy, &c);
+    km_close_open((struct km_frames){ mf, mf + KM_STACK_DEPTH }, msp, 0, &s,
+                  now, t->t0, close_copy, &c);
     give_waiting(t, rep, open);
     rep->redundant = redundant_so_far(t, mf, msp, e);
     km_mem_free(mf);
@@ -474,7 +474,7 @@ static void copy_timeline(struct km_report *rep, km_tick now)
         (rep->tl = km_tl_copy(&km_main_tl, now)) == NULL)
         return;
     int32_t msp = km_main_thread.msp;
-    if (msp < 0 || msp >= km_main_thread.stkcap)
+    if (msp < 0 || msp >= km_stack_places(&km_main_thread))
         msp = 0;
     km_tl_fit(rep->tl, now);
     km_give_open_slots(&km_main_thread, msp, now, rep->tl, 0);

@@ -18,8 +18,7 @@ __thread int km_on_main __attribute__((tls_model("initial-exec")));
 struct km_thread km_main_thread;
 struct km_state km_st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 struct km_timeline km_main_tl;
-static km_time main_tl_done0[KM_STACK_DEPTH];
-km_time *km_main_tl_done = main_tl_done0;
+km_time km_main_tl_done[KM_STACK_DEPTH];
 int32_t km_main_tl_low;
 
 static int atexit_registered;
@@ -346,7 +345,7 @@ KM_NOINLINE struct km_thread *km_attach(void)
             __atomic_fetch_add(&km_lost_threads, 1, __ATOMIC_RELAXED);
             return NULL;
         }
-        memset(t, 0, offsetof(struct km_thread, stk0));
+        memset(t, 0, offsetof(struct km_thread, stk));
     }
     t->omp = omp_get_thread_num ? omp_get_thread_num() : -1;
     km_self = t;
@@ -550,11 +549,10 @@ void km_test_reset(void)
         km_region_free(km_st.tmpl[i]);
     free(km_st.tmpl);
     free(km_st.hash);
-    memset(&km_main_thread, 0, offsetof(struct km_thread, stk0));
+    memset(&km_main_thread, 0, offsetof(struct km_thread, stk));
     memset(&km_main_tl, 0, sizeof km_main_tl);  /* (tables leaked: tests) */
-    km_main_tl_done = main_tl_done0;
     km_main_tl_low = 0;
-    memset(main_tl_done0, 0, sizeof main_tl_done0);
+    memset(km_main_tl_done, 0, sizeof km_main_tl_done);
     main_taken = 0;
     km_self = NULL;
     km_on_main = 0;

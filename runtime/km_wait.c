@@ -107,10 +107,11 @@ void km_wait_thread(struct km_thread *t, km_tick now)
 static void give_last_reading(struct km_thread *t, int32_t below)
 {
     for (int32_t j = below; j >= 1; j--) {
-        struct km_mwait *w = &t->mw[j];
-        if (w->tag == t->mf[j].nmeas0)
+        struct km_mwait *w = km_mw(t, j);
+        uint64_t tag = km_mf(t, j)->nmeas0;
+        if (w->tag == tag)
             break;
-        *w = (struct km_mwait){ .tag = t->mf[j].nmeas0,
+        *w = (struct km_mwait){ .tag = tag,
                                 .rd0 = t->rd_last };
     }
 }
@@ -175,7 +176,7 @@ static void share(const struct km_node *c, km_time raw, km_time cin,
  * long, or it is new (then at most one reading per KM_WAIT_LONG). */
 KM_NOINLINE void km_wait_enter(struct km_thread *t, int32_t m, km_tick now)
 {
-    struct km_mframe *f = &t->mf[m];
+    struct km_mframe *f = km_mf(t, m);
     if ((f->n->closed == 0 && KM_SUB(now - t->rd_at) < km_st.wait_long) ||
         reading_shared(t, f->n, now))
         return;
@@ -183,7 +184,8 @@ KM_NOINLINE void km_wait_enter(struct km_thread *t, int32_t m, km_tick now)
     if (rd < 0)
         return;
     take_reading(t, m - 1, rd, now);
-    t->mw[m] = (struct km_mwait){ .tag = f->nmeas0, .rd0 = rd, .exact = 1 };
+    *km_mw(t, m) = (struct km_mwait){ .tag = f->nmeas0, .rd0 = rd,
+                                      .exact = 1 };
     f->cin += km_st.cost_waited;     /* libkm's, not the frame's */
 }
 
@@ -201,8 +203,8 @@ KM_NOINLINE void km_wait_close(struct km_thread *t, struct km_mframe *f,
     int64_t rd = shared ? t->rd_last : read_delay(t);
     if (rd < 0)
         return;
-    const struct km_mwait *mine = t->mw[m].tag == f->nmeas0 ? &t->mw[m]
-                                                             : NULL;
+    const struct km_mwait *mine = km_mw(t, m)->tag == f->nmeas0 ? km_mw(t, m)
+                                                                : NULL;
     int64_t rd0 = mine ? mine->rd0 : t->rd_last;
     km_time win = mine ? mine->win : 0;
     int exact = mine && mine->exact;
@@ -211,7 +213,8 @@ KM_NOINLINE void km_wait_close(struct km_thread *t, struct km_mframe *f,
         give_last_reading(t, m - 1);
     } else {
         take_reading(t, m - 1, rd, now);
-        t->mf[m - 1].cin += km_st.cost_waited;   /* the reading is after it */
+        km_mf(t, m - 1)->cin += km_st.cost_waited;   /* the reading is after
+                                                        it */
     }
     if (rd0 < 0 || rd <= rd0)
         return;
@@ -221,7 +224,7 @@ KM_NOINLINE void km_wait_close(struct km_thread *t, struct km_mframe *f,
                                         gives it: once) */
         t->wait_est += w->moved;
     if (m > 1)                       /* (its tag set by take_reading) */
-        t->mw[m - 1].win += f->n->callee ? w->all : win;
+        km_mw(t, m - 1)->win += f->n->callee ? w->all : win;
 }
 
 /* What thread t's open frames mf[1..msp] (a snapshot's copy, closed as if
@@ -242,8 +245,8 @@ km_time km_wait_open(struct km_thread *t, const struct km_mframe *mf,
     km_time acc = s->acc, extra = 0, given = 0, inner = 0;
     for (int32_t m = msp; m >= 1; m--) {
         const struct km_mframe *f = &mf[m];
-        const struct km_mwait *mw = t->mw[m].tag == f->nmeas0 ? &t->mw[m]
-                                                              : NULL;
+        const struct km_mwait *mw = km_mw(t, m)->tag == f->nmeas0 ? km_mw(t, m)
+                                                                 : NULL;
         km_time raw = KM_SUB(now - f->start) - km_st.cost_inner;
         km_time cin = f->cin + extra;
         km_time ovh = (km_time)(s->nest - f->nest0) * km_st.cost_estimated +

@@ -23,7 +23,7 @@ static void hide_time(struct km_thread *t, km_tick d)
     if (!t)
         return;
     for (int32_t m = 1; m <= t->msp; m++)
-        t->mf[m].start += d;
+        km_mf(t, m)->start += d;
     t->t0 += d;
     if (t == &km_main_thread)
         km_tl_hide(&km_main_tl, d);
@@ -91,7 +91,7 @@ static void trace_leave_open(struct km_thread *t)
     t->trace_closed = 1;
     km_tick now = km_core_trace_now(t);
     for (int32_t i = t->sp; i >= 1; i--) {
-        struct km_region *r = t->stk[i]->r;
+        struct km_region *r = (*km_stk(t, i))->r;
         if (r && (r->hooks & KM_HOOK_TRACE))
             km_core_trace_event(t, r, 0, now);
     }
