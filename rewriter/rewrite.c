@@ -21,7 +21,9 @@
  * KM_H(1) is the routine, KM_H(2..) its ENTRY points, then its measured
  * regions, all registered at the first entry.  In every routine, measured
  * or not: CALL KM_END before the END of the main program, CALL KM_STOP
- * before STOP, CALL KM_EXIT before CALL EXIT, CALL KM_MPII after CALL
+ * before STOP, CALL KM_EXIT before CALL EXIT (neither on an OpenMP
+ * conditional line, !$, where libkm's exit handler writes the results
+ * instead), CALL KM_MPII after CALL
  * MPI_INIT, CALL KM_MPIF before CALL MPI_FINALIZE, CALL KM_ABRT before
  * CALL MPI_ABORT, CALL KM_WRIT when a
  * PRINT_OUT_ROUTINES routine returns.  A label on a statement that gets
@@ -283,9 +285,15 @@ static void hook_return(struct plan *P, struct unit_ctx *c, int i)
     }
 }
 
+/* The hook before a STOP, ERROR STOP or CALL EXIT.  On an OpenMP
+ * conditional line (!$) the statement is code only to a compiler with
+ * OpenMP, and the hook would run without it: it is left as it is, and
+ * libkm's exit handler writes the results when it stops. */
 static void hook_stop(struct plan *P, struct unit_ctx *c, int i,
                       const char *hook)
 {
+    if (P->src->stmts[i].flags & KM_SF_CONDITIONAL)
+        return;
     if (in_include(P, i, "STOP or CALL EXIT"))
         return;
     if (!km_is_logical_if(P, i)) {
