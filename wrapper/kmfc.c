@@ -180,7 +180,10 @@ static void read_line(struct line *L, int argc, char **argv)
         } else if (!strcmp(a, "-cpp") || !strcmp(a, "-fpp") ||
                    !strcmp(a, "-Mpreprocess")) {
             L->cpp = true;
-        } else if (!strcmp(a, "-nocpp") || !strcmp(a, "-nofpp")) {
+        } else if (!strcmp(a, "-nocpp") || !strcmp(a, "-nofpp") ||
+                   !strcmp(a, "-fpreprocessed")) {
+            /* (-fpreprocessed: the preprocessor's output already, as
+             * CMake's Ninja rules compile x-pp.f90) */
             L->nocpp = true;
         } else if (!strcmp(a, "-ffree-form") || !strcmp(a, "-free") ||
                    !strcmp(a, "-Mfree")) {
@@ -513,11 +516,12 @@ static char *copy_path(const struct line *L, const char *source, bool pre)
     char *obj = object_of(L, source);
     char *dir = km_dir_name(obj);
     char *stem = stem_of(obj);
-    /* CMake names objects x.f90.o */
+    /* CMake names objects x.f90.o, and x.F90.o when its Ninja rules
+     * compile x.F90-pp.f90 */
     const char *e = ext_of(source);
-    size_t sl = strlen(stem), el = strlen(e);
-    if (sl > el && !strcmp(stem + sl - el, e))
-        stem[sl - el] = 0;
+    const char *se = ext_of(stem);
+    if (*se && se != stem && is_fortran(stem))
+        stem[se - stem] = 0;
     struct km_buf name = {0};
     km_buf_printf(&name, "KM_%s%s", stem, copy_ext(e, pre));
     char *p = km_path_join(dir, name.data);
@@ -659,6 +663,19 @@ static void push_source_dirs(struct args *a, const struct line *L,
     }
 }
 
+/* The name the user knows `source` by, for kmfc's messages (malloc'd):
+ * a preprocessor's output (CMake's x.F90-pp.f90) by the file its line
+ * markers name, as the compiler's and kmrun's messages name it. */
+static char *user_name(const char *source)
+{
+    struct km_buf b = {0};
+    char *name = NULL;
+    if (km_buf_read_file(&b, source) && b.len)
+        name = km_marked_origin(b.data, b.len);
+    km_buf_free(&b);
+    return name ? name : km_xstrdup(source);
+}
+
 /* Instrument every source into copies[k] (NULL: compiled as it is, said
  * so).  Returns false if that happened and `strict` forbids it. */
 static bool instrument_all(const struct line *L, const char *kmrun,
@@ -668,24 +685,17 @@ static bool instrument_all(const struct line *L, const char *kmrun,
         const char *src = L->argv[L->sources[k]];
         bool pre = (km_preprocessed_name(src) || L->cpp) && !L->nocpp;
         char *copy = copy_path(L, src, pre);
-        if (!ours_or_absent(copy)) {
-            if (strict)
-                say("%s exists and is not kmtool's: %s is not compiled "
-                    "(KMFC_STRICT)", copy, src);
+        const char *what = strict ? "not compiled (KMFC_STRICT)"
+                                  : "compiled as it is";
+        bool foreign = !ours_or_absent(copy);
+        if (foreign || !instrument(L, kmrun, src, copy, pre)) {
+            char *name = user_name(src);
+            if (foreign)
+                say("%s exists and is not kmtool's: %s is %s", copy, name,
+                    what);
             else
-                say("%s exists and is not kmtool's: %s is compiled as it "
-                    "is", copy, src);
-            free(copy);
-            if (strict)
-                return false;
-            continue;
-        }
-        if (!instrument(L, kmrun, src, copy, pre)) {
-            if (strict)
-                say("%s could not be instrumented: not compiled "
-                    "(KMFC_STRICT)", src);
-            else
-                say("%s could not be instrumented: compiled as it is", src);
+                say("%s could not be instrumented: %s", name, what);
+            free(name);
             free(copy);
             if (strict)
                 return false;
@@ -861,18 +871,24 @@ static int compile_group(struct group_ctx *G, int g)
         free_args(&a);
         char *why = first_error(errors);
         for (int k = 0; k < L->nsources; k++) {
-            if (failed[k] && status == 0)
+            if (failed[k] && status == 0) {
+                char *name = user_name(L->argv[L->sources[k]]);
                 say("%s did not compile (%s): %s is compiled as it is",
-                    failed[k], why, L->argv[L->sources[k]]);
+                    failed[k], why, name);
+                free(name);
+            }
             free(failed[k]);
         }
         free(why);
         free(failed);
     } else if (status != 0) {
         for (int k = 0; k < L->nsources; k++)
-            if (in_group(G, k, g) && G->copies[k])
+            if (in_group(G, k, g) && G->copies[k]) {
+                char *name = user_name(L->argv[L->sources[k]]);
                 say("%s did not compile: %s is not compiled "
-                    "(KMFC_STRICT)", G->copies[k], L->argv[L->sources[k]]);
+                    "(KMFC_STRICT)", G->copies[k], name);
+                free(name);
+            }
     }
     unlink(errors);
     free(errors);
