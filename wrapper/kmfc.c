@@ -13,6 +13,9 @@
  *
  * kmrun searches for INCLUDE files where the compiler does: the user's
  * -I, then what the compiler says (kmrun --compiler: omp_lib.h, mpif.h).
+ * A dependency file (-MD, -MMD) is the compiler's rule for the source as
+ * the user wrote it (-M, after the copy's compile): the copy has no
+ * #include left.
  *
  * Must never: change where an output lands (object, module, dependency
  * file), write over a file kmtool did not write, share a temporary name
@@ -109,6 +112,7 @@ struct line {
     bool other_input;         /* objects, libraries, C sources, -l */
     bool cpp, nocpp;          /* -cpp / -fpp, -nocpp */
     bool deps;                /* -MD / -MMD: a dependency file is written */
+    bool deps_system;         /* -MD: system headers in it too */
     const char *dep_file;     /* -MF value */
     const char *form;         /* --free-form / --fixed-form, or NULL */
     const char *line_length;  /* -ffixed-line-length-N etc.: N or none */
@@ -175,8 +179,11 @@ static void read_line(struct line *L, int argc, char **argv)
             L->shared = true;
         } else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD")) {
             L->deps = true;
-        } else if (!strcmp(a, "-MF")) {
+            L->deps_system |= !strcmp(a, "-MD");
+        } else if (starts(a, "-MF")) {
             L->dep_file = option_value(L, &i, "-MF");
+        } else if (starts(a, "-MT") || starts(a, "-MQ")) {
+            option_value(L, &i, a[2] == 'T' ? "-MT" : "-MQ");
         } else if (!strcmp(a, "-cpp") || !strcmp(a, "-fpp") ||
                    !strcmp(a, "-Mpreprocess")) {
             L->cpp = true;
@@ -299,8 +306,8 @@ static void show(char **argv)
 }
 
 /* Run argv and wait (quiet: its output thrown away; errfile: its
- * standard error written there); returns its exit status (127: could not
- * run). */
+ * standard error added to that file); returns its exit status (127: could
+ * not run). */
 static int run_to(char **argv, bool quiet, const char *errfile)
 {
     if (verbose)
@@ -315,7 +322,7 @@ static int run_to(char **argv, bool quiet, const char *errfile)
             freopen("/dev/null", "w", stdout);
             freopen("/dev/null", "w", stderr);
         } else if (errfile) {
-            freopen(errfile, "w", stderr);
+            freopen(errfile, "a", stderr);
         }
         execvp(argv[0], argv);
         say("cannot run %s: %s", argv[0], strerror(errno));
@@ -347,6 +354,22 @@ static void run_and_exit(char **argv)
     execvp(argv[0], argv);
     say("cannot run %s: %s", argv[0], strerror(errno));
     exit(127);
+}
+
+/* A file of this compile's own in $TMPDIR (parallel compiles share
+ * nothing), named `stem`.XXXXXX, or NULL. */
+static char *temp_file(const char *stem)
+{
+    const char *t = getenv("TMPDIR");
+    struct km_buf b = {0};
+    km_buf_printf(&b, "%s/%s.XXXXXX", t && *t ? t : "/tmp", stem);
+    int fd = mkstemp(b.data);
+    if (fd < 0) {
+        km_buf_free(&b);
+        return NULL;
+    }
+    close(fd);
+    return b.data;
 }
 
 struct args {
@@ -532,33 +555,6 @@ static char *copy_path(const struct line *L, const char *source, bool pre)
     return p;
 }
 
-/* A dependency file names what was compiled: the copy.  It is the
- * source the build knows. */
-static void fix_dep_file(const char *dep, const char *copy, const char *source)
-{
-    struct km_buf in = {0}, out = {0};
-    if (!km_buf_read_file(&in, dep)) {
-        km_buf_free(&in);
-        return;
-    }
-    size_t n = strlen(copy);
-    for (size_t k = 0; k < in.len;) {
-        if (k + n <= in.len && !memcmp(in.data + k, copy, n)) {
-            km_buf_adds(&out, source);
-            k += n;
-        } else {
-            km_buf_addc(&out, in.data[k++]);
-        }
-    }
-    FILE *fp = fopen(dep, "w");
-    if (fp) {
-        fwrite(out.data ? out.data : "", 1, out.len, fp);
-        fclose(fp);
-    }
-    km_buf_free(&in);
-    km_buf_free(&out);
-}
-
 /* --- the link ------------------------------------------------------------------ */
 
 /* `made` (kmrun has written src): compile it to obj with the link's
@@ -706,6 +702,116 @@ static bool instrument_all(const struct line *L, const char *kmrun,
     return true;
 }
 
+/* --- dependency files ------------------------------------------------------------ */
+
+/* -MD / -MMD: the compiler writes a rule whose targets are the object,
+ * -MT's and -MQ's and the module files the source defines, and whose
+ * prerequisites are the source, the files the compiler read before it
+ * (gfortran's math-vector-fortran.h), its #include files and the module
+ * files it uses.  The copy reads no #include (it is the preprocessor's
+ * output), names itself, and a .f90 copy of x.F90 cannot even be asked
+ * for a rule without -cpp; so the copy is compiled without those
+ * options, and the rule is the compiler's own for the source as the
+ * user wrote it: the same line with -M / -MM in place of -MD / -MMD (the
+ * compiler's front end reads the source, writes the module files it
+ * would write anyway, no code), into the file the plain compile writes. */
+
+/* How many arguments from argv[i] are a dependency file's option (-MD
+ * -MMD -MP -MG, -MF -MT -MQ and their value), or 0. */
+static int dep_option(const struct line *L, int i)
+{
+    const char *a = L->argv[i];
+    if (!strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP") ||
+        !strcmp(a, "-MG"))
+        return 1;
+    if (starts(a, "-MF") || starts(a, "-MT") || starts(a, "-MQ"))
+        return a[3] || i + 1 >= L->argc ? 1 : 2;
+    return 0;
+}
+
+/* The file the compiler writes the rule of `source` to: -MF's, else the
+ * output's name with its suffix made .d (-o x.F90.o: x.F90.d), else the
+ * source's base name with .d. */
+static char *dep_path(const struct line *L, int output, const char *source)
+{
+    if (L->dep_file)
+        return km_xstrdup(L->dep_file);
+    const char *out = output >= 0 ? L->argv[output] : NULL;
+    char *stem = out ? km_xstrdup(out) : stem_of(source);
+    if (out) {
+        char *slash = strrchr(stem, '/');
+        char *base = slash ? slash + 1 : stem;
+        char *dot = strrchr(base, '.');
+        if (dot && dot != base)
+            *dot = 0;
+    }
+    struct km_buf b = {0};
+    km_buf_printf(&b, "%s.d", stem);
+    free(stem);
+    return b.data;
+}
+
+/* Is argument i an input the compiler compiles other than a Fortran
+ * source (a C source; not an object, a library, an option's value)? */
+static bool other_source(const struct line *L, int i)
+{
+    const char *x = L->argv[i];
+    if ((x[0] == '-' && x[1]) || (i > 1 && takes_value(L->argv[i - 1])) ||
+        is_fortran(x))
+        return false;
+    const char *e = ext_of(x);
+    return *e && strcmp(e, ".o") && strcmp(e, ".a") && strcmp(e, ".so") &&
+           !strstr(x, ".so.");
+}
+
+/* The compiler's rule for `source` as the user wrote it (output: -o's
+ * index, or -1 when the source is compiled alone without one), where the
+ * plain compile writes it; what the compiler says goes to `errfile`.
+ * Returns whether the compiler wrote it. */
+static bool write_rule(const struct line *L, int output, const char *source,
+                       const char *errfile)
+{
+    struct args a = {0};
+    bool targets = false;
+    push(&a, L->argv[0]);
+    for (int i = 1; i < L->argc; i++) {
+        const char *x = L->argv[i];
+        int n = dep_option(L, i);
+        if (n && (starts(x, "-MT") || starts(x, "-MQ") ||
+                  !strcmp(x, "-MP") || !strcmp(x, "-MG"))) {
+            /* (the targets and -MP's rules as the user asked) */
+            targets |= x[2] == 'T' || x[2] == 'Q';
+            for (int m = 0; m < n; m++)
+                push(&a, L->argv[i + m]);
+        } else if (n || !strcmp(x, "-c") || (x[0] != '-' || !x[1])) {
+            /* (-MD -MMD -MF, and every input: this one is added last) */
+        } else if (!strcmp(x, "-o")) {
+            n = 2;
+        } else if (takes_value(x) && i + 1 < L->argc) {
+            push(&a, x);
+            push(&a, L->argv[i + 1]);
+            n = 2;
+        } else {
+            push(&a, x);
+        }
+        i += n > 1 ? n - 1 : 0;
+    }
+    /* what the compiler driver adds for -MD / -MMD with -o */
+    if (!targets && output >= 0) {
+        push(&a, "-MQ");
+        push(&a, L->argv[output]);
+    }
+    push(&a, L->deps_system ? "-M" : "-MM");
+    char *dep = dep_path(L, output, source);
+    push(&a, "-MF");
+    push(&a, dep);
+    push(&a, source);
+    bool ok = run_to(a.v, false, errfile) == 0;
+    free(dep);
+    free_args(&a);
+    return ok;
+}
+
 /* --- compiling ------------------------------------------------------------------ */
 
 struct group_ctx {
@@ -730,7 +836,16 @@ static void group_args(const struct group_ctx *G, int g, struct args *a)
 {
     const struct line *L = G->L;
     bool first_include = false;
+    bool copies = false;
+    for (int k = 0; k < L->nsources; k++)
+        copies |= in_group(G, k, g) && G->copies[k];
     for (int i = 0; i < L->argc; i++) {
+        int n = copies ? dep_option(L, i) : 0;
+        if (n) {
+            /* (the rule is the compiler's for the sources: write_rule) */
+            i += n - 1;
+            continue;
+        }
         int which = -1;
         for (int k = 0; k < L->nsources; k++)
             if (L->sources[k] == i)
@@ -764,20 +879,6 @@ static void group_args(const struct group_ctx *G, int g, struct args *a)
         add_link(a, G->glue, G->shim);
 }
 
-/* A file of its own for a compile's standard error, or NULL. */
-static char *error_file(void)
-{
-    const char *t = getenv("TMPDIR");
-    struct km_buf b = {0};
-    km_buf_printf(&b, "%s/kmfc-err.XXXXXX", t && *t ? t : "/tmp");
-    int fd = mkstemp(b.data);
-    if (fd < 0) {
-        km_buf_free(&b);
-        return NULL;
-    }
-    close(fd);
-    return b.data;
-}
 
 /* The file's text on our standard error. */
 static void replay(const char *path)
@@ -850,11 +951,25 @@ static int compile_group(struct group_ctx *G, int g)
         instrumented |= in_group(G, k, g) && G->copies[k];
     struct args a = {0};
     group_args(G, g, &a);
-    char *errors = instrumented ? error_file() : NULL;
+    char *errors = instrumented ? temp_file("kmfc-err") : NULL;
     int status = run_to(a.v, false, errors);
     free_args(&a);
     if (!errors)
         return status;
+    /* the dependency files: the compiler's rule for each source of the
+     * group (sources compiled one at a time have no -o); one it cannot
+     * write fails the group as a failed compile does */
+    bool no_rule = false;
+    for (int i = 1; status == 0 && L->deps && i < L->argc; i++) {
+        int k = 0;
+        while (k < L->nsources && L->sources[k] != i)
+            k++;
+        if ((k < L->nsources ? in_group(G, k, g)
+                             : G->groups == 1 && other_source(L, i)) &&
+            !write_rule(L, G->groups > 1 ? -1 : L->output, L->argv[i],
+                        errors))
+            status = 1, no_rule = true;
+    }
     if (status == 0 || G->strict)
         replay(errors);
     if (status != 0 && !G->strict) {
@@ -873,8 +988,12 @@ static int compile_group(struct group_ctx *G, int g)
         for (int k = 0; k < L->nsources; k++) {
             if (failed[k] && status == 0) {
                 char *name = user_name(L->argv[L->sources[k]]);
-                say("%s did not compile (%s): %s is compiled as it is",
-                    failed[k], why, name);
+                if (no_rule)
+                    say("the compiler wrote no dependency file for %s "
+                        "(%s): %s is compiled as it is", name, why, name);
+                else
+                    say("%s did not compile (%s): %s is compiled as it is",
+                        failed[k], why, name);
                 free(name);
             }
             free(failed[k]);
@@ -885,8 +1004,12 @@ static int compile_group(struct group_ctx *G, int g)
         for (int k = 0; k < L->nsources; k++)
             if (in_group(G, k, g) && G->copies[k]) {
                 char *name = user_name(L->argv[L->sources[k]]);
-                say("%s did not compile: %s is not compiled "
-                    "(KMFC_STRICT)", G->copies[k], name);
+                if (no_rule)
+                    say("the compiler wrote no dependency file for %s: it "
+                        "is not compiled (KMFC_STRICT)", name);
+                else
+                    say("%s did not compile: %s is not compiled "
+                        "(KMFC_STRICT)", G->copies[k], name);
                 free(name);
             }
     }
@@ -1036,26 +1159,6 @@ int main(int argc, char **argv)
     struct group_ctx G = {&L, copies, groups, link, glue, shim, strict};
     for (int g = 0; g < groups && status == 0; g++)
         status = compile_group(&G, g);
-    if (status == 0 && L.deps)
-        for (int k = 0; k < L.nsources; k++) {
-            if (!copies[k])
-                continue;
-            char *dep = NULL;
-            if (L.dep_file) {
-                dep = km_xstrdup(L.dep_file);
-            } else {
-                char *obj = object_of(&L, L.argv[L.sources[k]]);
-                size_t n = strlen(obj);
-                if (n > 2 && !strcmp(obj + n - 2, ".o"))
-                    obj[n - 2] = 0;
-                struct km_buf b = {0};
-                km_buf_printf(&b, "%s.d", obj);
-                dep = b.data;
-                free(obj);
-            }
-            fix_dep_file(dep, copies[k], L.argv[L.sources[k]]);
-            free(dep);
-        }
     if (glue)
         unlink(glue);
     if (shim)
