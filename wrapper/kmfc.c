@@ -3,7 +3,9 @@
  *
  * kmfc COMPILER ARGS... runs the compile as the build asked, with every
  * Fortran source instrumented first: kmrun -o writes the instrumented copy
- * KM_<stem><ext> beside the object file (the user reads it there), with
+ * KM_<stem><ext> beside the object file (the user reads it there), or
+ * where that may not be (-o /dev/null, a read-only directory) in a
+ * directory of kmfc's own that it removes when it ends, with
  * line markers so that diagnostics, runtime errors and debuggers name the
  * original file and line; the compiler then gets the copy in place of the
  * source, with the same flags, the object named as the plain compile
@@ -18,17 +20,21 @@
  * #include left.
  *
  * Must never: change where an output lands (object, module, dependency
- * file), write over a file kmtool did not write, share a temporary name
- * between two compiles (parallel make), or fail a build the plain
+ * file), write over a file kmtool did not write, write where the user's
+ * build writes nothing (beside /dev/null, into a read-only directory),
+ * leave a temporary file behind, share a temporary name between two
+ * compiles (parallel make), or fail a build the plain
  * compiler passes: a file kmrun cannot read, and one whose instrumented
  * copy does not compile, is compiled as it is, with a warning
  * (KMFC_STRICT=1 makes either an error).
  */
-#define _XOPEN_SOURCE 700  /* realpath */
+#define _XOPEN_SOURCE 700  /* realpath, sigaction */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -356,13 +362,90 @@ static void run_and_exit(char **argv)
     exit(127);
 }
 
-/* A file of this compile's own in $TMPDIR (parallel compiles share
- * nothing), named `stem`.XXXXXX, or NULL. */
-static char *temp_file(const char *stem)
+/* --- kmfc's own directory ---------------------------------------------------------- */
+
+/* What the build must not see lives in one directory of this kmfc's own,
+ * $TMPDIR/kmfc.XXXXXX (parallel compiles share nothing), made when first
+ * needed and removed with all it holds when kmfc ends, or is interrupted,
+ * hung up or terminated: the copies that cannot lie beside their object
+ * (-o /dev/null, a read-only directory), libkm's MPI calls and the prefix
+ * routines of a link, a compile's standard error.  (The one value this
+ * file keeps outside main(): a signal handler must find it.) */
+static char *scratch;
+static char *scratch_rm[4];       /* rm -rf DIR, ready for a signal */
+
+static void scratch_signal(int sig)
 {
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv("/bin/rm", scratch_rm);
+        _exit(127);
+    }
+    while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* The directory, made if need be; NULL if it cannot be. */
+static const char *scratch_dir(void)
+{
+    if (scratch)
+        return scratch;
     const char *t = getenv("TMPDIR");
     struct km_buf b = {0};
-    km_buf_printf(&b, "%s/%s.XXXXXX", t && *t ? t : "/tmp", stem);
+    km_buf_printf(&b, "%s/kmfc.XXXXXX", t && *t ? t : "/tmp");
+    if (!mkdtemp(b.data)) {
+        km_buf_free(&b);
+        return NULL;
+    }
+    scratch = b.data;
+    scratch_rm[0] = "rm";
+    scratch_rm[1] = "-rf";
+    scratch_rm[2] = scratch;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = scratch_signal;
+        sigemptyset(&sa.sa_mask);
+        /* (a signal the build ignores, nohup's SIGHUP, stays ignored) */
+        if (sigaction(sigs[k], &sa, &old) == 0 && old.sa_handler == SIG_IGN)
+            sigaction(sigs[k], &old, NULL);
+    }
+    return scratch;
+}
+
+/* Remove the directory and everything in it (kmrun's, the compiler's). */
+static void remove_scratch(void)
+{
+    if (!scratch)
+        return;
+    DIR *d = opendir(scratch);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *p = km_path_join(scratch, e->d_name);
+        unlink(p);
+        free(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(scratch);
+    scratch_rm[2] = NULL;
+    free(scratch);
+    scratch = NULL;
+}
+
+/* A file of its own in the directory, `stem`.XXXXXX, or NULL. */
+static char *scratch_file(const char *stem)
+{
+    const char *dir = scratch_dir();
+    if (!dir)
+        return NULL;
+    struct km_buf b = {0};
+    km_buf_printf(&b, "%s/%s.XXXXXX", dir, stem);
     int fd = mkstemp(b.data);
     if (fd < 0) {
         km_buf_free(&b);
@@ -533,11 +616,34 @@ static bool instrument(const struct line *L, const char *kmrun,
     return rc == 0;
 }
 
-/* The copy of `source`: KM_<stem of the object><ext> beside the object. */
-static char *copy_path(const struct line *L, const char *source, bool pre)
+/* May a copy lie beside the object `obj`, where the user reads it?  Only
+ * if the object is a file (or not there yet) in a directory kmfc may
+ * write: not beside -o /dev/null, not in a read-only directory. */
+static bool beside(const char *obj, const char *dir)
+{
+    struct stat st;
+    if (stat(obj, &st) == 0 ? !S_ISREG(st.st_mode) : errno != ENOENT)
+        return false;
+    return access(dir, W_OK | X_OK) == 0;
+}
+
+/* The copy of `source`: KM_<stem of the object><ext> beside the object,
+ * or where it may not be, in kmfc's own directory (*own set); NULL if
+ * that cannot be made either. */
+static char *copy_path(const struct line *L, const char *source, bool pre,
+                       bool *own)
 {
     char *obj = object_of(L, source);
     char *dir = km_dir_name(obj);
+    *own = !beside(obj, dir);
+    if (*own) {
+        free(dir);
+        dir = scratch_dir() ? km_xstrdup(scratch) : NULL;
+    }
+    if (!dir) {
+        free(obj);
+        return NULL;
+    }
     char *stem = stem_of(obj);
     /* CMake names objects x.f90.o, and x.F90.o when its Ninja rules
      * compile x.F90-pp.f90 */
@@ -632,19 +738,6 @@ static void add_link(struct args *a, const char *glue, const char *shim)
     free(lib);
 }
 
-/* A directory of this link's own (parallel links share nothing). */
-static char *temp_dir(void)
-{
-    const char *t = getenv("TMPDIR");
-    struct km_buf b = {0};
-    km_buf_printf(&b, "%s/kmfc.XXXXXX", t && *t ? t : "/tmp");
-    if (!mkdtemp(b.data)) {
-        km_buf_free(&b);
-        return NULL;
-    }
-    return b.data;
-}
-
 /* -I<directory of each instrumented source>: the copy lies elsewhere, and
  * INCLUDE and #include search the including file's directory first. */
 static void push_source_dirs(struct args *a, const struct line *L,
@@ -680,13 +773,17 @@ static bool instrument_all(const struct line *L, const char *kmrun,
     for (int k = 0; k < L->nsources; k++) {
         const char *src = L->argv[L->sources[k]];
         bool pre = (km_preprocessed_name(src) || L->cpp) && !L->nocpp;
-        char *copy = copy_path(L, src, pre);
+        bool own = false;
+        char *copy = copy_path(L, src, pre, &own);
         const char *what = strict ? "not compiled (KMFC_STRICT)"
                                   : "compiled as it is";
-        bool foreign = !ours_or_absent(copy);
-        if (foreign || !instrument(L, kmrun, src, copy, pre)) {
+        bool foreign = copy && !own && !ours_or_absent(copy);
+        if (!copy || foreign || !instrument(L, kmrun, src, copy, pre)) {
             char *name = user_name(src);
-            if (foreign)
+            if (!copy)
+                say("no directory for the copy of %s ($TMPDIR): %s", name,
+                    what);
+            else if (foreign)
                 say("%s exists and is not kmtool's: %s is %s", copy, name,
                     what);
             else
@@ -951,7 +1048,7 @@ static int compile_group(struct group_ctx *G, int g)
         instrumented |= in_group(G, k, g) && G->copies[k];
     struct args a = {0};
     group_args(G, g, &a);
-    char *errors = instrumented ? temp_file("kmfc-err") : NULL;
+    char *errors = instrumented ? scratch_file("kmfc-err") : NULL;
     int status = run_to(a.v, false, errors);
     free_args(&a);
     if (!errors)
@@ -1150,7 +1247,7 @@ int main(int argc, char **argv)
      * compile writes (the copy's name would give KM_x.o); several at
      * once are compiled one at a time for that. */
     bool link = status == 0 && !L.compile_only && !L.shared;
-    char *tmp = link ? temp_dir() : NULL;
+    const char *tmp = link ? scratch_dir() : NULL;
     char *glue = tmp ? mpi_glue(L.argv[0], kmrun, tmp) : NULL;
     char *shim = tmp ? prefix_shim(L.argv[0], kmrun, tmp, glue != NULL)
                      : NULL;
@@ -1159,15 +1256,9 @@ int main(int argc, char **argv)
     struct group_ctx G = {&L, copies, groups, link, glue, shim, strict};
     for (int g = 0; g < groups && status == 0; g++)
         status = compile_group(&G, g);
-    if (glue)
-        unlink(glue);
-    if (shim)
-        unlink(shim);
+    remove_scratch();
     free(shim);
-    if (tmp)
-        rmdir(tmp);
     free(glue);
-    free(tmp);
     for (int k = 0; k < L.nsources; k++)
         free(copies[k]);
     free(copies);
