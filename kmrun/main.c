@@ -647,7 +647,9 @@ static void load(const struct options *o, struct input *in, struct km_diag *d)
             in->ok = false;
         }
     }
-    if (in->ok && runs_preprocessor(o, in->file))
+    /* (a preprocessor's output, kmrun's or one the build made: what is
+     * said about it names the user's files and lines) */
+    if (in->ok)
         km_map_diagnostics(&in->src, d);
     in->ok = in->ok && read_input(o, in, &ro, d);
     in->ok = in->ok && km_parse(&in->src, &in->prog, d);
@@ -751,7 +753,10 @@ static bool instrument(const struct options *o, struct input *in,
         if (in->src.opts.preprocessed)
             km_map_diagnostics(&in->src, d);
         struct km_rewrite_opts wo = {0};
-        wo.file_name = km_base_name(in->file);
+        /* a file the build preprocessed already (x-pp.f90) goes by the
+         * name of the file its preprocessor read */
+        wo.file_name = km_base_name(runs_preprocessor(o, in->file)
+                                    ? in->file : km_source_name(&in->src));
         wo.line_length = in->src.opts.line_length;
         wo.defined = defined;
         wo.ndefined = ndefined;

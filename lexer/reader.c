@@ -135,33 +135,78 @@ static int add_file(struct km_source *src, const char *path, char *text,
     return src->nfiles++;
 }
 
+/* The "name" at p (before e), unescaped (\" and \\ as cpp writes
+ * them), malloc'd; p is left after it. */
+static char *quoted_name(const char **pp, const char *e)
+{
+    const char *p = *pp + 1;
+    struct km_buf b = {0};
+    while (p < e && *p != '"') {
+        if (*p == '\\' && p + 1 < e)
+            p++;
+        km_buf_addc(&b, *p++);
+    }
+    *pp = p < e ? p + 1 : p;
+    km_buf_cstr(&b);
+    return b.data;
+}
+
 /* A line marker of the preprocessor's output: # N "name" ... (or #line N
- * "name").  Returns N, or 0 if the line is none. */
+ * "name", or flang's #line "name" N).  Returns N, or 0 if the line is
+ * none. */
 static int line_marker(const char *p, int len, char **name)
 {
     const char *e = p + len;
+    *name = NULL;
     if (len < 3 || *p != '#')
         return 0;
     p++;
     while (p < e && km_is_blank(*p))
         p++;
-    if (e - p >= 4 && !memcmp(p, "line", 4))
+    bool line_word = e - p >= 4 && !memcmp(p, "line", 4);
+    if (line_word)
         p += 4;
     while (p < e && km_is_blank(*p))
         p++;
-    if (p >= e || !isdigit((unsigned char)*p))
+    char *first = NULL;
+    if (line_word && p < e && *p == '"') {     /* flang: name, then N */
+        first = quoted_name(&p, e);
+        while (p < e && km_is_blank(*p))
+            p++;
+    }
+    if (p >= e || !isdigit((unsigned char)*p)) {
+        free(first);
         return 0;
+    }
     long n = strtol(p, (char **)&p, 10);
     while (p < e && km_is_blank(*p))
         p++;
+    if (first)
+        *name = first;
+    else if (p < e && *p == '"')
+        *name = quoted_name(&p, e);
+    if (n > 0 && n < 100000000)
+        return (int)n;
+    free(*name);
     *name = NULL;
-    if (p < e && *p == '"') {
-        const char *q = ++p;
-        while (q < e && *q != '"')
-            q++;
-        *name = km_xstrndup(p, (size_t)(q - p));
+    return 0;
+}
+
+/* Does file f hold a line marker (text the preprocessor wrote)? */
+static bool has_line_markers(const struct km_file *f)
+{
+    for (int n = 1; n <= f->nlines; n++) {
+        int len;
+        const char *p = km_line_text(f, n, &len);
+        if (len < 3 || *p != '#')
+            continue;
+        char *name = NULL;
+        bool yes = line_marker(p, len, &name) > 0;
+        free(name);
+        if (yes)
+            return true;
     }
-    return n > 0 && n < 100000000 ? (int)n : 0;
+    return false;
 }
 
 bool km_is_line_marker(const struct km_file *f, int n)
@@ -639,6 +684,13 @@ bool km_read_source(struct km_source *src, const char *path,
         km_error(diag, path, 0, 0, "cannot read: %s", why);
         return false;
     }
+    /* a preprocessor's output already (CMake's Ninja rules compile
+     * x-pp.f90, what gfortran -E made of x.F90): the compiler follows
+     * its line markers, and so does every line number kmrun gives */
+    if (!src->opts.preprocessed && has_line_markers(&src->files[f])) {
+        src->opts.preprocessed = true;
+        map_lines(&src->files[f]);
+    }
     return read_file(src, f, 0);
 }
 
@@ -656,8 +708,10 @@ bool km_read_source_text(struct km_source *src, const char *path,
         return false;
     }
     int f = add_file(src, path, km_xstrndup(text, size), size, NULL);
-    if (opts->preprocessed)
+    if (opts->preprocessed || has_line_markers(&src->files[f])) {
+        src->opts.preprocessed = true;
         map_lines(&src->files[f]);
+    }
     return read_file(src, f, 0);
 }
 
@@ -672,6 +726,35 @@ int km_user_line(const struct km_source *src, int f, int n,
     if (name && file->orig_name[n - 1] >= 0)
         *name = file->orig_names[file->orig_name[n - 1]];
     return file->orig_line[n - 1];
+}
+
+const char *km_source_name(const struct km_source *src)
+{
+    const struct km_file *f = &src->files[0];
+    for (int k = 0; f->orig_line && k < f->norig_names; k++)
+        if (f->orig_names[k][0] && f->orig_names[k][0] != '<')
+            return f->orig_names[k];
+    return f->path;
+}
+
+char *km_marked_origin(const char *text, size_t size)
+{
+    const char *p = text, *e = text + size;
+    while (p < e) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        const char *end = nl ? nl : e;
+        int len = (int)(end - p);
+        if (len > 0 && p[len - 1] == '\r')
+            len--;
+        char *name = NULL;
+        if (len < 3 || *p != '#' || line_marker(p, len, &name) == 0)
+            return NULL;      /* the markers a preprocessor begins with */
+        if (name && name[0] && name[0] != '<')
+            return name;
+        free(name);
+        p = nl ? nl + 1 : e;
+    }
+    return NULL;
 }
 
 static void map_position(void *ctx, const char **file, int *line)

@@ -12,7 +12,8 @@
  * parser sees the declarations they hold; read in the form of the file
  * that includes them) and preprocessor lines (cpp.h: only the lines of
  * the #if branches the preprocessor keeps are read, #include files are
- * read like INCLUDE files).  Its product
+ * read like INCLUDE files); in a preprocessor's output its line markers
+ * (# N "file") say which file and line each line is.  Its product
  * is the list of statements: label, text, and where every piece of that
  * text came from, so that diagnostics and insertions point at the user's
  * real lines — the same list whatever the form, so that nothing
@@ -45,7 +46,8 @@ struct km_reader_opts {
     void *late_ctx;
     bool preprocessed;        /* the text is the preprocessor's output: its
                                  line markers (# N "file") say where each
-                                 line came from */
+                                 line came from (km_read_source sets it
+                                 for a file that holds a marker) */
 };
 
 /* One source file: the file being instrumented (index 0) or an include. */
@@ -163,6 +165,16 @@ int km_default_line_length(enum km_form form);
  * preprocessed file the line the preprocessor took it from. */
 int km_user_line(const struct km_source *src, int f, int n,
                  const char **name);
+
+/* The name of the file the user wrote: in a preprocessed source, the
+ * one its line markers name first (the file the preprocessor read; not
+ * <built-in> and the like), else file 0's path. */
+const char *km_source_name(const struct km_source *src);
+
+/* The same for a file's text: the name in the line markers it begins
+ * with (gfortran -E: # 1 "x.F90"; flang -E: #line "x.F90" 1), malloc'd,
+ * or NULL if it begins with none. */
+char *km_marked_origin(const char *text, size_t size);
 
 /* Is physical line n of a preprocessed file f a line marker? */
 bool km_is_line_marker(const struct km_file *f, int n);

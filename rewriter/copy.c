@@ -1150,10 +1150,27 @@ static void setup(struct copier *C, struct plan *P, struct km_buf *out)
     C->none.post = &C->none_post;
 }
 
+/* A preprocessor's output begins with line markers, and a compiler told
+ * its input is one (gfortran -fpreprocessed, as CMake's Ninja rules
+ * compile x-pp.f90) takes its first two lines for them, whatever they
+ * hold: the copy of such a source begins with two markers too. */
+static void preprocessor_start(struct copier *C)
+{
+    if (!C->P->opts->line_markers || !C->f->orig_line)
+        return;
+    const char *name = km_source_name(C->P->src);
+    add_marker(C->em.out, 1, name, C->em.eol);
+    add_marker(C->em.out, 1, name, C->em.eol);
+    C->mark_pos = C->em.out->len;
+    C->mark_line = 1;
+    C->mark_name = name;
+}
+
 void km_copy_file(struct plan *P, struct km_buf *out)
 {
     struct copier C = {0};
     setup(&C, P, out);
+    preprocessor_start(&C);
     const struct km_source *src = P->src;
     const struct km_file *f = C.f;
     int *starts = km_xmalloc(sizeof(int) * (size_t)(f->nlines + 2));

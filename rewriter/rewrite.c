@@ -22,15 +22,18 @@
  * regions, all registered at the first entry.  In every routine, measured
  * or not: CALL KM_END before the END of the main program, CALL KM_STOP
  * before STOP, CALL KM_EXIT before CALL EXIT, CALL KM_ABOR before CALL
- * ABORT, CALL KM_MPII after CALL
+ * ABORT (none on an OpenMP conditional line, !$, where libkm's exit
+ * handler writes the results instead), CALL KM_MPII after CALL
  * MPI_INIT, CALL KM_MPIF before CALL MPI_FINALIZE, CALL KM_ABRT before
  * CALL MPI_ABORT, CALL KM_WRIT when a
  * PRINT_OUT_ROUTINES routine returns.  A label on a statement that gets
  * code in front of it moves to that code, so a jump to it still runs the
- * code.  A RETURN or STOP that is the statement of a logical IF becomes a
- * GOTO to code placed before the END (the IF line keeps its condition, its
- * label and its place as a DO terminal); other hooked or measured
- * statements of a logical IF make it a block IF.  An ENTRY statement
+ * code.  A RETURN that is the statement of a logical IF becomes a GOTO to
+ * code placed before the END (the IF line keeps its condition, its label
+ * and its place as a DO terminal); other hooked or measured statements of
+ * a logical IF make it a block IF (STOP and CALL EXIT too: a GOTO out of an
+ * OpenMP structured block does not compile, and a RETURN cannot be in
+ * one).  An ENTRY statement
  * among the declarations moves down to the first executable statement,
  * where code can follow it.
  *
@@ -227,10 +230,9 @@ static int end_label(struct plan *P, struct unit_ctx *c)
     return c->end_label;
 }
 
-/* A stub before the END, reached by GOTO from a logical IF: `hook` (or,
- * if NULL, the return code) then `statement`.  Returns the stub's label. */
-static int add_end_stub(struct plan *P, struct unit_ctx *c, const char *hook,
-                        char *statement)
+/* A stub before the END, reached by GOTO from a logical IF (RETURN
+ * expr): the return code then `statement`.  Returns the stub's label. */
+static int add_end_stub(struct plan *P, struct unit_ctx *c, char *statement)
 {
     struct sedit *e = km_sedit(P, c->u->end);
     KM_GROW(e->stubs, e->stubcap, e->nstubs + 1);
@@ -238,17 +240,14 @@ static int add_end_stub(struct plan *P, struct unit_ctx *c, const char *hook,
     memset(st, 0, sizeof *st);
     st->key_close = st->key_enter = -2;
     st->ends = true;
-    if (hook)
-        km_code_add(&st->code, 0, 0, km_xstrdup(hook));
-    else
-        add_return_code(P, c, &st->code);
+    add_return_code(P, c, &st->code);
     km_code_add(&st->code, 0, 0, statement);
     st->label = km_fresh_label(P);
     st->code.v[0].label = st->label;
     return st->label;
 }
 
-/* A hooked statement in a logical IF: the IF's statement becomes GOTO. */
+/* A RETURN in a logical IF: the IF's statement becomes GOTO. */
 static void redirect(struct plan *P, int i, int label)
 {
     km_sedit(P, i)->action = km_fmt("GOTO %d", label);
@@ -280,22 +279,24 @@ static void hook_return(struct plan *P, struct unit_ctx *c, int i)
         free(stmt);
         redirect(P, i, end_label(P, c));
     } else {
-        redirect(P, i, add_end_stub(P, c, NULL, stmt));
+        redirect(P, i, add_end_stub(P, c, stmt));
     }
 }
 
-static void hook_stop(struct plan *P, struct unit_ctx *c, int i,
-                      const char *hook)
+/* The hook before a STOP, ERROR STOP or CALL EXIT; in a logical IF, the
+ * IF becomes a block IF around hook and statement.  (Not a GOTO to a stub
+ * before the END: inside an OpenMP or OpenACC structured block that
+ * GOTO is a branch out of the block, which no compiler takes.)  On an
+ * OpenMP conditional line (!$) the statement is code only to a compiler
+ * with OpenMP, and the hook would run without it: it is left as it is,
+ * and libkm's exit handler writes the results when it stops. */
+static void hook_stop(struct plan *P, int i, const char *hook)
 {
+    if (P->src->stmts[i].flags & KM_SF_CONDITIONAL)
+        return;
     if (in_include(P, i, "STOP or CALL EXIT"))
         return;
-    if (!km_is_logical_if(P, i)) {
-        km_code_add(&km_sedit(P, i)->main, 0, 0, km_xstrdup(hook));
-        return;
-    }
-    const struct km_sinfo *in = &P->prog->info[i];
-    char *stmt = km_stmt_text(P, i, in->action_tok, false);
-    redirect(P, i, add_end_stub(P, c, hook, stmt));
+    km_code_add(km_code_before(P, i), 0, 0, km_xstrdup(hook));
 }
 
 /* CALL <prefix>`hook_name` (MPII, MPIF, ABRT) after statement i when
@@ -365,12 +366,12 @@ static void hooks(struct plan *P, struct unit_ctx *c)
         if (k == KS_RETURN)
             hook_return(P, c, i);
         else if (k == KS_STOP)
-            hook_stop(P, c, i, stop);
+            hook_stop(P, i, stop);
         else if (calls(P, i, "EXIT"))
-            hook_stop(P, c, i, exit_hook);
+            hook_stop(P, i, exit_hook);
         else if (calls(P, i, "ABORT"))  /* (gfortran's: no handler sees
                                            the SIGABRT it raises) */
-            hook_stop(P, c, i, abort_hook);
+            hook_stop(P, i, abort_hook);
         else if (calls(P, i, "MPI_INIT") || calls(P, i, "MPI_INIT_THREAD"))
             hook_mpi(P, i, true, "CALL MPI_INIT", "MPII");
         else if (calls(P, i, "MPI_FINALIZE"))

@@ -11,6 +11,7 @@
 # km_install_speedscope (below) installs speedscope from npm.
 KMTOOL_PACKAGES="gcc make autoconf automake flex bison gfortran \
 libopenmpi-dev openmpi-bin mpich libmpich-dev flang-19 libomp-19-dev cmake \
+ninja-build \
 gdb chromium fonts-dejavu-core libotf2-trace-dev otf2-tools \
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
 

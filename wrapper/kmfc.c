@@ -3,7 +3,9 @@
  *
  * kmfc COMPILER ARGS... runs the compile as the build asked, with every
  * Fortran source instrumented first: kmrun -o writes the instrumented copy
- * KM_<stem><ext> beside the object file (the user reads it there), with
+ * KM_<stem><ext> beside the object file (the user reads it there), or
+ * where that may not be (-o /dev/null, a read-only directory) in a
+ * directory of kmfc's own that it removes when it ends, with
  * line markers so that diagnostics, runtime errors and debuggers name the
  * original file and line; the compiler then gets the copy in place of the
  * source, with the same flags, the object named as the plain compile
@@ -13,19 +15,26 @@
  *
  * kmrun searches for INCLUDE files where the compiler does: the user's
  * -I, then what the compiler says (kmrun --compiler: omp_lib.h, mpif.h).
+ * A dependency file (-MD, -MMD) is the compiler's rule for the source as
+ * the user wrote it (-M, after the copy's compile): the copy has no
+ * #include left.
  *
  * Must never: change where an output lands (object, module, dependency
- * file), write over a file kmtool did not write, share a temporary name
- * between two compiles (parallel make), or fail a build the plain
+ * file), write over a file kmtool did not write, write where the user's
+ * build writes nothing (beside /dev/null, into a read-only directory),
+ * leave a temporary file behind, share a temporary name between two
+ * compiles (parallel make), or fail a build the plain
  * compiler passes: a file kmrun cannot read, and one whose instrumented
  * copy does not compile, is compiled as it is, with a warning
  * (KMFC_STRICT=1 makes either an error).
  */
-#define _XOPEN_SOURCE 700  /* realpath */
+#define _XOPEN_SOURCE 700  /* realpath, sigaction */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -109,6 +118,7 @@ struct line {
     bool other_input;         /* objects, libraries, C sources, -l */
     bool cpp, nocpp;          /* -cpp / -fpp, -nocpp */
     bool deps;                /* -MD / -MMD: a dependency file is written */
+    bool deps_system;         /* -MD: system headers in it too */
     const char *dep_file;     /* -MF value */
     const char *form;         /* --free-form / --fixed-form, or NULL */
     const char *line_length;  /* -ffixed-line-length-N etc.: N or none */
@@ -175,12 +185,18 @@ static void read_line(struct line *L, int argc, char **argv)
             L->shared = true;
         } else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD")) {
             L->deps = true;
-        } else if (!strcmp(a, "-MF")) {
+            L->deps_system |= !strcmp(a, "-MD");
+        } else if (starts(a, "-MF")) {
             L->dep_file = option_value(L, &i, "-MF");
+        } else if (starts(a, "-MT") || starts(a, "-MQ")) {
+            option_value(L, &i, a[2] == 'T' ? "-MT" : "-MQ");
         } else if (!strcmp(a, "-cpp") || !strcmp(a, "-fpp") ||
                    !strcmp(a, "-Mpreprocess")) {
             L->cpp = true;
-        } else if (!strcmp(a, "-nocpp") || !strcmp(a, "-nofpp")) {
+        } else if (!strcmp(a, "-nocpp") || !strcmp(a, "-nofpp") ||
+                   !strcmp(a, "-fpreprocessed")) {
+            /* (-fpreprocessed: the preprocessor's output already, as
+             * CMake's Ninja rules compile x-pp.f90) */
             L->nocpp = true;
         } else if (!strcmp(a, "-ffree-form") || !strcmp(a, "-free") ||
                    !strcmp(a, "-Mfree")) {
@@ -296,8 +312,8 @@ static void show(char **argv)
 }
 
 /* Run argv and wait (quiet: its output thrown away; errfile: its
- * standard error written there); returns its exit status (127: could not
- * run). */
+ * standard error added to that file); returns its exit status (127: could
+ * not run). */
 static int run_to(char **argv, bool quiet, const char *errfile)
 {
     if (verbose)
@@ -312,7 +328,7 @@ static int run_to(char **argv, bool quiet, const char *errfile)
             freopen("/dev/null", "w", stdout);
             freopen("/dev/null", "w", stderr);
         } else if (errfile) {
-            freopen(errfile, "w", stderr);
+            freopen(errfile, "a", stderr);
         }
         execvp(argv[0], argv);
         say("cannot run %s: %s", argv[0], strerror(errno));
@@ -344,6 +360,99 @@ static void run_and_exit(char **argv)
     execvp(argv[0], argv);
     say("cannot run %s: %s", argv[0], strerror(errno));
     exit(127);
+}
+
+/* --- kmfc's own directory ---------------------------------------------------------- */
+
+/* What the build must not see lives in one directory of this kmfc's own,
+ * $TMPDIR/kmfc.XXXXXX (parallel compiles share nothing), made when first
+ * needed and removed with all it holds when kmfc ends, or is interrupted,
+ * hung up or terminated: the copies that cannot lie beside their object
+ * (-o /dev/null, a read-only directory), libkm's MPI calls and the prefix
+ * routines of a link, a compile's standard error.  (The one value this
+ * file keeps outside main(): a signal handler must find it.) */
+static char *scratch;
+static char *scratch_rm[4];       /* rm -rf DIR, ready for a signal */
+
+static void scratch_signal(int sig)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv("/bin/rm", scratch_rm);
+        _exit(127);
+    }
+    while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* The directory, made if need be; NULL if it cannot be. */
+static const char *scratch_dir(void)
+{
+    if (scratch)
+        return scratch;
+    const char *t = getenv("TMPDIR");
+    struct km_buf b = {0};
+    km_buf_printf(&b, "%s/kmfc.XXXXXX", t && *t ? t : "/tmp");
+    if (!mkdtemp(b.data)) {
+        km_buf_free(&b);
+        return NULL;
+    }
+    scratch = b.data;
+    scratch_rm[0] = "rm";
+    scratch_rm[1] = "-rf";
+    scratch_rm[2] = scratch;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = scratch_signal;
+        sigemptyset(&sa.sa_mask);
+        /* (a signal the build ignores, nohup's SIGHUP, stays ignored) */
+        if (sigaction(sigs[k], &sa, &old) == 0 && old.sa_handler == SIG_IGN)
+            sigaction(sigs[k], &old, NULL);
+    }
+    return scratch;
+}
+
+/* Remove the directory and everything in it (kmrun's, the compiler's). */
+static void remove_scratch(void)
+{
+    if (!scratch)
+        return;
+    DIR *d = opendir(scratch);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *p = km_path_join(scratch, e->d_name);
+        unlink(p);
+        free(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(scratch);
+    scratch_rm[2] = NULL;
+    free(scratch);
+    scratch = NULL;
+}
+
+/* A file of its own in the directory, `stem`.XXXXXX, or NULL. */
+static char *scratch_file(const char *stem)
+{
+    const char *dir = scratch_dir();
+    if (!dir)
+        return NULL;
+    struct km_buf b = {0};
+    km_buf_printf(&b, "%s/%s.XXXXXX", dir, stem);
+    int fd = mkstemp(b.data);
+    if (fd < 0) {
+        km_buf_free(&b);
+        return NULL;
+    }
+    close(fd);
+    return b.data;
 }
 
 struct args {
@@ -507,17 +616,41 @@ static bool instrument(const struct line *L, const char *kmrun,
     return rc == 0;
 }
 
-/* The copy of `source`: KM_<stem of the object><ext> beside the object. */
-static char *copy_path(const struct line *L, const char *source, bool pre)
+/* May a copy lie beside the object `obj`, where the user reads it?  Only
+ * if the object is a file (or not there yet) in a directory kmfc may
+ * write: not beside -o /dev/null, not in a read-only directory. */
+static bool beside(const char *obj, const char *dir)
+{
+    struct stat st;
+    if (stat(obj, &st) == 0 ? !S_ISREG(st.st_mode) : errno != ENOENT)
+        return false;
+    return access(dir, W_OK | X_OK) == 0;
+}
+
+/* The copy of `source`: KM_<stem of the object><ext> beside the object,
+ * or where it may not be, in kmfc's own directory (*own set); NULL if
+ * that cannot be made either. */
+static char *copy_path(const struct line *L, const char *source, bool pre,
+                       bool *own)
 {
     char *obj = object_of(L, source);
     char *dir = km_dir_name(obj);
+    *own = !beside(obj, dir);
+    if (*own) {
+        free(dir);
+        dir = scratch_dir() ? km_xstrdup(scratch) : NULL;
+    }
+    if (!dir) {
+        free(obj);
+        return NULL;
+    }
     char *stem = stem_of(obj);
-    /* CMake names objects x.f90.o */
+    /* CMake names objects x.f90.o, and x.F90.o when its Ninja rules
+     * compile x.F90-pp.f90 */
     const char *e = ext_of(source);
-    size_t sl = strlen(stem), el = strlen(e);
-    if (sl > el && !strcmp(stem + sl - el, e))
-        stem[sl - el] = 0;
+    const char *se = ext_of(stem);
+    if (*se && se != stem && is_fortran(stem))
+        stem[se - stem] = 0;
     struct km_buf name = {0};
     km_buf_printf(&name, "KM_%s%s", stem, copy_ext(e, pre));
     char *p = km_path_join(dir, name.data);
@@ -526,33 +659,6 @@ static char *copy_path(const struct line *L, const char *source, bool pre)
     free(dir);
     free(stem);
     return p;
-}
-
-/* A dependency file names what was compiled: the copy.  It is the
- * source the build knows. */
-static void fix_dep_file(const char *dep, const char *copy, const char *source)
-{
-    struct km_buf in = {0}, out = {0};
-    if (!km_buf_read_file(&in, dep)) {
-        km_buf_free(&in);
-        return;
-    }
-    size_t n = strlen(copy);
-    for (size_t k = 0; k < in.len;) {
-        if (k + n <= in.len && !memcmp(in.data + k, copy, n)) {
-            km_buf_adds(&out, source);
-            k += n;
-        } else {
-            km_buf_addc(&out, in.data[k++]);
-        }
-    }
-    FILE *fp = fopen(dep, "w");
-    if (fp) {
-        fwrite(out.data ? out.data : "", 1, out.len, fp);
-        fclose(fp);
-    }
-    km_buf_free(&in);
-    km_buf_free(&out);
 }
 
 /* --- the link ------------------------------------------------------------------ */
@@ -632,19 +738,6 @@ static void add_link(struct args *a, const char *glue, const char *shim)
     free(lib);
 }
 
-/* A directory of this link's own (parallel links share nothing). */
-static char *temp_dir(void)
-{
-    const char *t = getenv("TMPDIR");
-    struct km_buf b = {0};
-    km_buf_printf(&b, "%s/kmfc.XXXXXX", t && *t ? t : "/tmp");
-    if (!mkdtemp(b.data)) {
-        km_buf_free(&b);
-        return NULL;
-    }
-    return b.data;
-}
-
 /* -I<directory of each instrumented source>: the copy lies elsewhere, and
  * INCLUDE and #include search the including file's directory first. */
 static void push_source_dirs(struct args *a, const struct line *L,
@@ -659,6 +752,19 @@ static void push_source_dirs(struct args *a, const struct line *L,
     }
 }
 
+/* The name the user knows `source` by, for kmfc's messages (malloc'd):
+ * a preprocessor's output (CMake's x.F90-pp.f90) by the file its line
+ * markers name, as the compiler's and kmrun's messages name it. */
+static char *user_name(const char *source)
+{
+    struct km_buf b = {0};
+    char *name = NULL;
+    if (km_buf_read_file(&b, source) && b.len)
+        name = km_marked_origin(b.data, b.len);
+    km_buf_free(&b);
+    return name ? name : km_xstrdup(source);
+}
+
 /* Instrument every source into copies[k] (NULL: compiled as it is, said
  * so).  Returns false if that happened and `strict` forbids it. */
 static bool instrument_all(const struct line *L, const char *kmrun,
@@ -667,25 +773,22 @@ static bool instrument_all(const struct line *L, const char *kmrun,
     for (int k = 0; k < L->nsources; k++) {
         const char *src = L->argv[L->sources[k]];
         bool pre = (km_preprocessed_name(src) || L->cpp) && !L->nocpp;
-        char *copy = copy_path(L, src, pre);
-        if (!ours_or_absent(copy)) {
-            if (strict)
-                say("%s exists and is not kmtool's: %s is not compiled "
-                    "(KMFC_STRICT)", copy, src);
+        bool own = false;
+        char *copy = copy_path(L, src, pre, &own);
+        const char *what = strict ? "not compiled (KMFC_STRICT)"
+                                  : "compiled as it is";
+        bool foreign = copy && !own && !ours_or_absent(copy);
+        if (!copy || foreign || !instrument(L, kmrun, src, copy, pre)) {
+            char *name = user_name(src);
+            if (!copy)
+                say("no directory for the copy of %s ($TMPDIR): %s", name,
+                    what);
+            else if (foreign)
+                say("%s exists and is not kmtool's: %s is %s", copy, name,
+                    what);
             else
-                say("%s exists and is not kmtool's: %s is compiled as it "
-                    "is", copy, src);
-            free(copy);
-            if (strict)
-                return false;
-            continue;
-        }
-        if (!instrument(L, kmrun, src, copy, pre)) {
-            if (strict)
-                say("%s could not be instrumented: not compiled "
-                    "(KMFC_STRICT)", src);
-            else
-                say("%s could not be instrumented: compiled as it is", src);
+                say("%s could not be instrumented: %s", name, what);
+            free(name);
             free(copy);
             if (strict)
                 return false;
@@ -694,6 +797,116 @@ static bool instrument_all(const struct line *L, const char *kmrun,
         copies[k] = copy;
     }
     return true;
+}
+
+/* --- dependency files ------------------------------------------------------------ */
+
+/* -MD / -MMD: the compiler writes a rule whose targets are the object,
+ * -MT's and -MQ's and the module files the source defines, and whose
+ * prerequisites are the source, the files the compiler read before it
+ * (gfortran's math-vector-fortran.h), its #include files and the module
+ * files it uses.  The copy reads no #include (it is the preprocessor's
+ * output), names itself, and a .f90 copy of x.F90 cannot even be asked
+ * for a rule without -cpp; so the copy is compiled without those
+ * options, and the rule is the compiler's own for the source as the
+ * user wrote it: the same line with -M / -MM in place of -MD / -MMD (the
+ * compiler's front end reads the source, writes the module files it
+ * would write anyway, no code), into the file the plain compile writes. */
+
+/* How many arguments from argv[i] are a dependency file's option (-MD
+ * -MMD -MP -MG, -MF -MT -MQ and their value), or 0. */
+static int dep_option(const struct line *L, int i)
+{
+    const char *a = L->argv[i];
+    if (!strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP") ||
+        !strcmp(a, "-MG"))
+        return 1;
+    if (starts(a, "-MF") || starts(a, "-MT") || starts(a, "-MQ"))
+        return a[3] || i + 1 >= L->argc ? 1 : 2;
+    return 0;
+}
+
+/* The file the compiler writes the rule of `source` to: -MF's, else the
+ * output's name with its suffix made .d (-o x.F90.o: x.F90.d), else the
+ * source's base name with .d. */
+static char *dep_path(const struct line *L, int output, const char *source)
+{
+    if (L->dep_file)
+        return km_xstrdup(L->dep_file);
+    const char *out = output >= 0 ? L->argv[output] : NULL;
+    char *stem = out ? km_xstrdup(out) : stem_of(source);
+    if (out) {
+        char *slash = strrchr(stem, '/');
+        char *base = slash ? slash + 1 : stem;
+        char *dot = strrchr(base, '.');
+        if (dot && dot != base)
+            *dot = 0;
+    }
+    struct km_buf b = {0};
+    km_buf_printf(&b, "%s.d", stem);
+    free(stem);
+    return b.data;
+}
+
+/* Is argument i an input the compiler compiles other than a Fortran
+ * source (a C source; not an object, a library, an option's value)? */
+static bool other_source(const struct line *L, int i)
+{
+    const char *x = L->argv[i];
+    if ((x[0] == '-' && x[1]) || (i > 1 && takes_value(L->argv[i - 1])) ||
+        is_fortran(x))
+        return false;
+    const char *e = ext_of(x);
+    return *e && strcmp(e, ".o") && strcmp(e, ".a") && strcmp(e, ".so") &&
+           !strstr(x, ".so.");
+}
+
+/* The compiler's rule for `source` as the user wrote it (output: -o's
+ * index, or -1 when the source is compiled alone without one), where the
+ * plain compile writes it; what the compiler says goes to `errfile`.
+ * Returns whether the compiler wrote it. */
+static bool write_rule(const struct line *L, int output, const char *source,
+                       const char *errfile)
+{
+    struct args a = {0};
+    bool targets = false;
+    push(&a, L->argv[0]);
+    for (int i = 1; i < L->argc; i++) {
+        const char *x = L->argv[i];
+        int n = dep_option(L, i);
+        if (n && (starts(x, "-MT") || starts(x, "-MQ") ||
+                  !strcmp(x, "-MP") || !strcmp(x, "-MG"))) {
+            /* (the targets and -MP's rules as the user asked) */
+            targets |= x[2] == 'T' || x[2] == 'Q';
+            for (int m = 0; m < n; m++)
+                push(&a, L->argv[i + m]);
+        } else if (n || !strcmp(x, "-c") || (x[0] != '-' || !x[1])) {
+            /* (-MD -MMD -MF, and every input: this one is added last) */
+        } else if (!strcmp(x, "-o")) {
+            n = 2;
+        } else if (takes_value(x) && i + 1 < L->argc) {
+            push(&a, x);
+            push(&a, L->argv[i + 1]);
+            n = 2;
+        } else {
+            push(&a, x);
+        }
+        i += n > 1 ? n - 1 : 0;
+    }
+    /* what the compiler driver adds for -MD / -MMD with -o */
+    if (!targets && output >= 0) {
+        push(&a, "-MQ");
+        push(&a, L->argv[output]);
+    }
+    push(&a, L->deps_system ? "-M" : "-MM");
+    char *dep = dep_path(L, output, source);
+    push(&a, "-MF");
+    push(&a, dep);
+    push(&a, source);
+    bool ok = run_to(a.v, false, errfile) == 0;
+    free(dep);
+    free_args(&a);
+    return ok;
 }
 
 /* --- compiling ------------------------------------------------------------------ */
@@ -720,7 +933,16 @@ static void group_args(const struct group_ctx *G, int g, struct args *a)
 {
     const struct line *L = G->L;
     bool first_include = false;
+    bool copies = false;
+    for (int k = 0; k < L->nsources; k++)
+        copies |= in_group(G, k, g) && G->copies[k];
     for (int i = 0; i < L->argc; i++) {
+        int n = copies ? dep_option(L, i) : 0;
+        if (n) {
+            /* (the rule is the compiler's for the sources: write_rule) */
+            i += n - 1;
+            continue;
+        }
         int which = -1;
         for (int k = 0; k < L->nsources; k++)
             if (L->sources[k] == i)
@@ -754,20 +976,6 @@ static void group_args(const struct group_ctx *G, int g, struct args *a)
         add_link(a, G->glue, G->shim);
 }
 
-/* A file of its own for a compile's standard error, or NULL. */
-static char *error_file(void)
-{
-    const char *t = getenv("TMPDIR");
-    struct km_buf b = {0};
-    km_buf_printf(&b, "%s/kmfc-err.XXXXXX", t && *t ? t : "/tmp");
-    int fd = mkstemp(b.data);
-    if (fd < 0) {
-        km_buf_free(&b);
-        return NULL;
-    }
-    close(fd);
-    return b.data;
-}
 
 /* The file's text on our standard error. */
 static void replay(const char *path)
@@ -840,11 +1048,25 @@ static int compile_group(struct group_ctx *G, int g)
         instrumented |= in_group(G, k, g) && G->copies[k];
     struct args a = {0};
     group_args(G, g, &a);
-    char *errors = instrumented ? error_file() : NULL;
+    char *errors = instrumented ? scratch_file("kmfc-err") : NULL;
     int status = run_to(a.v, false, errors);
     free_args(&a);
     if (!errors)
         return status;
+    /* the dependency files: the compiler's rule for each source of the
+     * group (sources compiled one at a time have no -o); one it cannot
+     * write fails the group as a failed compile does */
+    bool no_rule = false;
+    for (int i = 1; status == 0 && L->deps && i < L->argc; i++) {
+        int k = 0;
+        while (k < L->nsources && L->sources[k] != i)
+            k++;
+        if ((k < L->nsources ? in_group(G, k, g)
+                             : G->groups == 1 && other_source(L, i)) &&
+            !write_rule(L, G->groups > 1 ? -1 : L->output, L->argv[i],
+                        errors))
+            status = 1, no_rule = true;
+    }
     if (status == 0 || G->strict)
         replay(errors);
     if (status != 0 && !G->strict) {
@@ -861,18 +1083,32 @@ static int compile_group(struct group_ctx *G, int g)
         free_args(&a);
         char *why = first_error(errors);
         for (int k = 0; k < L->nsources; k++) {
-            if (failed[k] && status == 0)
-                say("%s did not compile (%s): %s is compiled as it is",
-                    failed[k], why, L->argv[L->sources[k]]);
+            if (failed[k] && status == 0) {
+                char *name = user_name(L->argv[L->sources[k]]);
+                if (no_rule)
+                    say("the compiler wrote no dependency file for %s "
+                        "(%s): %s is compiled as it is", name, why, name);
+                else
+                    say("%s did not compile (%s): %s is compiled as it is",
+                        failed[k], why, name);
+                free(name);
+            }
             free(failed[k]);
         }
         free(why);
         free(failed);
     } else if (status != 0) {
         for (int k = 0; k < L->nsources; k++)
-            if (in_group(G, k, g) && G->copies[k])
-                say("%s did not compile: %s is not compiled "
-                    "(KMFC_STRICT)", G->copies[k], L->argv[L->sources[k]]);
+            if (in_group(G, k, g) && G->copies[k]) {
+                char *name = user_name(L->argv[L->sources[k]]);
+                if (no_rule)
+                    say("the compiler wrote no dependency file for %s: it "
+                        "is not compiled (KMFC_STRICT)", name);
+                else
+                    say("%s did not compile: %s is not compiled "
+                        "(KMFC_STRICT)", G->copies[k], name);
+                free(name);
+            }
     }
     unlink(errors);
     free(errors);
@@ -1011,7 +1247,7 @@ int main(int argc, char **argv)
      * compile writes (the copy's name would give KM_x.o); several at
      * once are compiled one at a time for that. */
     bool link = status == 0 && !L.compile_only && !L.shared;
-    char *tmp = link ? temp_dir() : NULL;
+    const char *tmp = link ? scratch_dir() : NULL;
     char *glue = tmp ? mpi_glue(L.argv[0], kmrun, tmp) : NULL;
     char *shim = tmp ? prefix_shim(L.argv[0], kmrun, tmp, glue != NULL)
                      : NULL;
@@ -1020,35 +1256,9 @@ int main(int argc, char **argv)
     struct group_ctx G = {&L, copies, groups, link, glue, shim, strict};
     for (int g = 0; g < groups && status == 0; g++)
         status = compile_group(&G, g);
-    if (status == 0 && L.deps)
-        for (int k = 0; k < L.nsources; k++) {
-            if (!copies[k])
-                continue;
-            char *dep = NULL;
-            if (L.dep_file) {
-                dep = km_xstrdup(L.dep_file);
-            } else {
-                char *obj = object_of(&L, L.argv[L.sources[k]]);
-                size_t n = strlen(obj);
-                if (n > 2 && !strcmp(obj + n - 2, ".o"))
-                    obj[n - 2] = 0;
-                struct km_buf b = {0};
-                km_buf_printf(&b, "%s.d", obj);
-                dep = b.data;
-                free(obj);
-            }
-            fix_dep_file(dep, copies[k], L.argv[L.sources[k]]);
-            free(dep);
-        }
-    if (glue)
-        unlink(glue);
-    if (shim)
-        unlink(shim);
+    remove_scratch();
     free(shim);
-    if (tmp)
-        rmdir(tmp);
     free(glue);
-    free(tmp);
     for (int k = 0; k < L.nsources; k++)
         free(copies[k]);
     free(copies);
