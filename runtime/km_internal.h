@@ -32,6 +32,7 @@
 
 #include "config.h"
 
+#include <fenv.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -732,6 +733,18 @@ size_t km_format_prediction_note(char *buf, size_t size, int none,
 void km_format_section(struct km_text *t, const struct km_report *rep);
 void km_format_lost_section(struct km_text *t, int rank);
 void km_format_end(struct km_text *t);      /* "! ===== End =====" */
+
+/* ---- floating-point flags (km_fp.c) -------------------------------------- */
+
+/* The program's floating-point exception flags, saved before libkm's own
+ * arithmetic and put back after it. */
+struct km_fpflags {
+    fexcept_t flags;
+    int saved;
+};
+
+void km_fp_save(struct km_fpflags *s);
+void km_fp_restore(const struct km_fpflags *s);
 
 /* ---- files (km_file.c) -------------------------------------------------- */
 

@@ -324,7 +324,10 @@ KM_NOINLINE void km_cross_slot(struct km_thread *t, km_tick now)
 {
     if (km_main_tl.slot_end == 0)
         return;
+    struct km_fpflags fp;            /* (the program's: km_fp.c) */
+    km_fp_save(&fp);
     km_tl_fit(&km_main_tl, now);
     km_give_open_slots(t, t->msp, now, &km_main_tl, 1);
     km_tl_place(&km_main_tl, now);
+    km_fp_restore(&fp);
 }

@@ -325,7 +325,7 @@ static void take_cpu_clock(struct km_thread *t)
     }
 }
 
-KM_NOINLINE struct km_thread *km_attach(void)
+static struct km_thread *attach(void)
 {
     struct km_thread *t;
     if (initial_thread() &&
@@ -376,6 +376,17 @@ KM_NOINLINE struct km_thread *km_attach(void)
     return t;
 }
 
+/* A thread's first call (the first thread's starts libkm: calibration,
+ * floating point; the program's exception flags stay as they were). */
+KM_NOINLINE struct km_thread *km_attach(void)
+{
+    struct km_fpflags fp;
+    km_fp_save(&fp);
+    struct km_thread *t = attach();
+    km_fp_restore(&fp);
+    return t;
+}
+
 
 /* The thread's table catches up with the registrations (under the lock):
  * a copy of each new region's identity, with figures of its own. */
@@ -421,6 +432,8 @@ KM_NOINLINE void km_sync_regions(struct km_thread *t)
 void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
 {
     THREAD_OR(return);
+    struct km_fpflags fp;
+    km_fp_save(&fp);
     km_tick t1 = cold_now();
     pthread_mutex_lock(&km_st.lock);
     reg(h, hr, text);
@@ -430,6 +443,7 @@ void km_reg_f(int32_t *h, const int32_t *hr, const char *text)
     km_time took = KM_SUB(cold_now() - t1);
     t->ovh += took;
     t->acc += took;
+    km_fp_restore(&fp);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -174,7 +174,7 @@ static void share(const struct km_node *c, km_time raw, km_time cin,
 
 /* Measured frame mf[m] (open) begins at `now`: its node's frames are
  * long, or it is new (then at most one reading per KM_WAIT_LONG). */
-KM_NOINLINE void km_wait_enter(struct km_thread *t, int32_t m, km_tick now)
+static void wait_enter(struct km_thread *t, int32_t m, km_tick now)
 {
     struct km_mframe *f = km_mf(t, m);
     if ((f->n->closed == 0 && KM_SUB(now - t->rd_at) < km_st.wait_long) ||
@@ -193,9 +193,9 @@ KM_NOINLINE void km_wait_enter(struct km_thread *t, int32_t m, km_tick now)
  * grown by dacc in it), read now: into *w what close_measured takes out
  * of its own time and of what it teaches its node; the frame below
  * learns what its callee waited. */
-KM_NOINLINE void km_wait_close(struct km_thread *t, struct km_mframe *f,
-                               int32_t m, km_tick now, km_time raw,
-                               km_time dacc, struct km_waited *w)
+static void wait_close(struct km_thread *t, struct km_mframe *f, int32_t m,
+                       km_tick now, km_time raw, km_time dacc,
+                       struct km_waited *w)
 {
     if (!km_st.wait_on)
         return;
@@ -225,6 +225,26 @@ KM_NOINLINE void km_wait_close(struct km_thread *t, struct km_mframe *f,
         t->wait_est += w->moved;
     if (m > 1)                       /* (its tag set by take_reading) */
         km_mw(t, m - 1)->win += f->n->callee ? w->all : win;
+}
+
+/* (from the hot path: the program's floating-point exception flags stay
+ * as they were, km_fp.c) */
+KM_NOINLINE void km_wait_enter(struct km_thread *t, int32_t m, km_tick now)
+{
+    struct km_fpflags fp;
+    km_fp_save(&fp);
+    wait_enter(t, m, now);
+    km_fp_restore(&fp);
+}
+
+KM_NOINLINE void km_wait_close(struct km_thread *t, struct km_mframe *f,
+                               int32_t m, km_tick now, km_time raw,
+                               km_time dacc, struct km_waited *w)
+{
+    struct km_fpflags fp;
+    km_fp_save(&fp);
+    wait_close(t, f, m, now, raw, dacc, w);
+    km_fp_restore(&fp);
 }
 
 /* What thread t's open frames mf[1..msp] (a snapshot's copy, closed as if

@@ -97,7 +97,7 @@ static void trace_leave_open(struct km_thread *t)
     }
 }
 
-static void write_results(const char *event, int final)
+static void write_now(const char *event, int final)
 {
     if (final && km_st.initialized && getpid() == km_st.pid)
         trace_leave_open(km_self);
@@ -120,6 +120,16 @@ static void write_results(const char *event, int final)
         hide_time(km_self, cold_now() - now);
     __atomic_store_n(&km_st.writing, 0, __ATOMIC_RELEASE);
     take_pending_signal();
+}
+
+/* (every entry from the program into what computes in floating point
+ * leaves the program's exception flags as they were: km_fp.c) */
+static void write_results(const char *event, int final)
+{
+    struct km_fpflags fp;
+    km_fp_save(&fp);
+    write_now(event, final);
+    km_fp_restore(&fp);
 }
 
 void km_end_f(void)  { write_results("END", 1); }
@@ -171,7 +181,7 @@ static void linger(double write_seconds)
 
 /* The write a terminating signal asks for; 0 when the caller should let
  * the signal go on, 1 when a write under way will raise it again. */
-int km_core_on_signal(int sig)
+static int on_signal_now(int sig)
 {
     if (!km_st.initialized || getpid() != km_st.pid)
         return 0;
@@ -199,6 +209,15 @@ int km_core_on_signal(int sig)
     }
     km_trace_end(NULL, sig, cold_now());
     return 0;
+}
+
+int km_core_on_signal(int sig)
+{
+    struct km_fpflags fp;
+    km_fp_save(&fp);
+    int rc = on_signal_now(sig);
+    km_fp_restore(&fp);
+    return rc;
 }
 
 static void take_pending_signal(void)
@@ -326,10 +345,13 @@ void km_core_mpi_init(const struct km_mpi_ops *ops)
     THREAD_OR(return);
     if (km_st.mpi_state != MPI_NONE || ops->finalized())
         return;
+    struct km_fpflags fp;
+    km_fp_save(&fp);
     rank_starts(ops, t, 0);
+    km_fp_restore(&fp);
 }
 
-void km_core_mpi_finalize(const struct km_mpi_ops *ops)
+static void mpi_finalize_now(const struct km_mpi_ops *ops)
 {
     /* Every rank takes the same branch here, so the collective below is
      * entered by all ranks or none. */
@@ -365,6 +387,14 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops)
     (void)t;
 }
 
+void km_core_mpi_finalize(const struct km_mpi_ops *ops)
+{
+    struct km_fpflags fp;
+    km_fp_save(&fp);
+    mpi_finalize_now(ops);
+    km_fp_restore(&fp);
+}
+
 /* How long a rank waits at MPI_FINALIZE for the others' libkm before it
  * writes its own file (KM_MPI_WAIT seconds, default 30). */
 static double finalize_wait(void)
@@ -377,7 +407,7 @@ static double finalize_wait(void)
 /* MPI_FINALIZE called where no KM_MPIF came first (C, a library built
  * plain): the ranks gather as at KM_MPIF when every rank's libkm is there,
  * else each writes its own file. */
-void km_core_mpi_at_finalize(const struct km_mpi_ops *ops)
+static void mpi_at_finalize_now(const struct km_mpi_ops *ops)
 {
     THREAD_OR(return);
     if (km_st.mpi_state != MPI_ACTIVE || ops->finalized())
@@ -402,3 +432,10 @@ void km_core_mpi_at_finalize(const struct km_mpi_ops *ops)
     write_results("MPI_FINALIZE", 1);
 }
 
+void km_core_mpi_at_finalize(const struct km_mpi_ops *ops)
+{
+    struct km_fpflags fp;
+    km_fp_save(&fp);
+    mpi_at_finalize_now(ops);
+    km_fp_restore(&fp);
+}
