@@ -62,7 +62,7 @@ void kc_mpif_f(void);
 void kc_abrt_f(void);
 void kc_abor_f(void);
 
-#define DEPTH 100000
+#define DEPTH (1 << 20)        /* frames: recursion 10^5 deep is 2 each */
 #define KEY 256
 #define PARENT_NONE 0         /* not entered yet */
 #define PARENT_ROOT (-1)      /* entered outside every region */
