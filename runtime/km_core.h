@@ -387,6 +387,9 @@ struct km_state {
     int wait_on;             /* run delay is read around long frames */
     km_time wait_long;       /* a frame this long is (INT64_MAX: none) */
     km_time cost_waited;     /* one reading */
+    uint64_t sub_per_ns;     /* subticks per ns, << 32: readings are
+                                converted in integers (no floating point
+                                while the program runs: km_fp.c) */
     int64_t (*waited_fn)(void);      /* tests: the run delay */
     /* sampling */
     km_time budget;          /* sampling may add this much per execution */
@@ -523,7 +526,8 @@ struct km_counters {         /* a thread's, at one instant */
 };
 void km_close_open(struct km_frames mf, int32_t msp, int32_t low,
                    const struct km_counters *s, km_tick now, km_tick t0,
-                   void (*fn)(void *arg, int32_t m, km_time own, km_time e),
+                   void (*fn)(void *arg, int32_t m, km_time own, km_time e,
+                              km_tick end),
                    void *arg);
 void km_settle_tree(struct km_pnode *p, int32_t n, km_time *ovh,
                     km_time *total);

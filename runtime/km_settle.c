@@ -20,15 +20,20 @@
 /* Close the open measured frames mf[1..msp] and the root (mf[0], begun
  * at t0) at `now`, innermost first, as close_measured would, with the
  * thread's counters `s`: fn gets each frame's own time and elapsed time
- * (less libkm's).  Nothing is changed.  With low > 0, the walk stops at
+ * (less libkm's), and the instant its own time ends: `now` for the top
+ * frame and those under transparent ones (a loop's time is its
+ * routine's too), else where the callee frame above it began.  Nothing
+ * is changed.  With low > 0, the walk stops at
  * the first callee frame below mf[low]: the frames below a callee frame
  * that has been open all along have the same own time as then. */
 void km_close_open(struct km_frames mf, int32_t msp, int32_t low,
                    const struct km_counters *s, km_tick now, km_tick t0,
-                   void (*fn)(void *arg, int32_t m, km_time own, km_time e),
+                   void (*fn)(void *arg, int32_t m, km_time own, km_time e,
+                              km_tick end),
                    void *arg)
 {
     km_time acc = s->acc, extra = 0;
+    km_tick end = now;
     for (int32_t m = msp; m >= 0; m--) {
         const struct km_mframe *f = km_frame(mf, m);
         km_time raw = m ? KM_SUB(now - f->start) - km_st.cost_inner
@@ -38,12 +43,13 @@ void km_close_open(struct km_frames mf, int32_t msp, int32_t low,
         km_time ovh = (km_time)(s->nest - f->nest0) * km_st.cost_estimated +
                       (km_time)(s->nmeas - f->nmeas0) * km_st.cost_measured +
                       (s->ovh - f->ovh0);
-        fn(arg, m, own, raw - ovh);
+        fn(arg, m, own, raw - ovh, end);
         if (m == 0 || f->n->callee) {
             if (m < low)
                 return;
             extra = raw;
             acc = f->acc0;
+            end = f->start;
         } else {
             extra = cin;
         }
@@ -252,7 +258,8 @@ struct give {
     int live;
 };
 
-static void give_open(void *arg, int32_t m, km_time own, km_time e)
+static void give_open(void *arg, int32_t m, km_time own, km_time e,
+                      km_tick end)
 {
     struct give *g = arg;
     if (m == 0)
@@ -260,14 +267,13 @@ static void give_open(void *arg, int32_t m, km_time own, km_time e)
     const struct km_mframe *f = km_mf(g->t, m);
     int32_t code = km_tl_code(g->into, f->n->id);
     km_time amount;
-    if (f->n->callee)
+    if (f->n->callee)                /* (its own time ended by `end`) */
         amount = own;
     else if (KM_TL_CAT(code) == KM_TL_IO)
-        amount = e;
+        amount = e, end = g->now;
     else
         return;
-    km_tl_spread(g->into, f->start, g->now, code,
-                 amount - *km_tl_done(m));
+    km_tl_spread(g->into, f->start, end, code, amount - *km_tl_done(m));
     if (g->live)
         *km_tl_done(m) = amount;
 }
@@ -275,8 +281,10 @@ static void give_open(void *arg, int32_t m, km_time own, km_time e)
 /* Give `into` (the live timeline when `live`, or a copy) thread t's
  * estimates made since the last time (the current slot), and its open
  * measured routines, MPI calls and I/O statements (frames 1..msp) their
- * time so far less what they gave before, spread over the slots since
- * they began. */
+ * time so far less what they gave before, spread over the slots from
+ * their start to the end of that time (a routine's own time ends where
+ * the callee open inside it began: a recursion's frames each over a
+ * slot or two, not over every slot since the outermost began). */
 void km_give_open_slots(const struct km_thread *t, int32_t msp, km_tick now,
                         struct km_timeline *into, int live)
 {
@@ -324,10 +332,7 @@ KM_NOINLINE void km_cross_slot(struct km_thread *t, km_tick now)
 {
     if (km_main_tl.slot_end == 0)
         return;
-    struct km_fpflags fp;            /* (the program's: km_fp.c) */
-    km_fp_save(&fp);
     km_tl_fit(&km_main_tl, now);
     km_give_open_slots(t, t->msp, now, &km_main_tl, 1);
     km_tl_place(&km_main_tl, now);
-    km_fp_restore(&fp);
 }

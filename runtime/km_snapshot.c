@@ -369,8 +369,10 @@ struct closing {
     const km_time *moved;    /* waiting out of each one's own time */
 };
 
-static void close_copy(void *arg, int32_t m, km_time own, km_time e)
+static void close_copy(void *arg, int32_t m, km_time own, km_time e,
+                       km_tick end)
 {
+    (void)end;
     struct closing *c = arg;
     c->e[m] = e;
     if (m == 0)

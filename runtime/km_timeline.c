@@ -209,8 +209,7 @@ void km_tl_spread(struct km_timeline *tl, km_tick from, km_tick now,
         km_tick to = now < end ? now : end;
         if (to > at) {
             km_time part = to == now ? amount - done
-                : (km_time)((double)amount * (double)(to - at) /
-                            (double)(now - from));
+                : (km_time)((__int128)amount * (to - at) / (now - from));
             km_tl_put(tl, code, part);
             done += part;
             at = to;

@@ -53,8 +53,8 @@ static int64_t read_delay(struct km_thread *t)
 
 static km_time ns_to_sub(int64_t ns)
 {
-    return (km_time)((double)ns * 1e-9 / km_st.clock.seconds_per_tick *
-                     (1 << KM_SUB_BITS));
+    return (km_time)(((unsigned __int128)(uint64_t)ns * km_st.sub_per_ns) >>
+                     32);
 }
 
 /* What one reading costs, in subticks: the best of a few. */
@@ -86,6 +86,7 @@ void km_wait_start(struct km_thread *t)
     km_st.wait_long = (km_time)(KM_WAIT_LONG / spt * (1 << KM_SUB_BITS));
     if (km_st.wait_long < 1)
         km_st.wait_long = 1;
+    km_st.sub_per_ns = (uint64_t)(1e-9 / spt * (1 << KM_SUB_BITS) * 4294967296.0);
     if (!km_st.clock_injected)
         km_st.cost_waited = reading_cost(t);
     km_st.wait_on = 1;
@@ -165,8 +166,7 @@ static void share(const struct km_node *c, km_time raw, km_time cin,
     km_time ran = raw - cin - in;
     km_time moved = 0;
     if (est > 0 && ran > 0)
-        moved = est >= ran ? in
-                           : (km_time)((double)in * (double)est / (double)ran);
+        moved = est >= ran ? in : (km_time)((__int128)in * est / ran);
     w->all = all;
     w->in = in;
     w->moved = moved;
@@ -174,7 +174,7 @@ static void share(const struct km_node *c, km_time raw, km_time cin,
 
 /* Measured frame mf[m] (open) begins at `now`: its node's frames are
  * long, or it is new (then at most one reading per KM_WAIT_LONG). */
-static void wait_enter(struct km_thread *t, int32_t m, km_tick now)
+KM_NOINLINE void km_wait_enter(struct km_thread *t, int32_t m, km_tick now)
 {
     struct km_mframe *f = km_mf(t, m);
     if ((f->n->closed == 0 && KM_SUB(now - t->rd_at) < km_st.wait_long) ||
@@ -193,9 +193,9 @@ static void wait_enter(struct km_thread *t, int32_t m, km_tick now)
  * grown by dacc in it), read now: into *w what close_measured takes out
  * of its own time and of what it teaches its node; the frame below
  * learns what its callee waited. */
-static void wait_close(struct km_thread *t, struct km_mframe *f, int32_t m,
-                       km_tick now, km_time raw, km_time dacc,
-                       struct km_waited *w)
+KM_NOINLINE void km_wait_close(struct km_thread *t, struct km_mframe *f,
+                               int32_t m, km_tick now, km_time raw,
+                               km_time dacc, struct km_waited *w)
 {
     if (!km_st.wait_on)
         return;
@@ -225,26 +225,6 @@ static void wait_close(struct km_thread *t, struct km_mframe *f, int32_t m,
         t->wait_est += w->moved;
     if (m > 1)                       /* (its tag set by take_reading) */
         km_mw(t, m - 1)->win += f->n->callee ? w->all : win;
-}
-
-/* (from the hot path: the program's floating-point exception flags stay
- * as they were, km_fp.c) */
-KM_NOINLINE void km_wait_enter(struct km_thread *t, int32_t m, km_tick now)
-{
-    struct km_fpflags fp;
-    km_fp_save(&fp);
-    wait_enter(t, m, now);
-    km_fp_restore(&fp);
-}
-
-KM_NOINLINE void km_wait_close(struct km_thread *t, struct km_mframe *f,
-                               int32_t m, km_tick now, km_time raw,
-                               km_time dacc, struct km_waited *w)
-{
-    struct km_fpflags fp;
-    km_fp_save(&fp);
-    wait_close(t, f, m, now, raw, dacc, w);
-    km_fp_restore(&fp);
 }
 
 /* What thread t's open frames mf[1..msp] (a snapshot's copy, closed as if
