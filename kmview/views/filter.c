@@ -677,6 +677,16 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
                       "overhead figure, %.4g s, is all there is to go by.\n",
                       nruns == 1 ? "that run was" : "those runs were", total,
                       plain, overhead);
+    else if (o->plain && rest <= 0)
+        km_buf_printf(&out, "! Against the plain build (--plain): %s lost "
+                      "%.4g s (%.1f%% of %.4g s), no more than libkm's "
+                      "overhead figure, %.4g s (its calibrated costs "
+                      "overstate the cost here, or the plain run was slower "
+                      "than usual): that figure is what the model goes "
+                      "by.\n",
+                      nruns == 1 ? "that run" : "those runs", total - plain,
+                      plain > 0 ? 100 * (total - plain) / plain : 0.0, plain,
+                      overhead);
     else if (o->plain)
         km_buf_printf(&out, "! Against the plain build (--plain): %s lost "
                       "%.4g s (%.1f%% of %.4g s), of which libkm's overhead "
