@@ -183,9 +183,9 @@ static void usage(FILE *to)
 
 static void die_usage(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "kmview: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
+    kv_eprintf("kmview: ");
+    kv_eprintf(fmt, arg);                  /* arg: from the command line */
+    kv_eprintf("\n");
     usage(stderr);
     exit(2);
 }
@@ -383,12 +383,10 @@ static int check_plain(const struct kv_run *runs, size_t nruns,
         if (total <= plain[k] * PLAIN_FACTOR &&
             plain[k] <= total * PLAIN_FACTOR)
             continue;
-        fputs("kmview: error: --plain: ", stderr);
-        kv_put_escaped(stderr, run->nsources ? run->sources[0] : "the run",
-                       strlen(run->nsources ? run->sources[0] : "the run"));
-        fprintf(stderr, " ran %.4g s (mean over its ranks), the plain build "
+        kv_eprintf("kmview: error: --plain: %s ran %.4g s (mean over its ranks), the plain build "
                 "%.4g s: more than %d times apart, not the same run (or "
-                "not seconds)\n", total, plain[k], PLAIN_FACTOR);
+                "not seconds)\n", run->nsources ? run->sources[0] : "the run", total,
+                   plain[k], PLAIN_FACTOR);
         return -1;
     }
     return 0;
@@ -664,7 +662,7 @@ static int cmd_trace(struct options *o)
         return 0;
     }
     if (o->otf2 && !kv_trace_otf2_available()) {
-        fprintf(stderr, "kmview: error: --otf2: this kmview was built without OTF2 "
+        kv_eprintf("kmview: error: --otf2: this kmview was built without OTF2 "
                 "(configure found no OTF2 library; Debian: libotf2-trace-dev)\n");
         return 1;
     }

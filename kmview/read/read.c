@@ -581,7 +581,7 @@ static int too_large(struct reader *rd, size_t column)
 {
     char b[32];
     rd->lineno++;
-    fprintf(stderr, "%s:%ld:%zu: error: the file is larger than %s, the most "
+    kv_eprintf("%s:%ld:%zu: error: the file is larger than %s, the most "
             "kmview reads (--max-size)\n", rd->path, rd->lineno, column,
             kv_size_text(b, rd->max_size));
     return -1;
@@ -709,7 +709,7 @@ int kv_read_file(struct kv_run *run, const char *path, uint64_t max_size)
                          .max_size = max_size };
     rd.f = fopen(path, "r");
     if (!rd.f) {
-        fprintf(stderr, "%s: error: cannot open: %s\n", path, strerror(errno));
+        kv_eprintf("%s: error: cannot open: %s\n", path, strerror(errno));
         return -1;
     }
     run->sources = km_xrealloc(run->sources,

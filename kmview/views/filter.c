@@ -34,6 +34,7 @@
 #include <strings.h>
 
 #include "control/control.h"
+#include "kmview/write/out.h"
 #include "support/buf.h"
 #include "support/diag.h"
 
@@ -400,14 +401,14 @@ static int add_run(const struct kv_run *run, size_t k,
 {
     double measured, estimated;
     if (!run->overhead) {
-        fprintf(stderr, "%s:1:1: error: the header has no Overhead line (a "
+        kv_eprintf("%s:1:1: error: the header has no Overhead line (a "
                 "KM_output of version 2 has one): nothing to estimate from\n",
                 run->nsources ? run->sources[0] : "input");
         return -1;
     }
     if (sscanf(run->overhead, "%lf s per measured entry and exit, %lf s per "
                "estimated one", &measured, &estimated) != 2) {
-        fprintf(stderr, "%s:%ld:%d: error: the Overhead line is not 'T s per "
+        kv_eprintf("%s:%ld:%d: error: the Overhead line is not 'T s per "
                 "measured entry and exit, T s per estimated one': nothing to "
                 "estimate from\n", run->sources[run->overhead_source],
                 run->overhead_line, run->overhead_col);
@@ -804,7 +805,7 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
     if (ok) {
         fwrite(out.data, 1, out.len, to);
     } else {
-        fprintf(stderr, "%s: error: cannot read the control file\n", path);
+        kv_eprintf("%s: error: cannot read the control file\n", path);
     }
     km_buf_free(&out);
     free(c);

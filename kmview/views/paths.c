@@ -497,8 +497,10 @@ static void fold(FILE *f, const struct kv_ptree *t, size_t k,
         size_t len = stack->len;
         if (len)
             km_buf_addc(stack, ';');
-        km_buf_adds(stack, region_name(name, t->run, n->routine,
-                                       n->location));
+        /* (names come from the file: no control character may reach a
+         * terminal, nor a newline the file) */
+        region_name(name, t->run, n->routine, n->location);
+        kv_buf_add_escaped(stack, name, strlen(name));
         unsigned long long v = value == KV_PV_COUNTS ? n->count
                                : value == KV_PV_NET  ? micros(n->net)
                                                      : micros(n->excl);
@@ -822,7 +824,7 @@ int kv_paths_check(const struct kv_run *run, const struct kv_paths_opts *o)
 {
     const char *file = run->nsources ? run->sources[0] : "kmview";
     if (run->format_version < 6) {
-        fprintf(stderr, "%s: error: KM_output %d has no Paths block (libkm "
+        kv_eprintf("%s: error: KM_output %d has no Paths block (libkm "
                 "writes one from format version 6 on)\n", file,
                 run->format_version);
         return -1;
@@ -830,7 +832,7 @@ int kv_paths_check(const struct kv_run *run, const struct kv_paths_opts *o)
     if (o->rank < 0) {
         if (first_rank(run, o->thread) >= 0)
             return 0;
-        fprintf(stderr, "%s: error: no rank has a tree of thread %d (a "
+        kv_eprintf("%s: error: no rank has a tree of thread %d (a "
                 "Paths block)\n", file, o->thread);
         return -1;
     }
@@ -839,15 +841,15 @@ int kv_paths_check(const struct kv_run *run, const struct kv_paths_opts *o)
         if (r->rank != o->rank)
             continue;
         if (r->lost)
-            fprintf(stderr, "%s: error: rank %d's results were lost\n",
+            kv_eprintf("%s: error: rank %d's results were lost\n",
                     file, o->rank);
         else if (!tree_of(r, o->thread))
-            fprintf(stderr, "%s: error: rank %d has no tree of thread %d\n",
+            kv_eprintf("%s: error: rank %d has no tree of thread %d\n",
                     file, o->rank, o->thread);
         else
             return 0;
         return -1;
     }
-    fprintf(stderr, "%s: error: the run has no rank %d\n", file, o->rank);
+    kv_eprintf("%s: error: the run has no rank %d\n", file, o->rank);
     return -1;
 }
