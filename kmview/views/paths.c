@@ -323,6 +323,31 @@ static const char *region_name(char buf[320], const struct kv_run *run,
     return buf;
 }
 
+/* A region as a frame of folded stacks: the routine, or "ROUTINE
+ * KIND@LINE" for a location ("#k" after it for the k-th location of that
+ * kind on the line).  flamegraph.pl and inferno read a line's last
+ * blank-separated number as its count and, when what is before it also
+ * ends in a blank and a number, that one as a differential profile's
+ * first count: "MAIN;X_SOLVE DO 44 292100" became the frame "X_SOLVE DO"
+ * with counts 44 and 292100.  No frame ends in a blank and digits so. */
+static const char *folded_name(char buf[320], const struct kv_run *run,
+                               int routine, int location)
+{
+    if (location < 0)
+        return region_name(buf, run, routine, location);
+    const char *rname = routine >= 0 ? run->routines[routine].name
+                                     : "(no routine)";
+    const struct kv_location *l = &run->locations[location];
+    int n = snprintf(buf, 320, "%.250s %s@%d", rname, kv_kind_name(l->kind),
+                     l->line);
+    if (l->occurrence > 0 && n > 0 && n < 300)
+        snprintf(buf + n, 320 - (size_t)n, "#%d", l->occurrence + 1);
+    for (char *p = buf; *p; p++)
+        if (*p == ';')
+            *p = ':';
+    return buf;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The table                                                                 */
 
@@ -499,7 +524,7 @@ static void fold(FILE *f, const struct kv_ptree *t, size_t k,
             km_buf_addc(stack, ';');
         /* (names come from the file: no control character may reach a
          * terminal, nor a newline the file) */
-        region_name(name, t->run, n->routine, n->location);
+        folded_name(name, t->run, n->routine, n->location);
         kv_buf_add_escaped(stack, name, strlen(name));
         unsigned long long v = value == KV_PV_COUNTS ? n->count
                                : value == KV_PV_NET  ? micros(n->net)
