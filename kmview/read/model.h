@@ -345,6 +345,15 @@ struct kv_run {
     size_t nsection_of_rank;
 
     struct kv_hash routine_index, location_index;
+
+    /* while reading: the counts of the Paths blocks' trees of each thread
+     * number summed over the ranks so far (kmview adds them up by path,
+     * over ranks and over a tree's paths: no sum may wrap) */
+    struct kv_thread_counts {
+        int thread;
+        uint64_t counts;
+    } *path_counts;
+    size_t npath_counts, cappath_counts;
 };
 
 void kv_run_init(struct kv_run *run);

@@ -723,6 +723,7 @@ int kv_read_file(struct kv_run *run, const char *path, uint64_t max_size)
     free(rd.block);
     free(rd.line);
     free(rd.row_routine);
+    free(rd.kids_elapsed);
     return rc;
 }
 
