@@ -37,20 +37,29 @@ static int by_name(const void *pa, const void *pb)
     return strcmp(a->name, b->name);
 }
 
-/* The paths of a merged tree, named, in name order. */
+/* The paths of a merged tree at most KV_PATHS_DEPTH levels deep (a
+ * path's name is as long as it is deep: the names of a chain of d paths
+ * hold d^2/2 regions), named, in name order; their number in *n, the
+ * deeper ones' in *deeper. */
 static struct named *name_paths(const struct kv_run *run,
-                                const struct kv_mpaths *m)
+                                const struct kv_mpaths *m, size_t *n,
+                                size_t *deeper)
 {
     struct named *v = km_xcalloc(m->n + 1, sizeof *v);
     struct km_buf b = { 0 };
+    *n = *deeper = 0;
     for (size_t k = 0; k < m->n; k++) {
+        if (m->v[k].depth > KV_PATHS_DEPTH) {
+            ++*deeper;
+            continue;
+        }
         b.len = 0;
         kv_mpath_label(&b, run, m, k);
-        v[k].name = km_xstrdup(km_buf_cstr(&b));
-        v[k].k = k;
+        v[*n].name = km_xstrdup(km_buf_cstr(&b));
+        v[(*n)++].k = k;
     }
     km_buf_free(&b);
-    qsort(v, m->n, sizeof *v, by_name);
+    qsort(v, *n, sizeof *v, by_name);
     return v;
 }
 
@@ -101,15 +110,17 @@ void kv_diff_paths_match(struct kv_diff *d)
         return;
     struct kv_mpaths m[2];
     struct named *v[2];
+    size_t nv[2];
     for (int s = 0; s < 2; s++) {
         kv_paths_merge(&m[s], d->run[s]->run, 0);
-        v[s] = name_paths(d->run[s]->run, &m[s]);
+        v[s] = name_paths(d->run[s]->run, &m[s], &nv[s],
+                          &d->paths_deeper[s]);
     }
     size_t i = 0, j = 0, cap = 0;
-    d->path_names = km_xcalloc(m[0].n + m[1].n + 1, sizeof *d->path_names);
-    while (i < m[0].n || j < m[1].n) {
-        int c = i == m[0].n ? 1 : j == m[1].n ? -1
-                                : strcmp(v[0][i].name, v[1][j].name);
+    d->path_names = km_xcalloc(nv[0] + nv[1] + 1, sizeof *d->path_names);
+    while (i < nv[0] || j < nv[1]) {
+        int c = i == nv[0] ? 1 : j == nv[1] ? -1
+                               : strcmp(v[0][i].name, v[1][j].name);
         struct kv_diff_row *r;
         if (c <= 0) {
             r = add_path_row(d, &cap, v[0][i].name, c ? KV_ONLY_A : KV_BOTH);
@@ -215,6 +226,13 @@ void kv_diff_paths_print(FILE *f, const struct kv_diff *d, int top)
     print_both(f, d, top);
     print_one_sided(f, d, KV_ONLY_A, top);
     print_one_sided(f, d, KV_ONLY_B, top);
+    for (int s = 0; s < 2; s++)
+        if (d->paths_deeper[s])
+            fprintf(f, "\n(%zu call path%s of %s deeper than %d levels not "
+                    "compared: their time is in their callers' at that "
+                    "depth.)\n", d->paths_deeper[s],
+                    d->paths_deeper[s] == 1 ? "" : "s", s ? "B" : "A",
+                    KV_PATHS_DEPTH);
 }
 
 /* ------------------------------------------------------------------------ */

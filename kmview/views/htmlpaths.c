@@ -50,14 +50,23 @@ static void write_tree_values(FILE *f, const double *v, size_t n)
     kv_html_array(f, v, n * W, 0);
 }
 
-/* One rank's tree as the page has it. */
+/* One rank's tree as the page has it: its paths at most KV_PATHS_DEPTH
+ * levels deep (the page names a path by its regions from the root; the
+ * deeper ones' time is in their ancestors' at that depth). */
 static void write_tree(FILE *f, const struct kv_tree *t)
 {
     double *v = km_xcalloc(t->npaths * W + 1, sizeof *v);
+    long *at = km_xcalloc(t->npaths + 1, sizeof *at);   /* new index, -1 */
+    int *depth = km_xcalloc(t->npaths + 1, sizeof *depth);
+    size_t n = 0;
     for (size_t k = 0; k < t->npaths; k++) {
         const struct kv_path *p = &t->paths[k];
-        double *o = v + k * W;
-        o[0] = p->parent;
+        depth[k] = p->parent < 0 ? 1 : depth[p->parent] + 1;
+        at[k] = depth[k] <= KV_PATHS_DEPTH ? (long)n : -1;
+        if (at[k] < 0)
+            continue;
+        double *o = v + n++ * W;
+        o[0] = p->parent < 0 ? -1 : (double)at[p->parent];
         o[1] = p->routine;
         o[2] = p->location;
         o[3] = (double)p->count;
@@ -66,11 +75,13 @@ static void write_tree(FILE *f, const struct kv_tree *t)
         o[6] = p->est_pct;
         o[7] = path_flags(p);
     }
-    fprintf(f, "{\"thread\":%d,\"folded\":%lld,\"n\":%zu,\"v\":", t->thread,
-            t->folded, t->npaths);
-    write_tree_values(f, v, t->npaths);
+    fprintf(f, "{\"thread\":%d,\"folded\":%lld,\"n\":%zu,\"deeper\":%zu,"
+            "\"v\":", t->thread, t->folded, n, t->npaths - n);
+    write_tree_values(f, v, n);
     fputc('}', f);
     free(v);
+    free(at);
+    free(depth);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -87,17 +98,22 @@ static unsigned mpath_flags(const struct kv_mpath *p)
 struct merged {
     double *v;
     size_t n;
+    size_t deeper;           /* paths deeper than KV_PATHS_DEPTH, left out */
 };
 
 static void merged_of(struct merged *m, const struct kv_mpaths *mp,
                       size_t nlive)
 {
-    m->n = mp->n;
     m->v = km_xcalloc(mp->n * W + 1, sizeof *m->v);
+    long *at = km_xcalloc(mp->n + 1, sizeof *at);   /* new index, -1 */
+    m->n = 0;
     for (size_t k = 0; k < mp->n; k++) {
         const struct kv_mpath *p = &mp->v[k];
-        double *o = m->v + k * W;
-        o[0] = p->parent;
+        at[k] = p->depth <= KV_PATHS_DEPTH ? (long)m->n : -1;
+        if (at[k] < 0)
+            continue;
+        double *o = m->v + m->n++ * W;
+        o[0] = p->parent < 0 ? -1 : (double)at[p->parent];
         o[1] = p->routine;
         o[2] = p->location;
         o[3] = (double)p->count / (double)nlive;
@@ -106,6 +122,8 @@ static void merged_of(struct merged *m, const struct kv_mpaths *mp,
         o[6] = p->est_pct;
         o[7] = mpath_flags(p);
     }
+    m->deeper = mp->n - m->n;
+    free(at);
 }
 
 static int by_double_desc(const void *a, const void *b)
@@ -157,8 +175,8 @@ static void write_merged(FILE *f, const struct kv_stats *st, int thread)
     size_t all = m.n;
     if (m.n > KV_HTML_PATHS)
         merged_cut(&m, KV_HTML_PATHS);
-    fprintf(f, "{\"thread\":%d,\"ranks\":%d,\"n\":%zu,\"all\":%zu,\"v\":", thread,
-            mp.nranks, m.n, all);
+    fprintf(f, "{\"thread\":%d,\"ranks\":%d,\"n\":%zu,\"all\":%zu,"
+            "\"deeper\":%zu,\"v\":", thread, mp.nranks, m.n, all, m.deeper);
     write_tree_values(f, m.v, m.n);
     fputc('}', f);
     free(m.v);

@@ -15,12 +15,19 @@
  * It also hands the merged tree to the commands that compare paths
  * (kv_paths_merge: diff's paths, ranks --paths).
  *
+ * Trees are walked with stacks of their own, never by recursion (a chain
+ * of 20,000 paths overflowed the C stack), in time and memory linear in
+ * the paths; what is as long as a path is deep (a folded line, a
+ * speedscope sample, an indentation) stops at KV_PATHS_DEPTH levels, the
+ * paths below summed under a frame or in a line that says so.
+ *
  * Must never: read files, or open outputs (main.c hands it streams).
  */
 #include "config.h"
 
 #include "kmview/views/paths.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -306,6 +313,10 @@ static void free_tree(struct kv_ptree *t)
 static const char *region_name(char buf[320], const struct kv_run *run,
                                int routine, int location)
 {
+    if (routine == KV_DEEPER) {
+        snprintf(buf, 320, "[paths deeper than %d levels]", KV_PATHS_DEPTH);
+        return buf;
+    }
     const char *rname = routine >= 0 ? run->routines[routine].name
                                      : "(no routine)";
     if (location < 0)
@@ -375,6 +386,10 @@ static const char *counts(char buf[32], uint64_t count, bool extrap)
     return buf;
 }
 
+/* Rows indent two columns a level down to this depth; deeper ones say
+ * their level instead, so that a deep chain's rows stay short. */
+#define INDENT_LEVELS 50
+
 static void print_row(const struct text_ctx *c, const struct pnode *n,
                       int depth)
 {
@@ -386,43 +401,71 @@ static void print_row(const struct text_ctx *c, const struct pnode *n,
         fprintf(c->f, " %11s %11s",
                 kv_human_mark(b, n->min, el && n->ranks == c->t->nranks),
                 kv_human_mark(d, n->max, el));
-    fprintf(c->f, " %11s %11s %6s %6s  %*s%s\n",
+    fprintf(c->f, " %11s %11s %6s %6s  %*s",
             kv_human_mark(e, n->excl / k, n->est & KV_EST(KV_M_NET)),
             counts(cn, n->count, n->extrap),
             share(run, n->incl, c->t->total), share(mpi, n->mpi, n->incl),
-            2 * depth, "", region_name(name, c->t->run, n->routine,
+            2 * (depth < INDENT_LEVELS ? depth : INDENT_LEVELS), "");
+    if (depth >= INDENT_LEVELS)
+        fprintf(c->f, "[level %d] ", depth + 1);
+    fprintf(c->f, "%s\n", region_name(name, c->t->run, n->routine,
                                        n->location));
 }
 
-/* The row and the children of every child of node k at or above the
- * threshold; the ones below it (the last, in inclusive order) summarised
- * in one line after them: how many paths that hides, and their time. */
-static void print_children(const struct text_ctx *c, size_t k, int depth)
+/* The rows under node k (the root): every child at or above the
+ * threshold, then its children the same way; the ones below it (the
+ * last, in inclusive order) summarised in one line after their
+ * siblings: how many paths that hides, and their time.  Paths deeper
+ * than KV_PATHS_DEPTH levels are summarised so too under their
+ * ancestor at that depth.  Walked with a stack of its own, not
+ * recursion: a chain of 10^5 paths overflowed the C stack. */
+struct text_frame {
+    size_t node, next;       /* the node, and its next child to show */
+    size_t hidden;           /* paths hidden under it so far */
+    double hidden_s;
+    bool hidden_est, deep;   /* deep: hidden for their depth */
+};
+
+static void print_tree(const struct text_ctx *c)
 {
     const struct kv_ptree *t = c->t;
-    const struct pnode *p = &t->n[k];
-    size_t hidden = 0;
-    double hidden_s = 0;
-    bool hidden_est = false;
-    for (size_t i = 0; i < p->nchild; i++) {
-        const struct pnode *n = &t->n[t->child[p->first + i]];
-        if (n->incl / t->nranks < c->threshold) {
-            hidden += 1 + n->below;
-            hidden_s += n->incl / t->nranks;
-            hidden_est |= n->est & KV_EST(KV_M_ELAPSED);
+    struct text_frame *st = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *st);
+    int sp = 0;
+    st[0] = (struct text_frame){ 0, 0, 0, 0, false, false };
+    while (sp >= 0) {
+        struct text_frame *fr = &st[sp];
+        const struct pnode *p = &t->n[fr->node];
+        if (fr->next == p->nchild) {
+            if (fr->hidden) {
+                char b[32];
+                /* in the Path column, where its children's names begin */
+                int d = sp < INDENT_LEVELS ? sp : INDENT_LEVELS;
+                char deep[48] = "";
+                if (fr->deep)
+                    snprintf(deep, sizeof deep, " deeper than %d levels",
+                             KV_PATHS_DEPTH);
+                fprintf(c->f, "%*s  %*s(%zu %spath%s%s, %s s)\n",
+                        c->stats ? 73 : 49, "", 2 * d, "", fr->hidden,
+                        fr->deep ? "" : "more ", fr->hidden == 1 ? "" : "s",
+                        deep, kv_human_mark(b, fr->hidden_s, fr->hidden_est));
+            }
+            sp--;
             continue;
         }
-        print_row(c, n, depth);
-        print_children(c, t->child[p->first + i], depth + 1);
+        size_t k = t->child[p->first + fr->next++];
+        const struct pnode *n = &t->n[k];
+        bool deep = sp >= KV_PATHS_DEPTH;
+        if (deep || n->incl / t->nranks < c->threshold) {
+            fr->hidden += 1 + n->below;
+            fr->hidden_s += n->incl / t->nranks;
+            fr->hidden_est |= n->est & KV_EST(KV_M_ELAPSED);
+            fr->deep |= deep;
+            continue;
+        }
+        print_row(c, n, sp);
+        st[++sp] = (struct text_frame){ k, 0, 0, 0, false, false };
     }
-    if (hidden) {
-        char s[32];
-        /* in the Path column, where its siblings' names begin */
-        fprintf(c->f, "%*s  %*s(%zu more path%s, %s s)\n",
-                c->stats ? 73 : 49, "", 2 * depth, "", hidden,
-                hidden == 1 ? "" : "s",
-                kv_human_mark(s, hidden_s, hidden_est));
-    }
+    free(st);
 }
 
 /* Entries on paths folded at a limit, over the trees of thread `thread`
@@ -479,7 +522,7 @@ void kv_paths_text(FILE *f, const struct kv_run *run,
                 "Counts", "Run%", "MPI%", "Path");
     struct text_ctx c = { f, &t, stats,
                           o->min > 0 ? o->min * t.total / t.nranks : -1 };
-    print_children(&c, 0, 0);
+    print_tree(&c);
     fputs("\nIncl: the path's time, the paths below it included.  Excl: "
           "its own, in no path below\nit (the tables' Net of a routine also "
           "holds its loops' and I/O statements').\nRun%: Incl, % of the total "
@@ -509,33 +552,95 @@ static unsigned long long micros(double s)
     return s > 0 ? (unsigned long long)llround(s * 1e6) : 0;
 }
 
-/* The lines of node k's children and all below them; `stack` holds the
- * names from the root to k, joined by ';'. */
-static void fold(FILE *f, const struct kv_ptree *t, size_t k,
-                 struct km_buf *stack, enum kv_paths_value value)
+static unsigned long long fold_value(const struct pnode *n,
+                                     enum kv_paths_value value)
 {
-    const struct pnode *p = &t->n[k];
-    for (size_t i = 0; i < p->nchild; i++) {
-        size_t c = t->child[p->first + i];
+    return value == KV_PV_COUNTS ? n->count
+         : value == KV_PV_NET    ? micros(n->net)
+                                 : micros(n->excl);
+}
+
+/* The value of every path below node k, summed (a stack of its own). */
+static unsigned long long below_value(const struct kv_ptree *t, size_t k,
+                                      enum kv_paths_value value,
+                                      size_t *scratch)
+{
+    unsigned long long sum = 0;
+    size_t n = 0;
+    scratch[n++] = k;
+    while (n > 0) {
+        const struct pnode *p = &t->n[scratch[--n]];
+        for (size_t i = 0; i < p->nchild; i++) {
+            size_t c = t->child[p->first + i];
+            unsigned long long v = fold_value(&t->n[c], value);
+            sum = v > ULLONG_MAX - sum ? ULLONG_MAX : sum + v;
+            scratch[n++] = c;
+        }
+    }
+    return sum;
+}
+
+/* A line per path under the root with a non-zero value, its names from
+ * the root joined by ';'.  A line of a path d levels down is d names
+ * long: the lines of a chain of d paths hold d^2/2 names (10^6 paths:
+ * 5 * 10^11), so a path KV_PATHS_DEPTH levels down is the last written
+ * whole, and what is below it one line more, its value summed, under a
+ * frame that says so.  Walked with a stack of its own (a chain of 20,000
+ * paths overflowed the C stack). */
+static void fold(FILE *f, const struct kv_ptree *t,
+                 enum kv_paths_value value)
+{
+    struct km_buf stack = { 0 };
+    size_t *node = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *node);
+    size_t *next = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *next);
+    size_t *len = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *len);
+    size_t *scratch = km_xmalloc(t->nn * sizeof *scratch);
+    int sp = 0;
+    node[0] = 0;
+    next[0] = 0;
+    len[0] = 0;
+    while (sp >= 0) {
+        const struct pnode *p = &t->n[node[sp]];
+        if (next[sp] == p->nchild) {
+            stack.len = len[sp--];
+            continue;
+        }
+        size_t c = t->child[p->first + next[sp]++];
         const struct pnode *n = &t->n[c];
         char name[320];
-        size_t len = stack->len;
-        if (len)
-            km_buf_addc(stack, ';');
+        size_t before = stack.len;
+        if (before)
+            km_buf_addc(&stack, ';');
         /* (names come from the file: no control character may reach a
          * terminal, nor a newline the file) */
         folded_name(name, t->run, n->routine, n->location);
-        kv_buf_add_escaped(stack, name, strlen(name));
-        unsigned long long v = value == KV_PV_COUNTS ? n->count
-                               : value == KV_PV_NET  ? micros(n->net)
-                                                     : micros(n->excl);
+        kv_buf_add_escaped(&stack, name, strlen(name));
+        unsigned long long v = fold_value(n, value);
         if (v) {
-            fwrite(stack->data, 1, stack->len, f);
+            fwrite(stack.data, 1, stack.len, f);
             fprintf(f, " %llu\n", v);
         }
-        fold(f, t, c, stack, value);
-        stack->len = len;
+        if (sp + 1 < KV_PATHS_DEPTH) {
+            ++sp;
+            node[sp] = c;
+            next[sp] = 0;
+            len[sp] = before;
+            continue;
+        }
+        unsigned long long deeper = n->nchild ? below_value(t, c, value,
+                                                            scratch) : 0;
+        if (deeper) {
+            fwrite(stack.data, 1, stack.len, f);
+            fprintf(f, ";%s %llu\n", region_name(name, t->run, KV_DEEPER, -1),
+                    deeper);
+        }
+        stack.len = before;
     }
+    km_buf_free(&stack);
+    free(node);
+    free(next);
+    free(len);
+    free(scratch);
 }
 
 /* gprof's view of t: a node per distinct stack of routines (DO loops,
@@ -574,15 +679,13 @@ void kv_paths_folded(FILE *f, const struct kv_run *run,
     struct kv_ptree t;
     build(&t, run, o->rank >= 0 ? o->rank : first_rank(run, o->thread),
           o->thread);
-    struct km_buf stack = { 0 };
     if (o->value == KV_PV_NET) {
         struct kv_ptree r;
         routine_tree(&r, &t);
-        fold(f, &r, 0, &stack, o->value);
+        fold(f, &r, o->value);
         free_tree(&r);
     } else
-        fold(f, &t, 0, &stack, o->value);
-    km_buf_free(&stack);
+        fold(f, &t, o->value);
     free_tree(&t);
 }
 
@@ -594,14 +697,16 @@ void kv_paths_folded(FILE *f, const struct kv_run *run,
 struct frames {
     int *of_routine;         /* [routine + 1]: frame + 1, 0 none yet */
     int *of_location;        /* [location] */
+    int of_special[KV_NSPECIAL];  /* [-1 - code]: the frames kmview adds */
     int *routine, *location; /* [frame] */
     int n;
 };
 
 static int frame_of(struct frames *fr, int routine, int location)
 {
-    int *slot = location >= 0 ? &fr->of_location[location]
-                              : &fr->of_routine[routine + 1];
+    int *slot = routine < -1 ? &fr->of_special[-1 - routine]
+              : location >= 0 ? &fr->of_location[location]
+              : &fr->of_routine[routine + 1];
     if (!*slot) {
         fr->routine[fr->n] = routine;
         fr->location[fr->n] = location;
@@ -620,7 +725,8 @@ static bool in_profiles(const struct kv_rank *r,
 static void collect_frames(struct frames *fr, const struct kv_run *run,
                            const struct kv_paths_opts *o)
 {
-    size_t most = run->nroutines + 1 + run->nlocations;
+    size_t most = run->nroutines + 1 + run->nlocations + KV_NSPECIAL;
+    memset(fr->of_special, 0, sizeof fr->of_special);
     fr->of_routine = km_xcalloc(run->nroutines + 1, sizeof *fr->of_routine);
     fr->of_location = km_xcalloc(run->nlocations + 1,
                                  sizeof *fr->of_location);
@@ -632,8 +738,16 @@ static void collect_frames(struct frames *fr, const struct kv_run *run,
         if (!in_profiles(r, o))
             continue;
         const struct kv_tree *tree = tree_of(r, o->thread);
-        for (size_t i = 0; i < tree->npaths; i++)
-            frame_of(fr, tree->paths[i].routine, tree->paths[i].location);
+        int *depth = km_xmalloc((tree->npaths + 1) * sizeof *depth);
+        for (size_t i = 0; i < tree->npaths; i++) {
+            const struct kv_path *p = &tree->paths[i];
+            depth[i] = p->parent < 0 ? 1 : depth[p->parent] + 1;
+            if (depth[i] <= KV_PATHS_DEPTH)
+                frame_of(fr, p->routine, p->location);
+            else
+                frame_of(fr, KV_DEEPER, -1);
+        }
+        free(depth);
     }
 }
 
@@ -660,24 +774,79 @@ static void write_frames(FILE *f, const struct kv_run *run,
     fputs("]},\n", f);
 }
 
-/* Nodes in the order of the table (depth first, children by inclusive
- * time), those with an own time of at least a nanosecond: the samples. */
-static void sample_nodes(const struct kv_ptree *t, size_t k, size_t *out,
-                         size_t *n)
-{
-    const struct pnode *p = &t->n[k];
-    for (size_t i = 0; i < p->nchild; i++) {
-        size_t c = t->child[p->first + i];
-        if (llround(t->n[c].excl * 1e9) > 0)
-            out[(*n)++] = c;
-        sample_nodes(t, c, out, n);
-    }
-}
-
 /* Nanoseconds as microseconds, exactly: "12.345". */
 static void put_micros(FILE *f, long long ns)
 {
     fprintf(f, "%lld.%03lld", ns / 1000, ns % 1000);
+}
+
+static long long nanos(double s)
+{
+    return s > 0 ? llround(s * 1e9) : 0;    /* (at most 10^9 s a path) */
+}
+
+/* A profile's samples: every path with an own time of at least a
+ * nanosecond, in the order of the table (depth first, children by
+ * inclusive time), its stack the frames from the root; a path
+ * KV_PATHS_DEPTH levels down is the last one sampled whole, what is
+ * below it one sample more under a frame that says so (a stack per
+ * sample: a chain of d paths holds d^2/2 frames).  Walked with a stack of
+ * its own.  The weights go into *w (their count returned). */
+static size_t write_samples(FILE *f, const struct kv_ptree *t,
+                            struct frames *fr, long long *w)
+{
+    size_t *node = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *node);
+    size_t *next = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *next);
+    int *frame = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *frame);
+    size_t *scratch = km_xmalloc(t->nn * sizeof *scratch);
+    size_t ns = 0;
+    int sp = 0;
+    node[0] = 0;
+    next[0] = 0;
+    while (sp >= 0) {
+        const struct pnode *p = &t->n[node[sp]];
+        if (next[sp] == p->nchild) {
+            sp--;
+            continue;
+        }
+        size_t c = t->child[p->first + next[sp]++];
+        const struct pnode *n = &t->n[c];
+        frame[sp] = frame_of(fr, n->routine, n->location);
+        long long own[2] = { nanos(n->excl), 0 };
+        bool deep = sp + 1 >= KV_PATHS_DEPTH;
+        if (deep && n->nchild) {         /* what is below it, summed */
+            size_t m = 0;
+            scratch[m++] = c;
+            while (m > 0) {
+                const struct pnode *q = &t->n[scratch[--m]];
+                for (size_t i = 0; i < q->nchild; i++) {
+                    size_t k = t->child[q->first + i];
+                    own[1] += nanos(t->n[k].excl);
+                    scratch[m++] = k;
+                }
+            }
+            frame[sp + 1] = frame_of(fr, KV_DEEPER, -1);
+        }
+        for (int s = 0; s < 2; s++) {
+            if (own[s] <= 0)
+                continue;
+            fputs(ns ? ",\n[" : "\n[", f);
+            for (int d = 0; d <= sp + s; d++)
+                fprintf(f, "%d%s", frame[d], d < sp + s ? "," : "");
+            fputc(']', f);
+            w[ns++] = own[s];
+        }
+        if (!deep) {
+            ++sp;
+            node[sp] = c;
+            next[sp] = 0;
+        }
+    }
+    free(node);
+    free(next);
+    free(frame);
+    free(scratch);
+    return ns;
 }
 
 static void write_profile(FILE *f, const struct kv_run *run, int rank,
@@ -685,34 +854,35 @@ static void write_profile(FILE *f, const struct kv_run *run, int rank,
 {
     struct kv_ptree t;
     build(&t, run, rank, o->thread);
-    size_t *nodes = km_xmalloc(t.nn * sizeof *nodes), n = 0;
-    sample_nodes(&t, 0, nodes, &n);
-    int *stack = km_xmalloc(t.nn * sizeof *stack);
+    long long *w = km_xmalloc(t.nn * sizeof *w);
+    /* (the samples come first in the file, endValue before them: written
+     * into memory, then copied) */
+    char *samples = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&samples, &size);
+    if (!mem) {
+        perror("kmview");
+        exit(1);
+    }
+    size_t n = write_samples(mem, &t, fr, w);
+    fclose(mem);
     long long end = 0;
     for (size_t i = 0; i < n; i++)
-        end += llround(t.n[nodes[i]].excl * 1e9);
+        end += w[i];
     fprintf(f, "{\"type\":\"sampled\",\"name\":\"rank %d\","
             "\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":", rank);
     put_micros(f, end);
     fputs(",\n\"samples\":[", f);
-    for (size_t i = 0; i < n; i++) {
-        int depth = 0;
-        for (size_t k = nodes[i]; k; k = (size_t)t.n[k].parent)
-            stack[depth++] = frame_of(fr, t.n[k].routine, t.n[k].location);
-        fputs(i ? ",\n[" : "\n[", f);
-        while (depth-- > 0)
-            fprintf(f, "%d%s", stack[depth], depth ? "," : "");
-        fputc(']', f);
-    }
+    fwrite(samples, 1, size, f);
     fputs("],\n\"weights\":[", f);
     for (size_t i = 0; i < n; i++) {
         if (i)
             fputc(',', f);
-        put_micros(f, llround(t.n[nodes[i]].excl * 1e9));
+        put_micros(f, w[i]);
     }
     fputs("]}", f);
-    free(stack);
-    free(nodes);
+    free(samples);
+    free(w);
     free_tree(&t);
 }
 
@@ -761,6 +931,7 @@ void kv_paths_merge(struct kv_mpaths *m, const struct kv_run *run,
         const struct pnode *n = &t->n[k];
         m->v[k - 1] = (struct kv_mpath){
             .parent = n->parent - 1, .routine = n->routine,
+            .depth = n->parent > 0 ? m->v[n->parent - 1].depth + 1 : 1,
             .location = n->location, .incl = n->incl, .net = n->net,
             .est_pct = n->incl > 0 ? n->est_w / n->incl : 0,
             .count = n->count, .extrap = n->extrap,

@@ -35,7 +35,7 @@ function decode(t) {
     else (kids[p] || (kids[p] = [])).push(i);
   }
   t.tree = {v: v, n: n, kids: kids, top: top, total: total, keys: new Array(n), thread: t.thread,
-            ranks: t.ranks, folded: t.folded || 0, all: t.all || n};
+            ranks: t.ranks, folded: t.folded || 0, all: t.all || n, deeper: t.deeper || 0};
   return t.tree;
 }
 function val(T, i, c) { return i < 0 ? (c === EL ? T.total : 0) : T.v[i * W + c]; }
@@ -43,10 +43,13 @@ function childrenOf(T, i) { return i < 0 ? T.top : T.kids[i] || []; }
 function parentOf(T, i) { return i < 0 ? -1 : T.v[i * W + PARENT]; }
 /* A path's identity: its regions from the root, "/r.l" each. */
 function seg(T, i) { return '/' + T.v[i * W + ROUTINE] + '.' + T.v[i * W + LOC]; }
+/* (a loop up the tree, not recursion: the page holds paths 1000 levels deep) */
 function keyOf(T, i) {
-  if (i < 0) return '';
-  if (T.keys[i] === undefined) T.keys[i] = keyOf(T, parentOf(T, i)) + seg(T, i);
-  return T.keys[i];
+  var up = [];
+  for (var j = i; j >= 0 && T.keys[j] === undefined; j = parentOf(T, j)) up.push(j);
+  var key = j >= 0 ? T.keys[j] : '';
+  for (var k = up.length - 1; k >= 0; k--) key = T.keys[up[k]] = key + seg(T, up[k]);
+  return i < 0 ? '' : key;
 }
 /* The path of a key in this tree, or the deepest one on its way there. */
 function findKey(T, key) {
@@ -197,7 +200,9 @@ function view(main, D, S, ctx) {
     (T.all > T.n ? 'the ' + KM.intText(T.n) + ' longest of ' + KM.intText(T.all) + ' paths (kmview --json has ' +
     'every one)' : KM.intText(T.n) + ' paths') + (S.rank === 'mean' && ctx.ranks > 1 ? ' over the ranks\' trees merged by path (the same ' +
     'regions from the root), each figure the mean over ' + ctx.ranks + ' ranks' : '') +
-    (T.folded ? ', ' + KM.intText(T.folded) + ' entries on paths folded at a limit' : '') + '. Width: ' +
+    (T.folded ? ', ' + KM.intText(T.folded) + ' entries on paths folded at a limit' : '') +
+    (T.deeper ? '; ' + KM.intText(T.deeper) + ' paths deeper than 1000 levels are not in the page (their time is ' +
+     'in their ancestors\' at that depth)' : '') + '. Width: ' +
     'inclusive (elapsed) time. ' + (root >= 0 ? 'Zoomed into ' + KM.esc(regionOf(D, T, root).label) +
     ' (click the top frame to zoom out). ' : '') + 'Click a frame to zoom into it. ' + L.frames.length +
     ' frames drawn' + (L.hidden ? ', ' + KM.intText(L.hidden) + ' narrower than a pixel not' : '') + '.</p>' +
