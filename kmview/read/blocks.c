@@ -2,7 +2,7 @@
  * blocks.c — the blocks format versions 3 to 6 added to a rank section:
  * Threads (3: its thread rows and the regions threads other than 0 ran),
  * Messages and Peers (4), Files, MPI-IO and Timeline (5), Paths (6, the
- * calling-context trees).  Each block's announcing figure, its rows, and
+ * calling-context trees; 7 adds each path's Fold).  Each block's announcing figure, its rows, and
  * whether it ends before what it announced.  Must never read a line of
  * the rank's own tables (section.c does).
  */
@@ -637,7 +637,8 @@ static int check_path(struct reader *rd, const struct fields *fs,
     return 0;
 }
 
-/* path, parent, region, counts, elapsed, net, Est(%) */
+/* path, parent, region, counts, elapsed, net, Est(%), and from format 7
+ * Fold */
 static int path_row(struct reader *rd)
 {
     struct kv_rank *r = cur(rd);
@@ -647,9 +648,12 @@ static int path_row(struct reader *rd)
         return fail_at(rd, skip_blanks(rd->line), "a path row before its "
                        "tree's heading");
     struct kv_tree *t = &r->trees[r->ntrees - 1];
-    if (fs.n != 7)
-        return fail_at(rd, skip_blanks(rd->line), "a path row holds path, "
-                       "parent, region, counts, elapsed, net and Est(%%)");
+    int want = rd->version >= 7 ? 8 : 7;
+    if (fs.n != want)
+        return fail_at(rd, fs.n > want ? fs.s[want] : skip_blanks(rd->line),
+                       "a path row holds path, parent, region, counts, "
+                       "elapsed, net%s Est(%%)%s", want == 8 ? "," : " and",
+                       want == 8 ? " and Fold" : "");
     if ((long)t->npaths == t->expected)
         return fail_at(rd, fs.s[0], "more paths than the %ld of thread %d's "
                        "tree", t->expected, t->thread);
@@ -687,6 +691,14 @@ static int path_row(struct reader *rd)
         return -1;
     p.est = (est_el ? KV_EST(KV_M_ELAPSED) : 0) |
             (est_net ? KV_EST(KV_M_NET) : 0);
+    if (want == 8) {
+        const char *f = fs.s[7];
+        if (fs.len[7] != 1 || !strchr("-rm", f[0]))
+            return fail_at(rd, f, "Fold: '%.*s' is not -, r or m",
+                           (int)fs.len[7], f);
+        p.fold = f[0] == 'r' ? KV_FOLD_RECURSION
+               : f[0] == 'm' ? KV_FOLD_MAX : KV_FOLD_NONE;
+    }
     KM_GROW(rd->kids_elapsed, rd->capkids, t->npaths + 1);
     rd->kids_elapsed[t->npaths] = 0;
     *(p.parent >= 0 ? &rd->kids_elapsed[p.parent] : &rd->root_elapsed) +=

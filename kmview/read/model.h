@@ -213,7 +213,15 @@ struct kv_path {
     double elapsed, net;     /* inclusive, and its own time */
     double est_pct;          /* Est(%) of its elapsed time */
     unsigned est;            /* KV_EST(KV_M_ELAPSED), KV_EST(KV_M_NET) */
+    int fold;                /* enum kv_fold (format 7; before: none) */
 };
+
+/* What a limit of libkm folded into a path (the Fold column, format 7):
+ * nothing; deeper recursion of its region, which went on in it (its
+ * counts hold the calls made deeper, the edge from its parent is exact);
+ * or every entry, at KM_PATHS_MAX: it stands for deeper paths that were
+ * not kept, and its parent did not call it directly. */
+enum kv_fold { KV_FOLD_NONE, KV_FOLD_RECURSION, KV_FOLD_MAX };
 
 struct kv_tree {
     int thread;              /* 0: the program's */

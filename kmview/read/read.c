@@ -13,9 +13,10 @@
  * `file:line:column: error: text`, the column pointing at the field at
  * fault.  A file without its End line is truncated.
  *
- * Reads format versions 1 to 6 (3 adds a rank's Threads block, 4 its
+ * Reads format versions 1 to 7 (3 adds a rank's Threads block, 4 its
  * Messages and Peers blocks, 5 its Files and Timeline blocks, 6 its Paths
- * block, all read as part of its section).  Version 2 marks a time that contains an
+ * block, all read as part of its section; 7 a Fold column to the Paths
+ * block's rows).  Version 2 marks a time that contains an
  * estimate with a leading '~' (kept as a flag beside every figure), adds
  * an Est(%) column to routine and location rows and to the Total row,
  * renames and adds header figures, and gives the Prediction section a
@@ -63,7 +64,7 @@
 
 static const char magic[] = "! kmtool KM_output";
 /* The newest format this kmview reads (the only place that says so). */
-enum { KV_FORMAT_NEWEST = 6 };
+enum { KV_FORMAT_NEWEST = 7 };
 
 static int not_km_output(struct reader *rd, const char *at)
 {

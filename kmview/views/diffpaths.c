@@ -10,7 +10,10 @@
  * its inclusive time, the mean over the ranks that have a tree (what
  * `kmview paths` shows); a rank without the path counts 0.  diff.c
  * scores and orders the rows as it does the regions'.  When either run
- * has no Paths block (a format before 6), no path is compared.
+ * has no Paths block (a format before 6), no path is compared.  Paths
+ * folded at KM_PATHS_MAX are under a frame of their own, "[folded at
+ * KM_PATHS_MAX]", in their name; a path that holds deeper recursion
+ * (format 7's Fold r) is matched as the same path, its name marked.
  *
  * Must never read files or change the runs.
  */
@@ -86,6 +89,22 @@ static void set_path_side(struct kv_diff_row *r, int side,
                                            : NAN;
 }
 
+/* A path that holds deeper recursion of its region (Fold r) in A or B
+ * (or both) is the same path as one that does not: matched by its
+ * regions, its name says so. */
+static char *rfold_name(char *name, bool a, bool b)
+{
+    if (!a && !b)
+        return name;
+    struct km_buf n = { 0 };
+    km_buf_printf(&n, "%s [recursion folded%s]", name,
+                  a && b ? "" : a ? " in A" : " in B");
+    free(name);
+    char *marked = km_xstrdup(km_buf_cstr(&n));
+    km_buf_free(&n);
+    return marked;
+}
+
 /* (d->path_names has room for every path of both runs.) */
 static struct kv_diff_row *add_path_row(struct kv_diff *d, size_t *cap,
                                         char *name, enum kv_diff_status st)
@@ -123,14 +142,19 @@ void kv_diff_paths_match(struct kv_diff *d)
                                : strcmp(v[0][i].name, v[1][j].name);
         struct kv_diff_row *r;
         if (c <= 0) {
-            r = add_path_row(d, &cap, v[0][i].name, c ? KV_ONLY_A : KV_BOTH);
+            bool ra = m[0].v[v[0][i].k].rfold;
+            bool rb = c == 0 && m[1].v[v[1][j].k].rfold;
+            r = add_path_row(d, &cap, rfold_name(v[0][i].name, ra, rb),
+                             c ? KV_ONLY_A : KV_BOTH);
             set_path_side(r, 0, &m[0], v[0][i++].k);
             if (c == 0) {
                 set_path_side(r, 1, &m[1], v[1][j].k);
                 free(v[1][j++].name);
             }
         } else {
-            r = add_path_row(d, &cap, v[1][j].name, KV_ONLY_B);
+            r = add_path_row(d, &cap, rfold_name(v[1][j].name, false,
+                                                 m[1].v[v[1][j].k].rfold),
+                             KV_ONLY_B);
             set_path_side(r, 1, &m[1], v[1][j++].k);
         }
     }

@@ -57,6 +57,8 @@ struct pnode {
     unsigned est;            /* KV_EST(KV_M_ELAPSED | KV_M_NET | KV_M_MPI) */
     unsigned file_est;       /* the ranks' own marks, before finish_tree
                                 adds those of the paths below */
+    bool rfold;              /* a rank's path holds deeper recursion of its
+                                region (Fold r) */
     size_t first, nchild;    /* its children: t->child[first ...] */
     size_t below;            /* paths below it */
 };
@@ -138,6 +140,37 @@ static bool is_mpi(const struct kv_run *run, int location)
     return location >= 0 && run->locations[location].kind == KV_MPI;
 }
 
+/* Add a rank's inclusive time to node n (the rank's `ordinal`). */
+static void add_incl(struct pnode *n, double elapsed, unsigned est,
+                     int ordinal)
+{
+    if (n->stamp != ordinal) {
+        n->stamp = ordinal;
+        n->cur = 0;
+        n->ranks++;
+    }
+    n->cur += elapsed;
+    n->incl += elapsed;
+    n->est |= est & KV_EST(KV_M_ELAPSED);
+}
+
+/* The node of path p under node `parent`, added if new.  A path folded at
+ * KM_PATHS_MAX (Fold m) stands for deeper paths its parent did not call
+ * directly: it goes under a frame of its own, [folded at KM_PATHS_MAX],
+ * under the parent (a path apart from the parent's own child of that
+ * region, which may be there too), which holds the time of all such
+ * paths of the parent (`ordinal`: the rank's, for its inclusive time). */
+static size_t path_node(struct kv_ptree *t, size_t parent,
+                        const struct kv_path *p, int ordinal)
+{
+    if (p->fold == KV_FOLD_MAX) {
+        parent = child_of(t, parent, KV_FOLDED, -1);
+        if (ordinal)
+            add_incl(&t->n[parent], p->elapsed, p->est, ordinal);
+    }
+    return child_of(t, parent, p->routine, p->location);
+}
+
 /* Add one rank's tree (its `ordinal`, from 1) to the merged tree. */
 static void merge_tree(struct kv_ptree *t, const struct kv_tree *tree,
                        int ordinal)
@@ -147,16 +180,11 @@ static void merge_tree(struct kv_ptree *t, const struct kv_tree *tree,
     for (size_t i = 0; i < tree->npaths; i++) {
         const struct kv_path *p = &tree->paths[i];
         size_t parent = p->parent < 0 ? 0 : node_of[p->parent];
-        size_t k = child_of(t, parent, p->routine, p->location);
+        size_t k = path_node(t, parent, p, ordinal);
         node_of[i] = k;
         struct pnode *n = &t->n[k];
-        if (n->stamp != ordinal) {
-            n->stamp = ordinal;
-            n->cur = 0;
-            n->ranks++;
-        }
-        n->cur += p->elapsed;
-        n->incl += p->elapsed;
+        add_incl(n, p->elapsed, 0, ordinal);
+        n->rfold |= p->fold == KV_FOLD_RECURSION;
         n->count += p->count;
         n->net += p->net;
         n->est_w += p->elapsed * p->est_pct;
@@ -171,16 +199,21 @@ static void merge_tree(struct kv_ptree *t, const struct kv_tree *tree,
     }
     /* min and max over ranks of the rank's whole inclusive time, once per
      * path even where the file lists it twice */
-    for (size_t i = 0; i < tree->npaths; i++) {
-        struct pnode *n = &t->n[node_of[i]];
-        if (n->stamp != ordinal)
-            continue;
-        n->stamp = -ordinal;
-        if (n->cur < n->min)
-            n->min = n->cur;
-        if (n->cur > n->max)
-            n->max = n->cur;
-    }
+    for (size_t i = 0; i < tree->npaths; i++)
+        for (int up = 0; up < 2; up++) {   /* and a frame of folded paths */
+            size_t k = node_of[i];
+            if (up && (tree->paths[i].fold != KV_FOLD_MAX ||
+                       (k = (size_t)t->n[k].parent) == 0))
+                continue;
+            struct pnode *n = &t->n[k];
+            if (n->stamp != ordinal)
+                continue;
+            n->stamp = -ordinal;
+            if (n->cur < n->min)
+                n->min = n->cur;
+            if (n->cur > n->max)
+                n->max = n->cur;
+        }
     free(node_of);
 }
 
@@ -317,6 +350,8 @@ static const char *region_name(char buf[320], const struct kv_run *run,
         snprintf(buf, 320, "[paths deeper than %d levels]", KV_PATHS_DEPTH);
         return buf;
     }
+    if (routine == KV_FOLDED)
+        return strcpy(buf, "[folded at KM_PATHS_MAX]");
     const char *rname = routine >= 0 ? run->routines[routine].name
                                      : "(no routine)";
     if (location < 0)
@@ -403,13 +438,14 @@ static void print_row(const struct text_ctx *c, const struct pnode *n,
                 kv_human_mark(d, n->max, el));
     fprintf(c->f, " %11s %11s %6s %6s  %*s",
             kv_human_mark(e, n->excl / k, n->est & KV_EST(KV_M_NET)),
-            counts(cn, n->count, n->extrap),
+            n->routine == KV_FOLDED ? "-" : counts(cn, n->count, n->extrap),
             share(run, n->incl, c->t->total), share(mpi, n->mpi, n->incl),
             2 * (depth < INDENT_LEVELS ? depth : INDENT_LEVELS), "");
     if (depth >= INDENT_LEVELS)
         fprintf(c->f, "[level %d] ", depth + 1);
-    fprintf(c->f, "%s\n", region_name(name, c->t->run, n->routine,
-                                       n->location));
+    fprintf(c->f, "%s%s\n", region_name(name, c->t->run, n->routine,
+                                         n->location),
+            n->rfold ? KV_RFOLD_MARK : "");
 }
 
 /* The rows under node k (the root): every child at or above the
@@ -505,10 +541,19 @@ void kv_paths_text(FILE *f, const struct kv_run *run,
         fprintf(f, "Call paths of rank %d, thread %d: %zu paths; total time "
                 "%s s\n", t.rank, o->thread, t.nn - 1, tot);
     long long folded = folded_entries(run, stats ? -1 : t.rank, o->thread);
-    if (folded > 0)
+    if (folded > 0 && run->format_version >= 7)
+        fprintf(f, "%lld entries went on paths folded at a limit.  A path "
+                "marked [recursion folded]\nholds deeper recursion of its "
+                "region, past KM_PATHS_RECURSION (its counts hold the\n"
+                "calls made deeper); a frame [folded at KM_PATHS_MAX] holds "
+                "paths not kept past\nKM_PATHS_MAX paths per thread, their "
+                "entries gone on under the path's outermost\nregion: not "
+                "calls made from there.\n", folded);
+    else if (folded > 0)
         fprintf(f, "%lld entries went on paths folded at a limit "
                 "(KM_PATHS_MAX paths per thread, KM_PATHS_RECURSION): those "
-                "paths end early.\n", folded);
+                "paths end early (KM_output %d does not say which they "
+                "are).\n", folded, run->format_version);
     if (o->min > 0)
         fprintf(f, "Paths under %g%% of the %stotal time are summarised "
                 "(--min=0: all).\n", 100 * o->min, stats ? "mean " : "");
@@ -615,6 +660,8 @@ static void fold(FILE *f, const struct kv_ptree *t,
          * terminal, nor a newline the file) */
         folded_name(name, t->run, n->routine, n->location);
         kv_buf_add_escaped(&stack, name, strlen(name));
+        if (n->rfold)
+            km_buf_adds(&stack, KV_RFOLD_MARK);
         unsigned long long v = fold_value(n, value);
         if (v) {
             fwrite(stack.data, 1, stack.len, f);
@@ -668,6 +715,7 @@ static void routine_tree(struct kv_ptree *r, const struct kv_ptree *t)
         of[k] = child_of(r, of[n->parent], n->routine, -1);
         r->n[of[k]].incl += n->incl;   /* orders the lines as the table */
         r->n[of[k]].net += n->net;
+        r->n[of[k]].rfold |= n->rfold;
     }
     free(of);
     finish_tree(r);
@@ -695,21 +743,25 @@ void kv_paths_folded(FILE *f, const struct kv_run *run,
 /* speedscope's frames: one per region any profile shows, numbered in the
  * order the ranks' trees first reach them. */
 struct frames {
-    int *of_routine;         /* [routine + 1]: frame + 1, 0 none yet */
-    int *of_location;        /* [location] */
+    int *of_routine[2];      /* [rfold][routine + 1]: frame + 1, 0 none yet */
+    int *of_location[2];     /* [rfold][location] */
     int of_special[KV_NSPECIAL];  /* [-1 - code]: the frames kmview adds */
     int *routine, *location; /* [frame] */
+    bool *rfold;             /* [frame]: a region that holds deeper
+                                recursion, a frame of its own */
     int n;
 };
 
-static int frame_of(struct frames *fr, int routine, int location)
+static int frame_of(struct frames *fr, int routine, int location,
+                    bool rfold)
 {
     int *slot = routine < -1 ? &fr->of_special[-1 - routine]
-              : location >= 0 ? &fr->of_location[location]
-              : &fr->of_routine[routine + 1];
+              : location >= 0 ? &fr->of_location[rfold][location]
+              : &fr->of_routine[rfold][routine + 1];
     if (!*slot) {
         fr->routine[fr->n] = routine;
         fr->location[fr->n] = location;
+        fr->rfold[fr->n] = rfold && routine >= -1;
         *slot = ++fr->n;
     }
     return *slot - 1;
@@ -725,13 +777,17 @@ static bool in_profiles(const struct kv_rank *r,
 static void collect_frames(struct frames *fr, const struct kv_run *run,
                            const struct kv_paths_opts *o)
 {
-    size_t most = run->nroutines + 1 + run->nlocations + KV_NSPECIAL;
+    size_t most = 2 * (run->nroutines + 1 + run->nlocations) + KV_NSPECIAL;
     memset(fr->of_special, 0, sizeof fr->of_special);
-    fr->of_routine = km_xcalloc(run->nroutines + 1, sizeof *fr->of_routine);
-    fr->of_location = km_xcalloc(run->nlocations + 1,
-                                 sizeof *fr->of_location);
+    for (int r = 0; r < 2; r++) {
+        fr->of_routine[r] = km_xcalloc(run->nroutines + 1,
+                                       sizeof *fr->of_routine[r]);
+        fr->of_location[r] = km_xcalloc(run->nlocations + 1,
+                                        sizeof *fr->of_location[r]);
+    }
     fr->routine = km_xmalloc(most * sizeof *fr->routine);
     fr->location = km_xmalloc(most * sizeof *fr->location);
+    fr->rfold = km_xmalloc(most * sizeof *fr->rfold);
     fr->n = 0;
     for (size_t s = 0; s < run->nsections; s++) {
         const struct kv_rank *r = &run->ranks[s];
@@ -742,10 +798,13 @@ static void collect_frames(struct frames *fr, const struct kv_run *run,
         for (size_t i = 0; i < tree->npaths; i++) {
             const struct kv_path *p = &tree->paths[i];
             depth[i] = p->parent < 0 ? 1 : depth[p->parent] + 1;
+            if (p->fold == KV_FOLD_MAX && depth[i] <= KV_PATHS_DEPTH)
+                frame_of(fr, KV_FOLDED, -1, false);
             if (depth[i] <= KV_PATHS_DEPTH)
-                frame_of(fr, p->routine, p->location);
+                frame_of(fr, p->routine, p->location,
+                         p->fold == KV_FOLD_RECURSION);
             else
-                frame_of(fr, KV_DEEPER, -1);
+                frame_of(fr, KV_DEEPER, -1, false);
         }
         free(depth);
     }
@@ -759,7 +818,10 @@ static void write_frames(FILE *f, const struct kv_run *run,
         char name[320];
         int routine = fr->routine[i], location = fr->location[i];
         fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-        kv_json_str(f, region_name(name, run, routine, location));
+        region_name(name, run, routine, location);
+        if (fr->rfold[i])
+            strcat(name, KV_RFOLD_MARK);
+        kv_json_str(f, name);
         const char *file = routine >= 0 ? run->routines[routine].file : NULL;
         int line = location >= 0 ? run->locations[location].line
                    : routine >= 0 ? run->routines[routine].line : 0;
@@ -811,7 +873,7 @@ static size_t write_samples(FILE *f, const struct kv_ptree *t,
         }
         size_t c = t->child[p->first + next[sp]++];
         const struct pnode *n = &t->n[c];
-        frame[sp] = frame_of(fr, n->routine, n->location);
+        frame[sp] = frame_of(fr, n->routine, n->location, n->rfold);
         long long own[2] = { nanos(n->excl), 0 };
         bool deep = sp + 1 >= KV_PATHS_DEPTH;
         if (deep && n->nchild) {         /* what is below it, summed */
@@ -825,7 +887,7 @@ static size_t write_samples(FILE *f, const struct kv_ptree *t,
                     scratch[m++] = k;
                 }
             }
-            frame[sp + 1] = frame_of(fr, KV_DEEPER, -1);
+            frame[sp + 1] = frame_of(fr, KV_DEEPER, -1, false);
         }
         for (int s = 0; s < 2; s++) {
             if (own[s] <= 0)
@@ -907,10 +969,13 @@ void kv_paths_speedscope(FILE *f, const struct kv_run *run,
         write_profile(f, run, r->rank, o, &fr);
     }
     fputs("]}\n", f);
-    free(fr.of_routine);
-    free(fr.of_location);
+    for (int r = 0; r < 2; r++) {
+        free(fr.of_routine[r]);
+        free(fr.of_location[r]);
+    }
     free(fr.routine);
     free(fr.location);
+    free(fr.rfold);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -934,7 +999,7 @@ void kv_paths_merge(struct kv_mpaths *m, const struct kv_run *run,
             .depth = n->parent > 0 ? m->v[n->parent - 1].depth + 1 : 1,
             .location = n->location, .incl = n->incl, .net = n->net,
             .est_pct = n->incl > 0 ? n->est_w / n->incl : 0,
-            .count = n->count, .extrap = n->extrap,
+            .count = n->count, .extrap = n->extrap, .rfold = n->rfold,
             .est = (n->est & KV_EST(KV_M_ELAPSED)) != 0,
             .net_est = (n->file_est & KV_EST(KV_M_NET)) != 0 };
     }
@@ -966,9 +1031,11 @@ void kv_paths_own_times(const struct kv_mpaths *m,
         for (size_t j = 0; j < tree->npaths; j++) {  /* all in m already */
             const struct kv_path *p = &tree->paths[j];
             size_t parent = p->parent < 0 ? 0 : node_of[p->parent];
-            node_of[j] = child_of(m->t, parent, p->routine, p->location);
+            node_of[j] = path_node(m->t, parent, p, 0);
             row[node_of[j] - 1] += p->elapsed;
             erow[node_of[j] - 1] |= (p->est & KV_EST(KV_M_ELAPSED)) != 0;
+            if (p->fold == KV_FOLD_MAX)     /* its frame holds its time */
+                row[m->t->n[node_of[j]].parent - 1] += p->elapsed;
         }
         free(node_of);
         for (size_t k = 0; k < n; k++)       /* children after parents */

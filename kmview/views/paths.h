@@ -22,9 +22,14 @@
 #define KV_PATHS_DEPTH 1000
 
 /* The regions of the frames kmview adds to a tree (a routine number
- * below -1 in struct kv_mpath and the report's trees): the paths deeper
- * than KV_PATHS_DEPTH. */
-enum { KV_DEEPER = -3, KV_NSPECIAL = 3 };
+ * below -1 in struct kv_mpath and the report's trees, location -1): the
+ * paths a parent holds that libkm folded at KM_PATHS_MAX (Fold m: not
+ * calls the parent made), the paths deeper than KV_PATHS_DEPTH. */
+enum { KV_FOLDED = -2, KV_DEEPER = -3, KV_NSPECIAL = 3 };
+
+/* A name's mark for a path that holds deeper recursion of its region
+ * (Fold r). */
+#define KV_RFOLD_MARK " [recursion folded]"
 
 /* What a folded-stack line counts: a path's own time (every region a
  * frame), a routine stack's net time (routines the only frames, as in
@@ -84,6 +89,7 @@ struct kv_mpath {
                                 incl is 0) */
     uint64_t count;          /* summed over the ranks */
     bool extrap;             /* a count included estimated executions */
+    bool rfold;              /* some rank's path holds deeper recursion */
     bool est;                /* the time contains an estimate */
     bool net_est;            /* some rank's Net(s) had a ~ */
 };
