@@ -531,15 +531,18 @@ void kv_paths_text(FILE *f, const struct kv_run *run,
           o->thread);
     char tot[32];
     kv_human_mark(tot, t.total / t.nranks, t.total_est);
+    size_t npaths = t.nn - 1;        /* the file's: not the frames kmview adds */
+    for (size_t k = 1; k < t.nn; k++)
+        npaths -= t.n[k].routine == KV_FOLDED;
     if (stats)
         fprintf(f, "Call paths of thread %d over %d ranks, merged by path: "
                 "%zu paths; mean total time %s s\n"
                 "Per path the mean over the ranks (a rank without the path "
                 "counts 0), the min and\nmax of its inclusive time, its "
-                "counts summed.\n", o->thread, t.nranks, t.nn - 1, tot);
+                "counts summed.\n", o->thread, t.nranks, npaths, tot);
     else
         fprintf(f, "Call paths of rank %d, thread %d: %zu paths; total time "
-                "%s s\n", t.rank, o->thread, t.nn - 1, tot);
+                "%s s\n", t.rank, o->thread, npaths, tot);
     long long folded = folded_entries(run, stats ? -1 : t.rank, o->thread);
     if (folded > 0 && run->format_version >= 7)
         fprintf(f, "%lld entries went on paths folded at a limit.  A path "
