@@ -183,9 +183,9 @@ static void usage(FILE *to)
 
 static void die_usage(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "kmview: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
+    kv_eprintf("kmview: ");
+    kv_eprintf(fmt, arg);                  /* arg: from the command line */
+    kv_eprintf("\n");
     usage(stderr);
     exit(2);
 }
@@ -310,7 +310,34 @@ static double fraction(const char *v)
     return *end || end == v || !(x >= 0) ? -1 : x;
 }
 
-/* --plain=S[,S...]: seconds, each above 0. */
+/* The plain build's time a --plain value may give: a microsecond to 31
+ * years (a figure beyond them is a typing error, and the shares printed
+ * from it would be absurd). */
+#define PLAIN_MIN 1e-6
+#define PLAIN_MAX 1e9
+
+/* A plain decimal number of seconds at [p, *end): digits, at most one
+ * point (12, 12.5, .5, 12.); no sign, exponent, hexadecimal, inf or nan
+ * (strtod takes them all: 0x10 was 16 s).  -1 when it is none. */
+static double plain_seconds(const char *p, const char **end)
+{
+    const char *q = p;
+    size_t digits = 0, points = 0;
+    for (; isdigit((unsigned char)*q) || *q == '.'; q++) {
+        digits += *q != '.';
+        points += *q == '.';
+    }
+    *end = q;
+    if (digits == 0 || points > 1 || q - p > 32)
+        return -1;
+    char buf[40];
+    memcpy(buf, p, (size_t)(q - p));
+    buf[q - p] = '\0';
+    return strtod(buf, NULL);
+}
+
+/* --plain=S[,S...]: seconds, each a plain decimal number from PLAIN_MIN
+ * to PLAIN_MAX. */
 static void parse_plain(struct options *o, const char *v)
 {
     size_t n = 1;
@@ -320,16 +347,49 @@ static void parse_plain(struct options *o, const char *v)
     o->plain = km_xcalloc(n, sizeof *o->plain);
     o->nplain = 0;
     for (const char *p = v;; p++) {
-        char *end;
-        double x = strtod(p, &end);
-        if (end == p || !(x > 0) || !isfinite(x) || (*end && *end != ','))
-            die_usage("bad value for --plain: '%s' (seconds above 0, "
-                      "comma-separated)", v);
+        const char *end;
+        double x = plain_seconds(p, &end);
+        if (!(x >= PLAIN_MIN && x <= PLAIN_MAX) || (*end && *end != ','))
+            die_usage("bad value for --plain: '%s' (seconds, a plain decimal "
+                      "number from 0.000001 to 1000000000, comma-separated)",
+                      v);
         o->plain[o->nplain++] = x;
         if (!*end)
             break;
         p = end;
     }
+}
+
+/* The plain build's times are of the runs read (kmview filter --runs:
+ * one each): a time more than PLAIN_FACTOR away from the run's total
+ * (mean over its ranks) is of another run, or in other units; the shares
+ * printed from it would be absurd.  -1 with an error printed. */
+#define PLAIN_FACTOR 1000
+static int check_plain(const struct kv_run *runs, size_t nruns,
+                       const double *plain)
+{
+    for (size_t k = 0; k < nruns; k++) {
+        const struct kv_run *run = &runs[k];
+        double total = 0;
+        size_t n = 0;
+        for (size_t s = 0; s < run->nsections; s++)
+            if (!run->ranks[s].lost && isfinite(run->ranks[s].fig[KV_F_TOTAL])) {
+                total += run->ranks[s].fig[KV_F_TOTAL];
+                n++;
+            }
+        if (n == 0 || !(total > 0))
+            continue;
+        total /= (double)n;
+        if (total <= plain[k] * PLAIN_FACTOR &&
+            plain[k] <= total * PLAIN_FACTOR)
+            continue;
+        kv_eprintf("kmview: error: --plain: %s ran %.4g s (mean over its ranks), the plain build "
+                "%.4g s: more than %d times apart, not the same run (or "
+                "not seconds)\n", run->nsources ? run->sources[0] : "the run", total,
+                   plain[k], PLAIN_FACTOR);
+        return -1;
+    }
+    return 0;
 }
 
 /* Act on option `c` with value `v` (NULL for one that takes none);
@@ -544,6 +604,10 @@ static int cmd_summary(struct options *o)
     struct kv_out out = { 0 };
     struct kv_trace_set traces = { 0 };
     read_run(&run, o->files, o->nfiles, o->max_size);
+    if (o->nplain && check_plain(&run, 1, o->plain)) {
+        kv_run_free(&run);
+        return 1;
+    }
     if (o->ntraces)
         open_traces(&traces, o->traces, o->ntraces);
     kv_stats_build(&st, &run);
@@ -598,7 +662,7 @@ static int cmd_trace(struct options *o)
         return 0;
     }
     if (o->otf2 && !kv_trace_otf2_available()) {
-        fprintf(stderr, "kmview: error: --otf2: this kmview was built without OTF2 "
+        kv_eprintf("kmview: error: --otf2: this kmview was built without OTF2 "
                 "(configure found no OTF2 library; Debian: libotf2-trace-dev)\n");
         return 1;
     }
@@ -740,6 +804,12 @@ static int cmd_filter(struct options *o)
     for (size_t k = 0; k < nruns; k++)
         read_run(&runs[k], o->files + (o->runs ? k : 0),
                  o->runs ? 1 : o->nfiles, o->max_size);
+    if (o->nplain && check_plain(runs, nruns, o->plain)) {
+        for (size_t k = 0; k < nruns; k++)
+            kv_run_free(&runs[k]);
+        free(runs);
+        return 1;
+    }
     struct kv_filter_opts fo = {
         .target = o->target, .distortion = 0.05, .control = o->control,
         .default_control = KM_PKGDATADIR "/KM_control.dat",
@@ -822,5 +892,6 @@ int main(int argc, char **argv)
     }
     free(o.files);
     free(o.traces);
+    free(o.plain);
     return rc;
 }

@@ -2,7 +2,7 @@
  * blocks.c — the blocks format versions 3 to 6 added to a rank section:
  * Threads (3: its thread rows and the regions threads other than 0 ran),
  * Messages and Peers (4), Files, MPI-IO and Timeline (5), Paths (6, the
- * calling-context trees).  Each block's announcing figure, its rows, and
+ * calling-context trees; 7 adds each path's Fold).  Each block's announcing figure, its rows, and
  * whether it ends before what it announced.  Must never read a line of
  * the rank's own tables (section.c does).
  */
@@ -556,14 +556,89 @@ static int tree_heading(struct reader *rd, const char *p)
         folded < 0)
         return fail_at(rd, p, "a tree's heading is 'Thread T: N paths, F "
                        "entries on folded paths'");
+    /* one tree per thread, in the order of the thread numbers (a second
+     * tree of a thread was added to the first) */
+    if (r->ntrees > 0 && thread <= r->trees[r->ntrees - 1].thread)
+        return fail_at(rd, p + 7, thread == r->trees[r->ntrees - 1].thread
+                       ? "a second tree of thread %d in rank %d"
+                       : "thread %d's tree after thread %d's (in rank %d)",
+                       thread, thread == r->trees[r->ntrees - 1].thread
+                       ? r->rank : r->trees[r->ntrees - 1].thread, r->rank);
     struct kv_tree *t = kv_rank_add_tree(r);
     t->thread = thread;
     t->expected = n;
     t->folded = folded;
+    struct kv_run *run = rd->run;
+    size_t k = 0;
+    while (k < run->npath_counts && run->path_counts[k].thread != thread)
+        k++;
+    if (k == run->npath_counts) {
+        KM_GROW(run->path_counts, run->cappath_counts, k + 1);
+        run->path_counts[run->npath_counts++] =
+            (struct kv_thread_counts){ thread, 0 };
+    }
+    rd->thread_counts = &run->path_counts[k].counts;
+    rd->root_elapsed = 0;
     return 0;
 }
 
-/* path, parent, region, counts, elapsed, net, Est(%) */
+/* a exceeds b beyond the rounding of their printed digits (KM_output
+ * writes 8 significant digits: equal figures may differ in the last) */
+static bool exceeds(double a, double b)
+{
+    return a > b * (1 + 1e-6) && a - b > 1e-9;
+}
+
+/* The longest time a path may take: 31 years (more is a damaged file,
+ * and a time in whole microseconds or nanoseconds must fit 64 bits). */
+#define PATH_MAX_SECONDS 1e9
+
+/* What a path row says against itself, its parent, its siblings so far
+ * and the rank's total (the routine table's rows are checked so too, but
+ * paths are summed over ranks and down the tree, shown as shares of the
+ * run, folded into microseconds: a contradiction here is an error). */
+static int check_path(struct reader *rd, const struct fields *fs,
+                      const struct kv_tree *t, const struct kv_path *p)
+{
+    const struct kv_rank *r = &rd->run->ranks[rd->rix];
+    static const char *const what[] = { "elapsed", "net" };
+    const double v[] = { p->elapsed, p->net };
+    for (int k = 0; k < 2; k++) {
+        if (v[k] < 0)
+            return fail_at(rd, fs->s[4 + k], "%s time %g s, below 0",
+                           what[k], v[k]);
+        if (v[k] > PATH_MAX_SECONDS)
+            return fail_at(rd, fs->s[4 + k], "%s time %g s: more than 31 "
+                           "years", what[k], v[k]);
+    }
+    if (exceeds(p->net, p->elapsed))
+        return fail_at(rd, fs->s[5], "net time %g s above the path's elapsed "
+                       "time %g s", p->net, p->elapsed);
+    if (p->parent >= 0) {
+        const struct kv_path *q = &t->paths[p->parent];
+        if (exceeds(p->elapsed, q->elapsed))
+            return fail_at(rd, fs->s[4], "elapsed time %g s above its parent's "
+                           "(path %d) %g s", p->elapsed, p->parent + 1,
+                           q->elapsed);
+        if (exceeds(rd->kids_elapsed[p->parent], q->elapsed))
+            return fail_at(rd, fs->s[4], "the paths under path %d take %g s "
+                           "so far, more than its %g s", p->parent + 1,
+                           rd->kids_elapsed[p->parent], q->elapsed);
+    } else if (t->thread == 0 && isfinite(r->fig[KV_F_TOTAL]) &&
+               exceeds(rd->root_elapsed, r->fig[KV_F_TOTAL]))
+        return fail_at(rd, fs->s[4], "the paths of thread 0 outside every "
+                       "region take %g s so far, more than the rank's total "
+                       "time %g s", rd->root_elapsed,
+                       r->fig[KV_F_TOTAL]);
+    if (p->count > UINT64_MAX - *rd->thread_counts)
+        return fail_at(rd, fs->s[3], "the counts of thread %d's paths, over "
+                       "the ranks read so far, add up past 2^64 - 1 (kmview "
+                       "sums them by path)", t->thread);
+    return 0;
+}
+
+/* path, parent, region, counts, elapsed, net, Est(%), and from format 7
+ * Fold */
 static int path_row(struct reader *rd)
 {
     struct kv_rank *r = cur(rd);
@@ -573,9 +648,12 @@ static int path_row(struct reader *rd)
         return fail_at(rd, skip_blanks(rd->line), "a path row before its "
                        "tree's heading");
     struct kv_tree *t = &r->trees[r->ntrees - 1];
-    if (fs.n != 7)
-        return fail_at(rd, skip_blanks(rd->line), "a path row holds path, "
-                       "parent, region, counts, elapsed, net and Est(%%)");
+    int want = rd->version >= 7 ? 8 : 7;
+    if (fs.n != want)
+        return fail_at(rd, fs.n > want ? fs.s[want] : skip_blanks(rd->line),
+                       "a path row holds path, parent, region, counts, "
+                       "elapsed, net%s Est(%%)%s", want == 8 ? "," : " and",
+                       want == 8 ? " and Fold" : "");
     if ((long)t->npaths == t->expected)
         return fail_at(rd, fs.s[0], "more paths than the %ld of thread %d's "
                        "tree", t->expected, t->thread);
@@ -613,6 +691,21 @@ static int path_row(struct reader *rd)
         return -1;
     p.est = (est_el ? KV_EST(KV_M_ELAPSED) : 0) |
             (est_net ? KV_EST(KV_M_NET) : 0);
+    if (want == 8) {
+        const char *f = fs.s[7];
+        if (fs.len[7] != 1 || !strchr("-rm", f[0]))
+            return fail_at(rd, f, "Fold: '%.*s' is not -, r or m",
+                           (int)fs.len[7], f);
+        p.fold = f[0] == 'r' ? KV_FOLD_RECURSION
+               : f[0] == 'm' ? KV_FOLD_MAX : KV_FOLD_NONE;
+    }
+    KM_GROW(rd->kids_elapsed, rd->capkids, t->npaths + 1);
+    rd->kids_elapsed[t->npaths] = 0;
+    *(p.parent >= 0 ? &rd->kids_elapsed[p.parent] : &rd->root_elapsed) +=
+        p.elapsed;
+    if (check_path(rd, &fs, t, &p))
+        return -1;
+    *rd->thread_counts += p.count;
     *kv_tree_add_path(t) = p;
     return 0;
 }

@@ -36,14 +36,12 @@ int fail_at(struct reader *rd, const char *where, const char *fmt, ...)
     va_list ap;
     long column = where && rd->line && where >= rd->line
                 ? (long)(where - rd->line) + 1 : 1;
-    fprintf(stderr, "%s:%ld:%ld: error: ", rd->path, rd->lineno, column);
-    char text[1024];         /* quotes the file: escaped (kv_put_escaped) */
+    char text[1024];         /* quotes the file: escaped (kv_eprintf) */
     va_start(ap, fmt);
     int n = vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        kv_put_escaped(stderr, text, strlen(text));
-    fputc('\n', stderr);
+    kv_eprintf("%s:%ld:%ld: error: %s\n", rd->path, rd->lineno, column,
+               n > 0 ? text : "");
     return -1;
 }
 
@@ -64,12 +62,11 @@ void contradiction(struct reader *rd, enum contradiction kind,
     if (n > 0 && (size_t)n < sizeof text)
         vsnprintf(text + n, sizeof text - (size_t)n, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "%s:%ld:%ld: warning: ", rd->path, rd->lineno,
-            where && rd->line && where >= rd->line
-            ? (long)(where - rd->line) + 1 : 1);
-    kv_put_escaped(stderr, text, strlen(text));
-    fputs(": the file contradicts itself, and shares computed from it are "
-          "wrong (only the first such row is named)\n", stderr);
+    kv_eprintf("%s:%ld:%ld: warning: %s: the file contradicts itself, and "
+               "shares computed from it are wrong (only the first such row "
+               "is named)\n", rd->path, rd->lineno,
+               where && rd->line && where >= rd->line
+               ? (long)(where - rd->line) + 1 : 1, text);
 }
 
 /* ------------------------------------------------------------------------ */

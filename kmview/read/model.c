@@ -126,6 +126,7 @@ static void free_rank(struct kv_rank *r)
 void kv_run_free(struct kv_run *run)
 {
     free(run->section_of_rank);
+    free(run->path_counts);
     for (size_t i = 0; i < run->nsources; i++)
         free(run->sources[i]);
     free(run->sources);

@@ -213,7 +213,15 @@ struct kv_path {
     double elapsed, net;     /* inclusive, and its own time */
     double est_pct;          /* Est(%) of its elapsed time */
     unsigned est;            /* KV_EST(KV_M_ELAPSED), KV_EST(KV_M_NET) */
+    int fold;                /* enum kv_fold (format 7; before: none) */
 };
+
+/* What a limit of libkm folded into a path (the Fold column, format 7):
+ * nothing; deeper recursion of its region, which went on in it (its
+ * counts hold the calls made deeper, the edge from its parent is exact);
+ * or every entry, at KM_PATHS_MAX: it stands for deeper paths that were
+ * not kept, and its parent did not call it directly. */
+enum kv_fold { KV_FOLD_NONE, KV_FOLD_RECURSION, KV_FOLD_MAX };
 
 struct kv_tree {
     int thread;              /* 0: the program's */
@@ -345,6 +353,15 @@ struct kv_run {
     size_t nsection_of_rank;
 
     struct kv_hash routine_index, location_index;
+
+    /* while reading: the counts of the Paths blocks' trees of each thread
+     * number summed over the ranks so far (kmview adds them up by path,
+     * over ranks and over a tree's paths: no sum may wrap) */
+    struct kv_thread_counts {
+        int thread;
+        uint64_t counts;
+    } *path_counts;
+    size_t npath_counts, cappath_counts;
 };
 
 void kv_run_init(struct kv_run *run);

@@ -13,9 +13,10 @@
  * `file:line:column: error: text`, the column pointing at the field at
  * fault.  A file without its End line is truncated.
  *
- * Reads format versions 1 to 6 (3 adds a rank's Threads block, 4 its
+ * Reads format versions 1 to 7 (3 adds a rank's Threads block, 4 its
  * Messages and Peers blocks, 5 its Files and Timeline blocks, 6 its Paths
- * block, all read as part of its section).  Version 2 marks a time that contains an
+ * block, all read as part of its section; 7 a Fold column to the Paths
+ * block's rows).  Version 2 marks a time that contains an
  * estimate with a leading '~' (kept as a flag beside every figure), adds
  * an Est(%) column to routine and location rows and to the Total row,
  * renames and adds header figures, and gives the Prediction section a
@@ -63,7 +64,7 @@
 
 static const char magic[] = "! kmtool KM_output";
 /* The newest format this kmview reads (the only place that says so). */
-enum { KV_FORMAT_NEWEST = 6 };
+enum { KV_FORMAT_NEWEST = 7 };
 
 static int not_km_output(struct reader *rd, const char *at)
 {
@@ -581,7 +582,7 @@ static int too_large(struct reader *rd, size_t column)
 {
     char b[32];
     rd->lineno++;
-    fprintf(stderr, "%s:%ld:%zu: error: the file is larger than %s, the most "
+    kv_eprintf("%s:%ld:%zu: error: the file is larger than %s, the most "
             "kmview reads (--max-size)\n", rd->path, rd->lineno, column,
             kv_size_text(b, rd->max_size));
     return -1;
@@ -709,7 +710,7 @@ int kv_read_file(struct kv_run *run, const char *path, uint64_t max_size)
                          .max_size = max_size };
     rd.f = fopen(path, "r");
     if (!rd.f) {
-        fprintf(stderr, "%s: error: cannot open: %s\n", path, strerror(errno));
+        kv_eprintf("%s: error: cannot open: %s\n", path, strerror(errno));
         return -1;
     }
     run->sources = km_xrealloc(run->sources,
@@ -723,6 +724,7 @@ int kv_read_file(struct kv_run *run, const char *path, uint64_t max_size)
     free(rd.block);
     free(rd.line);
     free(rd.row_routine);
+    free(rd.kids_elapsed);
     return rc;
 }
 

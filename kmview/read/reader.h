@@ -76,6 +76,12 @@ struct reader {
      * 2 its trees */
     int paths_part;
     long paths_expected;
+    double *kids_elapsed;    /* the tree being read: [path] its children's
+                                elapsed time so far */
+    size_t capkids;
+    double root_elapsed;     /* the same of its paths outside every region */
+    uint64_t *thread_counts; /* the tree's thread's counts over the run
+                                so far (run->path_counts) */
 };
 
 static inline struct kv_rank *cur(struct reader *rd)

@@ -58,6 +58,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kmview/write/out.h"
 #include "support/buf.h"
 
 #define MAGIC "kmtool-trace"
@@ -75,7 +76,7 @@ static int64_t i64(const unsigned char *p) { int64_t v; memcpy(&v, p, 8); return
 
 static int corrupt(const struct kv_trace *t, uint64_t off, const char *what)
 {
-    fprintf(stderr, "%s: byte %llu: error: %s\n", t->path,
+    kv_eprintf("%s: byte %llu: error: %s\n", t->path,
             (unsigned long long)off, what);
     return -1;
 }
@@ -91,7 +92,7 @@ static ssize_t read_at(const struct kv_trace *t, void *buf, size_t n,
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            fprintf(stderr, "%s: error: cannot read: %s\n", t->path,
+            kv_eprintf("%s: error: cannot read: %s\n", t->path,
                     strerror(errno));
             return -1;
         }
@@ -167,7 +168,7 @@ static int read_header(struct kv_trace *t)
     if (u32(h + 20) != 0x01020304u)
         return corrupt(t, 20, "byte_order is not 0x01020304");
     if (u32(h + 16) != 2) {
-        fprintf(stderr, "%s: byte 16: error: trace format %u; this kmview "
+        kv_eprintf("%s: byte 16: error: trace format %u; this kmview "
                 "reads format 2\n", t->path, u32(h + 16));
         return -1;
     }
@@ -1121,7 +1122,7 @@ static int open_file(struct kv_trace *t, const char *path, int position)
     t->path = km_xstrdup(path);
     t->fd = open(path, O_RDONLY);
     if (t->fd < 0) {
-        fprintf(stderr, "%s: error: cannot open: %s\n", path, strerror(errno));
+        kv_eprintf("%s: error: cannot open: %s\n", path, strerror(errno));
         return -1;
     }
     struct stat st;
@@ -1158,7 +1159,7 @@ int kv_trace_set_open(struct kv_trace_set *s, const char *const *paths,
             t->proc = t->rank;
         for (size_t j = 0; j < k; j++)
             if (s->t[j].proc == t->proc) {
-                fprintf(stderr, "%s: error: rank %d again (%s has it)\n",
+                kv_eprintf("%s: error: rank %d again (%s has it)\n",
                         t->path, t->proc, s->t[j].path);
                 return -1;
             }
@@ -1332,7 +1333,7 @@ int kv_trace_each(struct kv_trace_set *s, struct kv_trace *t,
         return close_open(&c);
     t->fd = open(t->path, O_RDONLY);
     if (t->fd < 0) {
-        fprintf(stderr, "%s: error: cannot open: %s\n", t->path,
+        kv_eprintf("%s: error: cannot open: %s\n", t->path,
                 strerror(errno));
         return -1;
     }

@@ -44,7 +44,7 @@ bool kv_trace_otf2_available(void) { return false; }
 int kv_trace_otf2(const char *dir, struct kv_trace_set *s)
 {
     (void)s;
-    fprintf(stderr, "%s: error: this kmview was built without OTF2 "
+    kv_eprintf("%s: error: this kmview was built without OTF2 "
             "(configure found no OTF2 library)\n", dir);
     return -1;
 }
@@ -63,6 +63,7 @@ int kv_trace_otf2(const char *dir, struct kv_trace_set *s)
 
 #include <otf2/otf2.h>
 
+#include "kmview/write/out.h"
 #include "support/buf.h"
 
 #define NAME "traces"
@@ -192,7 +193,7 @@ struct ow {
 
 static int otf2_failed(struct ow *w, OTF2_ErrorCode rc, const char *what)
 {
-    fprintf(stderr, "%s: error: OTF2 %s failed: %s%s%s\n", w->dir, what,
+    kv_eprintf("%s: error: OTF2 %s failed: %s%s%s\n", w->dir, what,
             OTF2_Error_GetDescription(rc), w->otf2_msg[0] ? ": " : "",
             w->otf2_msg);
     return -1;
@@ -1028,7 +1029,7 @@ static int move_into_place(const char *tmp, const char *dir)
         char *from = path_in(tmp, parts[k]), *to = path_in(dir, parts[k]);
         int rc = rename(from, to);
         if (rc != 0)
-            fprintf(stderr, "%s: error: cannot rename %s to %s: %s\n", dir,
+            kv_eprintf("%s: error: cannot rename %s to %s: %s\n", dir,
                     from, to, strerror(errno));
         free(from);
         free(to);
@@ -1053,7 +1054,7 @@ static int prepare_dir(const char *dir, bool *made)
     if (mkdir(dir, 0777) == 0)
         *made = true;
     else if (errno != EEXIST) {
-        fprintf(stderr, "%s: error: cannot create: %s\n", dir, strerror(errno));
+        kv_eprintf("%s: error: cannot create: %s\n", dir, strerror(errno));
         return -1;
     }
     for (size_t k = 3; k-- > 0;) {     /* the anchor file first */
@@ -1062,7 +1063,7 @@ static int prepare_dir(const char *dir, bool *made)
         int there = lstat(path, &st) == 0;
         free(path);
         if (there) {
-            fprintf(stderr, "%s: error: holds an OTF2 archive already (%s): "
+            kv_eprintf("%s: error: holds an OTF2 archive already (%s): "
                     "remove it or give another directory\n", dir, parts[k]);
             return -1;
         }
@@ -1145,7 +1146,7 @@ int kv_trace_otf2(const char *dir, struct kv_trace_set *s)
         return -1;
     char *tmp = path_in(dir, ".kmview-otf2-XXXXXX");
     if (!mkdtemp(tmp)) {
-        fprintf(stderr, "%s: error: cannot create a directory in it: %s\n",
+        kv_eprintf("%s: error: cannot create a directory in it: %s\n",
                 dir, strerror(errno));
         free(tmp);
         if (made)
@@ -1167,7 +1168,7 @@ int kv_trace_otf2(const char *dir, struct kv_trace_set *s)
     if (rc && made)
         rmdir(dir);
     if (rc == 0 && w.dropped)
-        fprintf(stderr, "%s: warning: %llu message record(s) with no peer "
+        kv_eprintf("%s: warning: %llu message record(s) with no peer "
                 "outside a collective call (a receive from a source not "
                 "known) left out\n", dir, (unsigned long long)w.dropped);
     return rc;

@@ -66,6 +66,8 @@ struct kv_diff {
      * 12"), kind -1, t the mean inclusive time over the ranks with a
      * tree, as `kmview paths` has it (diffpaths.c) */
     bool have_paths[2];      /* run A ([0]) or B has trees of thread 0 */
+    size_t paths_deeper[2];  /* its paths deeper than KV_PATHS_DEPTH levels,
+                                not compared */
     struct kv_diff_row *paths;
     size_t npaths;
     char **path_names;       /* the rows' paths, owned */

@@ -10,7 +10,10 @@
  * its inclusive time, the mean over the ranks that have a tree (what
  * `kmview paths` shows); a rank without the path counts 0.  diff.c
  * scores and orders the rows as it does the regions'.  When either run
- * has no Paths block (a format before 6), no path is compared.
+ * has no Paths block (a format before 6), no path is compared.  Paths
+ * folded at KM_PATHS_MAX are under a frame of their own, "[folded at
+ * KM_PATHS_MAX]", in their name; a path that holds deeper recursion
+ * (format 7's Fold r) is matched as the same path, its name marked.
  *
  * Must never read files or change the runs.
  */
@@ -37,20 +40,29 @@ static int by_name(const void *pa, const void *pb)
     return strcmp(a->name, b->name);
 }
 
-/* The paths of a merged tree, named, in name order. */
+/* The paths of a merged tree at most KV_PATHS_DEPTH levels deep (a
+ * path's name is as long as it is deep: the names of a chain of d paths
+ * hold d^2/2 regions), named, in name order; their number in *n, the
+ * deeper ones' in *deeper. */
 static struct named *name_paths(const struct kv_run *run,
-                                const struct kv_mpaths *m)
+                                const struct kv_mpaths *m, size_t *n,
+                                size_t *deeper)
 {
     struct named *v = km_xcalloc(m->n + 1, sizeof *v);
     struct km_buf b = { 0 };
+    *n = *deeper = 0;
     for (size_t k = 0; k < m->n; k++) {
+        if (m->v[k].depth > KV_PATHS_DEPTH) {
+            ++*deeper;
+            continue;
+        }
         b.len = 0;
         kv_mpath_label(&b, run, m, k);
-        v[k].name = km_xstrdup(km_buf_cstr(&b));
-        v[k].k = k;
+        v[*n].name = km_xstrdup(km_buf_cstr(&b));
+        v[(*n)++].k = k;
     }
     km_buf_free(&b);
-    qsort(v, m->n, sizeof *v, by_name);
+    qsort(v, *n, sizeof *v, by_name);
     return v;
 }
 
@@ -77,6 +89,22 @@ static void set_path_side(struct kv_diff_row *r, int side,
                                            : NAN;
 }
 
+/* A path that holds deeper recursion of its region (Fold r) in A or B
+ * (or both) is the same path as one that does not: matched by its
+ * regions, its name says so. */
+static char *rfold_name(char *name, bool a, bool b)
+{
+    if (!a && !b)
+        return name;
+    struct km_buf n = { 0 };
+    km_buf_printf(&n, "%s [recursion folded%s]", name,
+                  a && b ? "" : a ? " in A" : " in B");
+    free(name);
+    char *marked = km_xstrdup(km_buf_cstr(&n));
+    km_buf_free(&n);
+    return marked;
+}
+
 /* (d->path_names has room for every path of both runs.) */
 static struct kv_diff_row *add_path_row(struct kv_diff *d, size_t *cap,
                                         char *name, enum kv_diff_status st)
@@ -101,25 +129,32 @@ void kv_diff_paths_match(struct kv_diff *d)
         return;
     struct kv_mpaths m[2];
     struct named *v[2];
+    size_t nv[2];
     for (int s = 0; s < 2; s++) {
         kv_paths_merge(&m[s], d->run[s]->run, 0);
-        v[s] = name_paths(d->run[s]->run, &m[s]);
+        v[s] = name_paths(d->run[s]->run, &m[s], &nv[s],
+                          &d->paths_deeper[s]);
     }
     size_t i = 0, j = 0, cap = 0;
-    d->path_names = km_xcalloc(m[0].n + m[1].n + 1, sizeof *d->path_names);
-    while (i < m[0].n || j < m[1].n) {
-        int c = i == m[0].n ? 1 : j == m[1].n ? -1
-                                : strcmp(v[0][i].name, v[1][j].name);
+    d->path_names = km_xcalloc(nv[0] + nv[1] + 1, sizeof *d->path_names);
+    while (i < nv[0] || j < nv[1]) {
+        int c = i == nv[0] ? 1 : j == nv[1] ? -1
+                               : strcmp(v[0][i].name, v[1][j].name);
         struct kv_diff_row *r;
         if (c <= 0) {
-            r = add_path_row(d, &cap, v[0][i].name, c ? KV_ONLY_A : KV_BOTH);
+            bool ra = m[0].v[v[0][i].k].rfold;
+            bool rb = c == 0 && m[1].v[v[1][j].k].rfold;
+            r = add_path_row(d, &cap, rfold_name(v[0][i].name, ra, rb),
+                             c ? KV_ONLY_A : KV_BOTH);
             set_path_side(r, 0, &m[0], v[0][i++].k);
             if (c == 0) {
                 set_path_side(r, 1, &m[1], v[1][j].k);
                 free(v[1][j++].name);
             }
         } else {
-            r = add_path_row(d, &cap, v[1][j].name, KV_ONLY_B);
+            r = add_path_row(d, &cap, rfold_name(v[1][j].name, false,
+                                                 m[1].v[v[1][j].k].rfold),
+                             KV_ONLY_B);
             set_path_side(r, 1, &m[1], v[1][j++].k);
         }
     }
@@ -215,6 +250,13 @@ void kv_diff_paths_print(FILE *f, const struct kv_diff *d, int top)
     print_both(f, d, top);
     print_one_sided(f, d, KV_ONLY_A, top);
     print_one_sided(f, d, KV_ONLY_B, top);
+    for (int s = 0; s < 2; s++)
+        if (d->paths_deeper[s])
+            fprintf(f, "\n(%zu call path%s of %s deeper than %d levels not "
+                    "compared: their time is in their callers' at that "
+                    "depth.)\n", d->paths_deeper[s],
+                    d->paths_deeper[s] == 1 ? "" : "s", s ? "B" : "A",
+                    KV_PATHS_DEPTH);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -533,6 +533,12 @@ static void csv_rank_peers(FILE *f, const void *ctx)
     }
 }
 
+/* A path's Fold as KM_output 7 writes it: -, r or m. */
+static char fold_letter(int fold)
+{
+    return fold == KV_FOLD_RECURSION ? 'r' : fold == KV_FOLD_MAX ? 'm' : '-';
+}
+
 /* The Paths blocks: a row per path of every thread's tree, per rank.
  * `path` and `parent` number the tree's rows from 1 as KM_output does
  * (parent 0: outside every region); `kind` is ROUTINE for a routine's
@@ -541,7 +547,7 @@ static void csv_paths(FILE *f, const void *ctx)
 {
     const struct kv_run *run = ((const struct kv_stats *)ctx)->run;
     fputs("rank,thread,path,parent,routine,kind,line,counts,plus,elapsed,net,"
-          "est_pct,elapsed_estimated,net_estimated\n", f);
+          "est_pct,elapsed_estimated,net_estimated,fold\n", f);
     for (size_t i = 0; i < run->nsections; i++) {
         const struct kv_rank *r = &run->ranks[i];
         for (size_t t = 0; t < r->ntrees; t++) {
@@ -576,7 +582,7 @@ static void csv_paths(FILE *f, const void *ctx)
                 kv_csv_num(f, p->est_pct);
                 put_i(f, ',', (p->est & KV_EST(KV_M_ELAPSED)) != 0);
                 put_i(f, ',', (p->est & KV_EST(KV_M_NET)) != 0);
-                fputc('\n', f);
+                fprintf(f, ",%c\n", fold_letter(p->fold));
             }
         }
     }
@@ -997,8 +1003,8 @@ static void json_path(FILE *f, const struct kv_run *run,
     json_num_member(f, "net", p->net, true);
     json_num_member(f, "est_pct", p->est_pct, true);
     json_bool_member(f, "elapsed_est", p->est & KV_EST(KV_M_ELAPSED), true);
-    json_bool_member(f, "net_est", p->est & KV_EST(KV_M_NET), false);
-    fputc('}', f);
+    json_bool_member(f, "net_est", p->est & KV_EST(KV_M_NET), true);
+    fprintf(f, "\"fold\":\"%c\"}", fold_letter(p->fold));
 }
 
 /* The Paths block: every thread's calling-context tree. */

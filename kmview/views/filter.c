@@ -34,6 +34,7 @@
 #include <strings.h>
 
 #include "control/control.h"
+#include "kmview/write/out.h"
 #include "support/buf.h"
 #include "support/diag.h"
 
@@ -130,12 +131,13 @@ static double plain_of(const struct tally *t)
 /* What the run loses to measuring once the routines left out are gone. */
 static double overhead_after(const struct tally *t)
 {
-    double libkm = t->model > 0 ? t->overhead * (1 - t->dropped / t->model)
-                                : t->overhead;
-    double rest = t->events > 0
-                      ? t->rest * (1 - t->events_dropped / t->events)
-                      : t->rest;
-    return libkm + rest;
+    /* (the saved events are counted once each, so never more than the
+     * model: the bounds only keep rounding from going below 0) */
+    double kept = t->model > 0 ? 1 - t->dropped / t->model : 1;
+    double rest_kept = t->events > 0 ? 1 - t->events_dropped / t->events
+                                     : 1;
+    return t->overhead * (kept > 0 ? kept : 0) +
+           t->rest * (rest_kept > 0 ? rest_kept : 0);
 }
 
 static bool over_target(const struct tally *t, double target)
@@ -247,11 +249,29 @@ static void names_free(struct routine_names *n)
 
 /* One run's events into c[] (indexed by the name's index in n->names),
  * its times into *total and *overhead. */
+/* One run's locations, each once (summed over its ranks), for what a
+ * set of routines left out saves: a location goes when its routine
+ * goes or is measured without its loops and calls, and a CALL statement
+ * also when its callee goes; counted once however many of those go
+ * (a CALL R inside R, or a call between two routines that both go,
+ * would otherwise be saved twice, and the proposal promised a negative
+ * overhead). */
+struct run_sites {
+    size_t n;                 /* the run's locations */
+    double *cost, *events;    /* [location] */
+    int *owner;               /* [location]: its routine's index by name */
+    int *callee;              /* [location]: a CALL's callee's bare name
+                                 (rn->bares), or -1 */
+    unsigned char *gone;      /* [location]: saved already */
+};
+
 /* Cells of the routine x run matrices. */
 struct cells {
     double *cost, *elapsed;   /* [routine * nruns + run] */
     double *inner;            /* the part of cost its own locations make */
     double *events, *inner_events;   /* executions measured, the same way */
+    double *entry, *entry_events;    /* its entries alone */
+    struct run_sites *sites;  /* [run] */
     size_t nruns;
 };
 
@@ -264,7 +284,11 @@ static struct cells cells_new(size_t nr, size_t nruns)
                            km_xcalloc(n, sizeof(double)),
                            km_xcalloc(n, sizeof(double)),
                            km_xcalloc(n, sizeof(double)),
-                           km_xcalloc(n, sizeof(double)), nruns };
+                           km_xcalloc(n, sizeof(double)),
+                           km_xcalloc(n, sizeof(double)),
+                           km_xcalloc(n, sizeof(double)),
+                           km_xcalloc(nruns, sizeof(struct run_sites)),
+                           nruns };
 }
 
 static void cells_free(struct cells *m)
@@ -274,6 +298,47 @@ static void cells_free(struct cells *m)
     free(m->inner);
     free(m->events);
     free(m->inner_events);
+    free(m->entry);
+    free(m->entry_events);
+    for (size_t k = 0; k < m->nruns; k++) {
+        struct run_sites *s = &m->sites[k];
+        free(s->cost);
+        free(s->events);
+        free(s->owner);
+        free(s->callee);
+        free(s->gone);
+    }
+    free(m->sites);
+}
+
+/* What leaving out candidate x takes from run k beyond what the
+ * candidates left out before it took (`commit`: and mark it taken): its
+ * entries, unless it stays measured without its loops and calls, and
+ * every location not taken yet that is its own or, when it goes, calls
+ * it.  `bare_x` is its bare name's index in rn->bares. */
+static void marginal(struct cells *m, const struct candidate *x, int bare_x,
+                     size_t k, bool commit, double *cost, double *events)
+{
+    size_t i = (size_t)x->routine * m->nruns + k;
+    struct run_sites *s = &m->sites[k];
+    *cost = x->inside_only ? 0 : m->entry[i];
+    *events = x->inside_only ? 0 : m->entry_events[i];
+    for (size_t l = 0; l < s->n; l++) {
+        if (s->gone[l] || !(s->owner[l] == x->routine ||
+                            (!x->inside_only && bare_x >= 0 &&
+                             s->callee[l] == bare_x)))
+            continue;
+        *cost += s->cost[l];
+        *events += s->events[l];
+        if (commit)
+            s->gone[l] = 1;
+    }
+}
+
+/* The bare name (rn->bares) of routine r (rn->names), or -1. */
+static int bare_index(const struct routine_names *rn, int r)
+{
+    return kv_routine_find(&rn->bares, bare(rn->names.routines[r].name));
 }
 
 /* What leaving out candidate x takes off run k's model. */
@@ -336,14 +401,14 @@ static int add_run(const struct kv_run *run, size_t k,
 {
     double measured, estimated;
     if (!run->overhead) {
-        fprintf(stderr, "%s:1:1: error: the header has no Overhead line (a "
+        kv_eprintf("%s:1:1: error: the header has no Overhead line (a "
                 "KM_output of version 2 has one): nothing to estimate from\n",
                 run->nsources ? run->sources[0] : "input");
         return -1;
     }
     if (sscanf(run->overhead, "%lf s per measured entry and exit, %lf s per "
                "estimated one", &measured, &estimated) != 2) {
-        fprintf(stderr, "%s:%ld:%d: error: the Overhead line is not 'T s per "
+        kv_eprintf("%s:%ld:%d: error: the Overhead line is not 'T s per "
                 "measured entry and exit, T s per estimated one': nothing to "
                 "estimate from\n", run->sources[run->overhead_source],
                 run->overhead_line, run->overhead_col);
@@ -352,11 +417,21 @@ static int add_run(const struct kv_run *run, size_t k,
     int *to = km_xcalloc(run->nroutines + 1, sizeof *to);
     for (size_t r = 0; r < run->nroutines; r++)
         to[r] = kv_routine_find(&n->names, run->routines[r].name);
-    /* each CALL location's callee, by its bare name (-1: none) */
-    int *callee = km_xcalloc(run->nlocations + 1, sizeof *callee);
+    /* each location once, and each CALL location's callee, by its bare
+     * name (-1: none) */
+    struct run_sites *sites = &m->sites[k];
+    size_t nl = run->nlocations;
+    sites->n = nl;
+    sites->cost = km_xcalloc(nl + 1, sizeof *sites->cost);
+    sites->events = km_xcalloc(nl + 1, sizeof *sites->events);
+    sites->owner = km_xcalloc(nl + 1, sizeof *sites->owner);
+    sites->callee = km_xcalloc(nl + 1, sizeof *sites->callee);
+    sites->gone = km_xcalloc(nl + 1, sizeof *sites->gone);
+    int *callee = sites->callee;
     char name[256];
-    for (size_t l = 0; l < run->nlocations; l++) {
+    for (size_t l = 0; l < nl; l++) {
         const struct kv_location *loc = &run->locations[l];
+        sites->owner[l] = to[loc->routine];
         callee[l] = loc->kind == KV_CALL &&
                     callee_of(loc->text, name, sizeof name)
                     ? kv_routine_find(&n->bares, name) : -1;
@@ -375,6 +450,9 @@ static int add_run(const struct kv_run *run, size_t k,
                                    estimated);
             add_cell(m, c, to[rc->routine], k, e, (double)rc->count,
                      rc->elapsed);
+            m->entry[(size_t)to[rc->routine] * m->nruns + k] += e;
+            m->entry_events[(size_t)to[rc->routine] * m->nruns + k] +=
+                (double)rc->count;
             c[to[rc->routine]].count += rc->count;
             t->model += e;
             t->events += (double)rc->count;
@@ -390,12 +468,15 @@ static int add_run(const struct kv_run *run, size_t k,
             add_cell(m, c, to[loc->routine], k, e, ev, 0); /* gone with it */
             m->inner[(size_t)to[loc->routine] * m->nruns + k] += e;
             m->inner_events[(size_t)to[loc->routine] * m->nruns + k] += ev;
+            sites->cost[lc->location] += e;
+            sites->events[lc->location] += ev;
+            /* and its call sites (a CALL R inside R is R's already) */
             int b = callee[lc->location];
             for (int r = b >= 0 ? n->first[b] : -1; r >= 0; r = n->next[r])
-                add_cell(m, c, r, k, e, ev, 0);   /* and its call sites */
+                if (r != to[loc->routine])
+                    add_cell(m, c, r, k, e, ev, 0);
         }
     }
-    free(callee);
     free(to);
     return 0;
 }
@@ -430,8 +511,12 @@ static long lower_threshold(const struct kv_run *runs, size_t nruns,
         bool within = !failed;
         for (size_t k = 0; k < nruns && !failed; k++) {
             double saved = 0;
-            for (size_t i = 0; i < ndrop; i++)
-                saved += saving(&m, &drop[i], k);
+            for (size_t i = 0; i < ndrop; i++) {
+                double cost, events;
+                marginal(&m, &drop[i], bare_index(rn, drop[i].routine), k,
+                         true, &cost, &events);
+                saved += cost;
+            }
             /* what this threshold's model keeps, in the base model's
              * terms (the one that shares out the overhead) */
             double kept = u[k].model - saved;
@@ -532,12 +617,19 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
      * the target, until none is. */
     size_t ndrop = 0;
     double kept_worst = 0;
+    /* what each routine left out saves in each run beyond those before
+     * it: [drop * nruns + run] */
+    double *saved = km_xcalloc(n * nruns + 1, sizeof *saved);
+    double *saved_events = km_xcalloc(n * nruns + 1, sizeof *saved_events);
     for (size_t i = 0; i < n; i++) {
         int helps = 0, any_over = 0;
+        int b = bare_index(&rn, c[i].routine);
         for (size_t k = 0; k < nruns; k++)
             if (over_target(&t[k], o->target)) {
+                double cost, events;
                 any_over = 1;
-                helps |= saving(&m, &c[i], k) > 0;
+                marginal(&m, &c[i], b, k, false, &cost, &events);
+                helps |= cost > 0;
             }
         if (!any_over || !helps) {
             if (c[i].worst > kept_worst)
@@ -545,8 +637,11 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
             continue;
         }
         for (size_t k = 0; k < nruns; k++) {
-            t[k].dropped += saving(&m, &c[i], k);
-            t[k].events_dropped += saving_events(&m, &c[i], k);
+            double *cost = &saved[ndrop * nruns + k];
+            double *events = &saved_events[ndrop * nruns + k];
+            marginal(&m, &c[i], b, k, true, cost, events);
+            t[k].dropped += *cost;
+            t[k].events_dropped += *events;
         }
         c[ndrop++] = c[i];
     }
@@ -583,6 +678,16 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
                       "overhead figure, %.4g s, is all there is to go by.\n",
                       nruns == 1 ? "that run was" : "those runs were", total,
                       plain, overhead);
+    else if (o->plain && rest <= 0)
+        km_buf_printf(&out, "! Against the plain build (--plain): %s lost "
+                      "%.4g s (%.1f%% of %.4g s), no more than libkm's "
+                      "overhead figure, %.4g s (its calibrated costs "
+                      "overstate the cost here, or the plain run was slower "
+                      "than usual): that figure is what the model goes "
+                      "by.\n",
+                      nruns == 1 ? "that run" : "those runs", total - plain,
+                      plain > 0 ? 100 * (total - plain) / plain : 0.0, plain,
+                      overhead);
     else if (o->plain)
         km_buf_printf(&out, "! Against the plain build (--plain): %s lost "
                       "%.4g s (%.1f%% of %.4g s), of which libkm's overhead "
@@ -652,8 +757,8 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
             double cost = 0;
             for (size_t j = 0; j < nruns; j++)
                 cost += (t[j].model > 0 ? t[j].overhead *
-                         saving(&m, &c[k], j) / t[j].model : 0) +
-                        rest_share(&t[j], saving_events(&m, &c[k], j));
+                         saved[k * nruns + j] / t[j].model : 0) +
+                        rest_share(&t[j], saved_events[k * nruns + j]);
             km_buf_printf(&out, "!   %-28s %14llu %14.4g %14.4g\n",
                           names->routines[c[k].routine].name,
                           (unsigned long long)c[k].count,
@@ -662,6 +767,8 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
     }
     cells_free(&m);
     free(t);
+    free(saved);
+    free(saved_events);
     km_buf_adds(&out, "!\n");
     struct km_buf line = {0};
     km_buf_adds(&line, "IGNORED_ROUTINES = ");
@@ -698,7 +805,7 @@ int kv_filter(FILE *to, const struct kv_run *runs, size_t nruns,
     if (ok) {
         fwrite(out.data, 1, out.len, to);
     } else {
-        fprintf(stderr, "%s: error: cannot read the control file\n", path);
+        kv_eprintf("%s: error: cannot read the control file\n", path);
     }
     km_buf_free(&out);
     free(c);

@@ -19,7 +19,10 @@
  * parent index (-1: under the thread's root), routine (run->routines,
  * -1 unknown), location (run->locations, -1: the routine itself),
  * counts, elapsed (inclusive), net (its own), Est(%), and flags: 1 a
- * count with '+', 2 elapsed with '~', 4 net with '~'.
+ * count with '+', 2 elapsed with '~', 4 net with '~', 8 the path holds
+ * deeper recursion of its region (Fold r).  Paths folded at KM_PATHS_MAX
+ * (Fold m) are under a row of routine KV_FOLDED (-2), a frame
+ * "[folded at KM_PATHS_MAX]" that holds their time, under their parent.
  */
 #include "kmview/views/htmlpaths.h"
 
@@ -36,13 +39,14 @@
 #define KV_HTML_PATHS 100000
 #define W 8
 
-enum { F_PLUS = 1, F_ELAPSED = 2, F_NET = 4 };
+enum { F_PLUS = 1, F_ELAPSED = 2, F_NET = 4, F_RFOLD = 8 };
 
 static unsigned path_flags(const struct kv_path *p)
 {
     return (p->extrap ? F_PLUS : 0) |
            (p->est & KV_EST(KV_M_ELAPSED) ? F_ELAPSED : 0) |
-           (p->est & KV_EST(KV_M_NET) ? F_NET : 0);
+           (p->est & KV_EST(KV_M_NET) ? F_NET : 0) |
+           (p->fold == KV_FOLD_RECURSION ? F_RFOLD : 0);
 }
 
 static void write_tree_values(FILE *f, const double *v, size_t n)
@@ -50,14 +54,45 @@ static void write_tree_values(FILE *f, const double *v, size_t n)
     kv_html_array(f, v, n * W, 0);
 }
 
-/* One rank's tree as the page has it. */
+/* One rank's tree as the page has it: its paths at most KV_PATHS_DEPTH
+ * levels deep (the page names a path by its regions from the root; the
+ * deeper ones' time is in their ancestors' at that depth). */
 static void write_tree(FILE *f, const struct kv_tree *t)
 {
-    double *v = km_xcalloc(t->npaths * W + 1, sizeof *v);
+    /* (with a row for each frame of paths folded at KM_PATHS_MAX) */
+    double *v = km_xcalloc(2 * t->npaths * W + 1, sizeof *v);
+    long *at = km_xcalloc(t->npaths + 1, sizeof *at);   /* new index, -1 */
+    long *folded_at = km_xmalloc((t->npaths + 1) * sizeof *folded_at);
+    int *depth = km_xcalloc(t->npaths + 1, sizeof *depth);
+    size_t n = 0, kept = 0;
+    for (size_t k = 0; k <= t->npaths; k++)
+        folded_at[k] = -1;          /* [parent + 1]: its frame's row */
     for (size_t k = 0; k < t->npaths; k++) {
         const struct kv_path *p = &t->paths[k];
-        double *o = v + k * W;
-        o[0] = p->parent;
+        depth[k] = p->parent < 0 ? 1 : depth[p->parent] + 1;
+        at[k] = depth[k] <= KV_PATHS_DEPTH ? (long)n : -1;
+        if (at[k] < 0)
+            continue;
+        double parent = p->parent < 0 ? -1 : (double)at[p->parent];
+        if (p->fold == KV_FOLD_MAX) {   /* under [folded at KM_PATHS_MAX] */
+            long *fa = &folded_at[p->parent + 1];
+            if (*fa < 0) {
+                *fa = (long)n;
+                double *o = v + n++ * W;
+                o[0] = parent;
+                o[1] = KV_FOLDED;
+                o[2] = -1;
+            }
+            double *o = v + *fa * W;
+            o[4] += p->elapsed;
+            o[7] = (double)((unsigned)o[7] |
+                            (p->est & KV_EST(KV_M_ELAPSED) ? F_ELAPSED : 0));
+            parent = (double)*fa;
+            at[k] = (long)n;
+        }
+        kept++;
+        double *o = v + n++ * W;
+        o[0] = parent;
         o[1] = p->routine;
         o[2] = p->location;
         o[3] = (double)p->count;
@@ -66,11 +101,14 @@ static void write_tree(FILE *f, const struct kv_tree *t)
         o[6] = p->est_pct;
         o[7] = path_flags(p);
     }
-    fprintf(f, "{\"thread\":%d,\"folded\":%lld,\"n\":%zu,\"v\":", t->thread,
-            t->folded, t->npaths);
-    write_tree_values(f, v, t->npaths);
+    fprintf(f, "{\"thread\":%d,\"folded\":%lld,\"n\":%zu,\"deeper\":%zu,"
+            "\"v\":", t->thread, t->folded, n, t->npaths - kept);
+    write_tree_values(f, v, n);
     fputc('}', f);
     free(v);
+    free(at);
+    free(folded_at);
+    free(depth);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -79,7 +117,7 @@ static void write_tree(FILE *f, const struct kv_tree *t)
 static unsigned mpath_flags(const struct kv_mpath *p)
 {
     return (p->extrap ? F_PLUS : 0) | (p->est ? F_ELAPSED : 0) |
-           (p->net_est ? F_NET : 0);
+           (p->net_est ? F_NET : 0) | (p->rfold ? F_RFOLD : 0);
 }
 
 /* A merged tree as the page has it, W per path, figures the means over
@@ -87,17 +125,22 @@ static unsigned mpath_flags(const struct kv_mpath *p)
 struct merged {
     double *v;
     size_t n;
+    size_t deeper;           /* paths deeper than KV_PATHS_DEPTH, left out */
 };
 
 static void merged_of(struct merged *m, const struct kv_mpaths *mp,
                       size_t nlive)
 {
-    m->n = mp->n;
     m->v = km_xcalloc(mp->n * W + 1, sizeof *m->v);
+    long *at = km_xcalloc(mp->n + 1, sizeof *at);   /* new index, -1 */
+    m->n = 0;
     for (size_t k = 0; k < mp->n; k++) {
         const struct kv_mpath *p = &mp->v[k];
-        double *o = m->v + k * W;
-        o[0] = p->parent;
+        at[k] = p->depth <= KV_PATHS_DEPTH ? (long)m->n : -1;
+        if (at[k] < 0)
+            continue;
+        double *o = m->v + m->n++ * W;
+        o[0] = p->parent < 0 ? -1 : (double)at[p->parent];
         o[1] = p->routine;
         o[2] = p->location;
         o[3] = (double)p->count / (double)nlive;
@@ -106,6 +149,8 @@ static void merged_of(struct merged *m, const struct kv_mpaths *mp,
         o[6] = p->est_pct;
         o[7] = mpath_flags(p);
     }
+    m->deeper = mp->n - m->n;
+    free(at);
 }
 
 static int by_double_desc(const void *a, const void *b)
@@ -157,8 +202,14 @@ static void write_merged(FILE *f, const struct kv_stats *st, int thread)
     size_t all = m.n;
     if (m.n > KV_HTML_PATHS)
         merged_cut(&m, KV_HTML_PATHS);
-    fprintf(f, "{\"thread\":%d,\"ranks\":%d,\"n\":%zu,\"all\":%zu,\"v\":", thread,
-            mp.nranks, m.n, all);
+    long long folded = 0;    /* entries on folded paths, over the ranks */
+    for (size_t p = 0; p < st->n; p++)
+        for (size_t k = 0; k < st->sec[p]->ntrees; k++)
+            if (st->sec[p]->trees[k].thread == thread)
+                folded += st->sec[p]->trees[k].folded;
+    fprintf(f, "{\"thread\":%d,\"ranks\":%d,\"n\":%zu,\"all\":%zu,"
+            "\"deeper\":%zu,\"folded\":%lld,\"v\":", thread, mp.nranks, m.n,
+            all, m.deeper, folded);
     write_tree_values(f, m.v, m.n);
     fputc('}', f);
     free(m.v);

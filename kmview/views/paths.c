@@ -15,12 +15,19 @@
  * It also hands the merged tree to the commands that compare paths
  * (kv_paths_merge: diff's paths, ranks --paths).
  *
+ * Trees are walked with stacks of their own, never by recursion (a chain
+ * of 20,000 paths overflowed the C stack), in time and memory linear in
+ * the paths; what is as long as a path is deep (a folded line, a
+ * speedscope sample, an indentation) stops at KV_PATHS_DEPTH levels, the
+ * paths below summed under a frame or in a line that says so.
+ *
  * Must never: read files, or open outputs (main.c hands it streams).
  */
 #include "config.h"
 
 #include "kmview/views/paths.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,6 +57,8 @@ struct pnode {
     unsigned est;            /* KV_EST(KV_M_ELAPSED | KV_M_NET | KV_M_MPI) */
     unsigned file_est;       /* the ranks' own marks, before finish_tree
                                 adds those of the paths below */
+    bool rfold;              /* a rank's path holds deeper recursion of its
+                                region (Fold r) */
     size_t first, nchild;    /* its children: t->child[first ...] */
     size_t below;            /* paths below it */
 };
@@ -131,6 +140,37 @@ static bool is_mpi(const struct kv_run *run, int location)
     return location >= 0 && run->locations[location].kind == KV_MPI;
 }
 
+/* Add a rank's inclusive time to node n (the rank's `ordinal`). */
+static void add_incl(struct pnode *n, double elapsed, unsigned est,
+                     int ordinal)
+{
+    if (n->stamp != ordinal) {
+        n->stamp = ordinal;
+        n->cur = 0;
+        n->ranks++;
+    }
+    n->cur += elapsed;
+    n->incl += elapsed;
+    n->est |= est & KV_EST(KV_M_ELAPSED);
+}
+
+/* The node of path p under node `parent`, added if new.  A path folded at
+ * KM_PATHS_MAX (Fold m) stands for deeper paths its parent did not call
+ * directly: it goes under a frame of its own, [folded at KM_PATHS_MAX],
+ * under the parent (a path apart from the parent's own child of that
+ * region, which may be there too), which holds the time of all such
+ * paths of the parent (`ordinal`: the rank's, for its inclusive time). */
+static size_t path_node(struct kv_ptree *t, size_t parent,
+                        const struct kv_path *p, int ordinal)
+{
+    if (p->fold == KV_FOLD_MAX) {
+        parent = child_of(t, parent, KV_FOLDED, -1);
+        if (ordinal)
+            add_incl(&t->n[parent], p->elapsed, p->est, ordinal);
+    }
+    return child_of(t, parent, p->routine, p->location);
+}
+
 /* Add one rank's tree (its `ordinal`, from 1) to the merged tree. */
 static void merge_tree(struct kv_ptree *t, const struct kv_tree *tree,
                        int ordinal)
@@ -140,16 +180,11 @@ static void merge_tree(struct kv_ptree *t, const struct kv_tree *tree,
     for (size_t i = 0; i < tree->npaths; i++) {
         const struct kv_path *p = &tree->paths[i];
         size_t parent = p->parent < 0 ? 0 : node_of[p->parent];
-        size_t k = child_of(t, parent, p->routine, p->location);
+        size_t k = path_node(t, parent, p, ordinal);
         node_of[i] = k;
         struct pnode *n = &t->n[k];
-        if (n->stamp != ordinal) {
-            n->stamp = ordinal;
-            n->cur = 0;
-            n->ranks++;
-        }
-        n->cur += p->elapsed;
-        n->incl += p->elapsed;
+        add_incl(n, p->elapsed, 0, ordinal);
+        n->rfold |= p->fold == KV_FOLD_RECURSION;
         n->count += p->count;
         n->net += p->net;
         n->est_w += p->elapsed * p->est_pct;
@@ -164,16 +199,21 @@ static void merge_tree(struct kv_ptree *t, const struct kv_tree *tree,
     }
     /* min and max over ranks of the rank's whole inclusive time, once per
      * path even where the file lists it twice */
-    for (size_t i = 0; i < tree->npaths; i++) {
-        struct pnode *n = &t->n[node_of[i]];
-        if (n->stamp != ordinal)
-            continue;
-        n->stamp = -ordinal;
-        if (n->cur < n->min)
-            n->min = n->cur;
-        if (n->cur > n->max)
-            n->max = n->cur;
-    }
+    for (size_t i = 0; i < tree->npaths; i++)
+        for (int up = 0; up < 2; up++) {   /* and a frame of folded paths */
+            size_t k = node_of[i];
+            if (up && (tree->paths[i].fold != KV_FOLD_MAX ||
+                       (k = (size_t)t->n[k].parent) == 0))
+                continue;
+            struct pnode *n = &t->n[k];
+            if (n->stamp != ordinal)
+                continue;
+            n->stamp = -ordinal;
+            if (n->cur < n->min)
+                n->min = n->cur;
+            if (n->cur > n->max)
+                n->max = n->cur;
+        }
     free(node_of);
 }
 
@@ -306,6 +346,12 @@ static void free_tree(struct kv_ptree *t)
 static const char *region_name(char buf[320], const struct kv_run *run,
                                int routine, int location)
 {
+    if (routine == KV_DEEPER) {
+        snprintf(buf, 320, "[paths deeper than %d levels]", KV_PATHS_DEPTH);
+        return buf;
+    }
+    if (routine == KV_FOLDED)
+        return strcpy(buf, "[folded at KM_PATHS_MAX]");
     const char *rname = routine >= 0 ? run->routines[routine].name
                                      : "(no routine)";
     if (location < 0)
@@ -317,6 +363,31 @@ static const char *region_name(char buf[320], const struct kv_run *run,
         if (l->occurrence > 0 && n > 0 && n < 300)
             snprintf(buf + n, 320 - (size_t)n, "#%d", l->occurrence + 1);
     }
+    for (char *p = buf; *p; p++)
+        if (*p == ';')
+            *p = ':';
+    return buf;
+}
+
+/* A region as a frame of folded stacks: the routine, or "ROUTINE
+ * KIND@LINE" for a location ("#k" after it for the k-th location of that
+ * kind on the line).  flamegraph.pl and inferno read a line's last
+ * blank-separated number as its count and, when what is before it also
+ * ends in a blank and a number, that one as a differential profile's
+ * first count: "MAIN;X_SOLVE DO 44 292100" became the frame "X_SOLVE DO"
+ * with counts 44 and 292100.  No frame ends in a blank and digits so. */
+static const char *folded_name(char buf[320], const struct kv_run *run,
+                               int routine, int location)
+{
+    if (location < 0)
+        return region_name(buf, run, routine, location);
+    const char *rname = routine >= 0 ? run->routines[routine].name
+                                     : "(no routine)";
+    const struct kv_location *l = &run->locations[location];
+    int n = snprintf(buf, 320, "%.250s %s@%d", rname, kv_kind_name(l->kind),
+                     l->line);
+    if (l->occurrence > 0 && n > 0 && n < 300)
+        snprintf(buf + n, 320 - (size_t)n, "#%d", l->occurrence + 1);
     for (char *p = buf; *p; p++)
         if (*p == ';')
             *p = ':';
@@ -350,6 +421,10 @@ static const char *counts(char buf[32], uint64_t count, bool extrap)
     return buf;
 }
 
+/* Rows indent two columns a level down to this depth; deeper ones say
+ * their level instead, so that a deep chain's rows stay short. */
+#define INDENT_LEVELS 50
+
 static void print_row(const struct text_ctx *c, const struct pnode *n,
                       int depth)
 {
@@ -361,43 +436,72 @@ static void print_row(const struct text_ctx *c, const struct pnode *n,
         fprintf(c->f, " %11s %11s",
                 kv_human_mark(b, n->min, el && n->ranks == c->t->nranks),
                 kv_human_mark(d, n->max, el));
-    fprintf(c->f, " %11s %11s %6s %6s  %*s%s\n",
+    fprintf(c->f, " %11s %11s %6s %6s  %*s",
             kv_human_mark(e, n->excl / k, n->est & KV_EST(KV_M_NET)),
-            counts(cn, n->count, n->extrap),
+            n->routine == KV_FOLDED ? "-" : counts(cn, n->count, n->extrap),
             share(run, n->incl, c->t->total), share(mpi, n->mpi, n->incl),
-            2 * depth, "", region_name(name, c->t->run, n->routine,
-                                       n->location));
+            2 * (depth < INDENT_LEVELS ? depth : INDENT_LEVELS), "");
+    if (depth >= INDENT_LEVELS)
+        fprintf(c->f, "[level %d] ", depth + 1);
+    fprintf(c->f, "%s%s\n", region_name(name, c->t->run, n->routine,
+                                         n->location),
+            n->rfold ? KV_RFOLD_MARK : "");
 }
 
-/* The row and the children of every child of node k at or above the
- * threshold; the ones below it (the last, in inclusive order) summarised
- * in one line after them: how many paths that hides, and their time. */
-static void print_children(const struct text_ctx *c, size_t k, int depth)
+/* The rows under node k (the root): every child at or above the
+ * threshold, then its children the same way; the ones below it (the
+ * last, in inclusive order) summarised in one line after their
+ * siblings: how many paths that hides, and their time.  Paths deeper
+ * than KV_PATHS_DEPTH levels are summarised so too under their
+ * ancestor at that depth.  Walked with a stack of its own, not
+ * recursion: a chain of 10^5 paths overflowed the C stack. */
+struct text_frame {
+    size_t node, next;       /* the node, and its next child to show */
+    size_t hidden;           /* paths hidden under it so far */
+    double hidden_s;
+    bool hidden_est, deep;   /* deep: hidden for their depth */
+};
+
+static void print_tree(const struct text_ctx *c)
 {
     const struct kv_ptree *t = c->t;
-    const struct pnode *p = &t->n[k];
-    size_t hidden = 0;
-    double hidden_s = 0;
-    bool hidden_est = false;
-    for (size_t i = 0; i < p->nchild; i++) {
-        const struct pnode *n = &t->n[t->child[p->first + i]];
-        if (n->incl / t->nranks < c->threshold) {
-            hidden += 1 + n->below;
-            hidden_s += n->incl / t->nranks;
-            hidden_est |= n->est & KV_EST(KV_M_ELAPSED);
+    struct text_frame *st = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *st);
+    int sp = 0;
+    st[0] = (struct text_frame){ 0, 0, 0, 0, false, false };
+    while (sp >= 0) {
+        struct text_frame *fr = &st[sp];
+        const struct pnode *p = &t->n[fr->node];
+        if (fr->next == p->nchild) {
+            if (fr->hidden) {
+                char b[32];
+                /* in the Path column, where its children's names begin */
+                int d = sp < INDENT_LEVELS ? sp : INDENT_LEVELS;
+                char deep[48] = "";
+                if (fr->deep)
+                    snprintf(deep, sizeof deep, " deeper than %d levels",
+                             KV_PATHS_DEPTH);
+                fprintf(c->f, "%*s  %*s(%zu %spath%s%s, %s s)\n",
+                        c->stats ? 73 : 49, "", 2 * d, "", fr->hidden,
+                        fr->deep ? "" : "more ", fr->hidden == 1 ? "" : "s",
+                        deep, kv_human_mark(b, fr->hidden_s, fr->hidden_est));
+            }
+            sp--;
             continue;
         }
-        print_row(c, n, depth);
-        print_children(c, t->child[p->first + i], depth + 1);
+        size_t k = t->child[p->first + fr->next++];
+        const struct pnode *n = &t->n[k];
+        bool deep = sp >= KV_PATHS_DEPTH;
+        if (deep || n->incl / t->nranks < c->threshold) {
+            fr->hidden += 1 + n->below;
+            fr->hidden_s += n->incl / t->nranks;
+            fr->hidden_est |= n->est & KV_EST(KV_M_ELAPSED);
+            fr->deep |= deep;
+            continue;
+        }
+        print_row(c, n, sp);
+        st[++sp] = (struct text_frame){ k, 0, 0, 0, false, false };
     }
-    if (hidden) {
-        char s[32];
-        /* in the Path column, where its siblings' names begin */
-        fprintf(c->f, "%*s  %*s(%zu more path%s, %s s)\n",
-                c->stats ? 73 : 49, "", 2 * depth, "", hidden,
-                hidden == 1 ? "" : "s",
-                kv_human_mark(s, hidden_s, hidden_est));
-    }
+    free(st);
 }
 
 /* Entries on paths folded at a limit, over the trees of thread `thread`
@@ -427,20 +531,32 @@ void kv_paths_text(FILE *f, const struct kv_run *run,
           o->thread);
     char tot[32];
     kv_human_mark(tot, t.total / t.nranks, t.total_est);
+    size_t npaths = t.nn - 1;        /* the file's: not the frames kmview adds */
+    for (size_t k = 1; k < t.nn; k++)
+        npaths -= t.n[k].routine == KV_FOLDED;
     if (stats)
         fprintf(f, "Call paths of thread %d over %d ranks, merged by path: "
                 "%zu paths; mean total time %s s\n"
                 "Per path the mean over the ranks (a rank without the path "
                 "counts 0), the min and\nmax of its inclusive time, its "
-                "counts summed.\n", o->thread, t.nranks, t.nn - 1, tot);
+                "counts summed.\n", o->thread, t.nranks, npaths, tot);
     else
         fprintf(f, "Call paths of rank %d, thread %d: %zu paths; total time "
-                "%s s\n", t.rank, o->thread, t.nn - 1, tot);
+                "%s s\n", t.rank, o->thread, npaths, tot);
     long long folded = folded_entries(run, stats ? -1 : t.rank, o->thread);
-    if (folded > 0)
+    if (folded > 0 && run->format_version >= 7)
+        fprintf(f, "%lld entries went on paths folded at a limit.  A path "
+                "marked [recursion folded]\nholds deeper recursion of its "
+                "region, past KM_PATHS_RECURSION (its counts hold the\n"
+                "calls made deeper); a frame [folded at KM_PATHS_MAX] holds "
+                "paths not kept past\nKM_PATHS_MAX paths per thread, their "
+                "entries gone on under the path's outermost\nregion: not "
+                "calls made from there.\n", folded);
+    else if (folded > 0)
         fprintf(f, "%lld entries went on paths folded at a limit "
                 "(KM_PATHS_MAX paths per thread, KM_PATHS_RECURSION): those "
-                "paths end early.\n", folded);
+                "paths end early (KM_output %d does not say which they "
+                "are).\n", folded, run->format_version);
     if (o->min > 0)
         fprintf(f, "Paths under %g%% of the %stotal time are summarised "
                 "(--min=0: all).\n", 100 * o->min, stats ? "mean " : "");
@@ -454,7 +570,7 @@ void kv_paths_text(FILE *f, const struct kv_run *run,
                 "Counts", "Run%", "MPI%", "Path");
     struct text_ctx c = { f, &t, stats,
                           o->min > 0 ? o->min * t.total / t.nranks : -1 };
-    print_children(&c, 0, 0);
+    print_tree(&c);
     fputs("\nIncl: the path's time, the paths below it included.  Excl: "
           "its own, in no path below\nit (the tables' Net of a routine also "
           "holds its loops' and I/O statements').\nRun%: Incl, % of the total "
@@ -484,31 +600,97 @@ static unsigned long long micros(double s)
     return s > 0 ? (unsigned long long)llround(s * 1e6) : 0;
 }
 
-/* The lines of node k's children and all below them; `stack` holds the
- * names from the root to k, joined by ';'. */
-static void fold(FILE *f, const struct kv_ptree *t, size_t k,
-                 struct km_buf *stack, enum kv_paths_value value)
+static unsigned long long fold_value(const struct pnode *n,
+                                     enum kv_paths_value value)
 {
-    const struct pnode *p = &t->n[k];
-    for (size_t i = 0; i < p->nchild; i++) {
-        size_t c = t->child[p->first + i];
+    return value == KV_PV_COUNTS ? n->count
+         : value == KV_PV_NET    ? micros(n->net)
+                                 : micros(n->excl);
+}
+
+/* The value of every path below node k, summed (a stack of its own). */
+static unsigned long long below_value(const struct kv_ptree *t, size_t k,
+                                      enum kv_paths_value value,
+                                      size_t *scratch)
+{
+    unsigned long long sum = 0;
+    size_t n = 0;
+    scratch[n++] = k;
+    while (n > 0) {
+        const struct pnode *p = &t->n[scratch[--n]];
+        for (size_t i = 0; i < p->nchild; i++) {
+            size_t c = t->child[p->first + i];
+            unsigned long long v = fold_value(&t->n[c], value);
+            sum = v > ULLONG_MAX - sum ? ULLONG_MAX : sum + v;
+            scratch[n++] = c;
+        }
+    }
+    return sum;
+}
+
+/* A line per path under the root with a non-zero value, its names from
+ * the root joined by ';'.  A line of a path d levels down is d names
+ * long: the lines of a chain of d paths hold d^2/2 names (10^6 paths:
+ * 5 * 10^11), so a path KV_PATHS_DEPTH levels down is the last written
+ * whole, and what is below it one line more, its value summed, under a
+ * frame that says so.  Walked with a stack of its own (a chain of 20,000
+ * paths overflowed the C stack). */
+static void fold(FILE *f, const struct kv_ptree *t,
+                 enum kv_paths_value value)
+{
+    struct km_buf stack = { 0 };
+    size_t *node = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *node);
+    size_t *next = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *next);
+    size_t *len = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *len);
+    size_t *scratch = km_xmalloc(t->nn * sizeof *scratch);
+    int sp = 0;
+    node[0] = 0;
+    next[0] = 0;
+    len[0] = 0;
+    while (sp >= 0) {
+        const struct pnode *p = &t->n[node[sp]];
+        if (next[sp] == p->nchild) {
+            stack.len = len[sp--];
+            continue;
+        }
+        size_t c = t->child[p->first + next[sp]++];
         const struct pnode *n = &t->n[c];
         char name[320];
-        size_t len = stack->len;
-        if (len)
-            km_buf_addc(stack, ';');
-        km_buf_adds(stack, region_name(name, t->run, n->routine,
-                                       n->location));
-        unsigned long long v = value == KV_PV_COUNTS ? n->count
-                               : value == KV_PV_NET  ? micros(n->net)
-                                                     : micros(n->excl);
+        size_t before = stack.len;
+        if (before)
+            km_buf_addc(&stack, ';');
+        /* (names come from the file: no control character may reach a
+         * terminal, nor a newline the file) */
+        folded_name(name, t->run, n->routine, n->location);
+        kv_buf_add_escaped(&stack, name, strlen(name));
+        if (n->rfold)
+            km_buf_adds(&stack, KV_RFOLD_MARK);
+        unsigned long long v = fold_value(n, value);
         if (v) {
-            fwrite(stack->data, 1, stack->len, f);
+            fwrite(stack.data, 1, stack.len, f);
             fprintf(f, " %llu\n", v);
         }
-        fold(f, t, c, stack, value);
-        stack->len = len;
+        if (sp + 1 < KV_PATHS_DEPTH) {
+            ++sp;
+            node[sp] = c;
+            next[sp] = 0;
+            len[sp] = before;
+            continue;
+        }
+        unsigned long long deeper = n->nchild ? below_value(t, c, value,
+                                                            scratch) : 0;
+        if (deeper) {
+            fwrite(stack.data, 1, stack.len, f);
+            fprintf(f, ";%s %llu\n", region_name(name, t->run, KV_DEEPER, -1),
+                    deeper);
+        }
+        stack.len = before;
     }
+    km_buf_free(&stack);
+    free(node);
+    free(next);
+    free(len);
+    free(scratch);
 }
 
 /* gprof's view of t: a node per distinct stack of routines (DO loops,
@@ -536,6 +718,7 @@ static void routine_tree(struct kv_ptree *r, const struct kv_ptree *t)
         of[k] = child_of(r, of[n->parent], n->routine, -1);
         r->n[of[k]].incl += n->incl;   /* orders the lines as the table */
         r->n[of[k]].net += n->net;
+        r->n[of[k]].rfold |= n->rfold;
     }
     free(of);
     finish_tree(r);
@@ -547,15 +730,13 @@ void kv_paths_folded(FILE *f, const struct kv_run *run,
     struct kv_ptree t;
     build(&t, run, o->rank >= 0 ? o->rank : first_rank(run, o->thread),
           o->thread);
-    struct km_buf stack = { 0 };
     if (o->value == KV_PV_NET) {
         struct kv_ptree r;
         routine_tree(&r, &t);
-        fold(f, &r, 0, &stack, o->value);
+        fold(f, &r, o->value);
         free_tree(&r);
     } else
-        fold(f, &t, 0, &stack, o->value);
-    km_buf_free(&stack);
+        fold(f, &t, o->value);
     free_tree(&t);
 }
 
@@ -565,19 +746,25 @@ void kv_paths_folded(FILE *f, const struct kv_run *run,
 /* speedscope's frames: one per region any profile shows, numbered in the
  * order the ranks' trees first reach them. */
 struct frames {
-    int *of_routine;         /* [routine + 1]: frame + 1, 0 none yet */
-    int *of_location;        /* [location] */
+    int *of_routine[2];      /* [rfold][routine + 1]: frame + 1, 0 none yet */
+    int *of_location[2];     /* [rfold][location] */
+    int of_special[KV_NSPECIAL];  /* [-1 - code]: the frames kmview adds */
     int *routine, *location; /* [frame] */
+    bool *rfold;             /* [frame]: a region that holds deeper
+                                recursion, a frame of its own */
     int n;
 };
 
-static int frame_of(struct frames *fr, int routine, int location)
+static int frame_of(struct frames *fr, int routine, int location,
+                    bool rfold)
 {
-    int *slot = location >= 0 ? &fr->of_location[location]
-                              : &fr->of_routine[routine + 1];
+    int *slot = routine < -1 ? &fr->of_special[-1 - routine]
+              : location >= 0 ? &fr->of_location[rfold][location]
+              : &fr->of_routine[rfold][routine + 1];
     if (!*slot) {
         fr->routine[fr->n] = routine;
         fr->location[fr->n] = location;
+        fr->rfold[fr->n] = rfold && routine >= -1;
         *slot = ++fr->n;
     }
     return *slot - 1;
@@ -593,20 +780,36 @@ static bool in_profiles(const struct kv_rank *r,
 static void collect_frames(struct frames *fr, const struct kv_run *run,
                            const struct kv_paths_opts *o)
 {
-    size_t most = run->nroutines + 1 + run->nlocations;
-    fr->of_routine = km_xcalloc(run->nroutines + 1, sizeof *fr->of_routine);
-    fr->of_location = km_xcalloc(run->nlocations + 1,
-                                 sizeof *fr->of_location);
+    size_t most = 2 * (run->nroutines + 1 + run->nlocations) + KV_NSPECIAL;
+    memset(fr->of_special, 0, sizeof fr->of_special);
+    for (int r = 0; r < 2; r++) {
+        fr->of_routine[r] = km_xcalloc(run->nroutines + 1,
+                                       sizeof *fr->of_routine[r]);
+        fr->of_location[r] = km_xcalloc(run->nlocations + 1,
+                                        sizeof *fr->of_location[r]);
+    }
     fr->routine = km_xmalloc(most * sizeof *fr->routine);
     fr->location = km_xmalloc(most * sizeof *fr->location);
+    fr->rfold = km_xmalloc(most * sizeof *fr->rfold);
     fr->n = 0;
     for (size_t s = 0; s < run->nsections; s++) {
         const struct kv_rank *r = &run->ranks[s];
         if (!in_profiles(r, o))
             continue;
         const struct kv_tree *tree = tree_of(r, o->thread);
-        for (size_t i = 0; i < tree->npaths; i++)
-            frame_of(fr, tree->paths[i].routine, tree->paths[i].location);
+        int *depth = km_xmalloc((tree->npaths + 1) * sizeof *depth);
+        for (size_t i = 0; i < tree->npaths; i++) {
+            const struct kv_path *p = &tree->paths[i];
+            depth[i] = p->parent < 0 ? 1 : depth[p->parent] + 1;
+            if (p->fold == KV_FOLD_MAX && depth[i] <= KV_PATHS_DEPTH)
+                frame_of(fr, KV_FOLDED, -1, false);
+            if (depth[i] <= KV_PATHS_DEPTH)
+                frame_of(fr, p->routine, p->location,
+                         p->fold == KV_FOLD_RECURSION);
+            else
+                frame_of(fr, KV_DEEPER, -1, false);
+        }
+        free(depth);
     }
 }
 
@@ -618,7 +821,10 @@ static void write_frames(FILE *f, const struct kv_run *run,
         char name[320];
         int routine = fr->routine[i], location = fr->location[i];
         fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-        kv_json_str(f, region_name(name, run, routine, location));
+        region_name(name, run, routine, location);
+        if (fr->rfold[i])
+            strcat(name, KV_RFOLD_MARK);
+        kv_json_str(f, name);
         const char *file = routine >= 0 ? run->routines[routine].file : NULL;
         int line = location >= 0 ? run->locations[location].line
                    : routine >= 0 ? run->routines[routine].line : 0;
@@ -633,24 +839,79 @@ static void write_frames(FILE *f, const struct kv_run *run,
     fputs("]},\n", f);
 }
 
-/* Nodes in the order of the table (depth first, children by inclusive
- * time), those with an own time of at least a nanosecond: the samples. */
-static void sample_nodes(const struct kv_ptree *t, size_t k, size_t *out,
-                         size_t *n)
-{
-    const struct pnode *p = &t->n[k];
-    for (size_t i = 0; i < p->nchild; i++) {
-        size_t c = t->child[p->first + i];
-        if (llround(t->n[c].excl * 1e9) > 0)
-            out[(*n)++] = c;
-        sample_nodes(t, c, out, n);
-    }
-}
-
 /* Nanoseconds as microseconds, exactly: "12.345". */
 static void put_micros(FILE *f, long long ns)
 {
     fprintf(f, "%lld.%03lld", ns / 1000, ns % 1000);
+}
+
+static long long nanos(double s)
+{
+    return s > 0 ? llround(s * 1e9) : 0;    /* (at most 10^9 s a path) */
+}
+
+/* A profile's samples: every path with an own time of at least a
+ * nanosecond, in the order of the table (depth first, children by
+ * inclusive time), its stack the frames from the root; a path
+ * KV_PATHS_DEPTH levels down is the last one sampled whole, what is
+ * below it one sample more under a frame that says so (a stack per
+ * sample: a chain of d paths holds d^2/2 frames).  Walked with a stack of
+ * its own.  The weights go into *w (their count returned). */
+static size_t write_samples(FILE *f, const struct kv_ptree *t,
+                            struct frames *fr, long long *w)
+{
+    size_t *node = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *node);
+    size_t *next = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *next);
+    int *frame = km_xmalloc((KV_PATHS_DEPTH + 2) * sizeof *frame);
+    size_t *scratch = km_xmalloc(t->nn * sizeof *scratch);
+    size_t ns = 0;
+    int sp = 0;
+    node[0] = 0;
+    next[0] = 0;
+    while (sp >= 0) {
+        const struct pnode *p = &t->n[node[sp]];
+        if (next[sp] == p->nchild) {
+            sp--;
+            continue;
+        }
+        size_t c = t->child[p->first + next[sp]++];
+        const struct pnode *n = &t->n[c];
+        frame[sp] = frame_of(fr, n->routine, n->location, n->rfold);
+        long long own[2] = { nanos(n->excl), 0 };
+        bool deep = sp + 1 >= KV_PATHS_DEPTH;
+        if (deep && n->nchild) {         /* what is below it, summed */
+            size_t m = 0;
+            scratch[m++] = c;
+            while (m > 0) {
+                const struct pnode *q = &t->n[scratch[--m]];
+                for (size_t i = 0; i < q->nchild; i++) {
+                    size_t k = t->child[q->first + i];
+                    own[1] += nanos(t->n[k].excl);
+                    scratch[m++] = k;
+                }
+            }
+            frame[sp + 1] = frame_of(fr, KV_DEEPER, -1, false);
+        }
+        for (int s = 0; s < 2; s++) {
+            if (own[s] <= 0)
+                continue;
+            fputs(ns ? ",\n[" : "\n[", f);
+            for (int d = 0; d <= sp + s; d++)
+                fprintf(f, "%d%s", frame[d], d < sp + s ? "," : "");
+            fputc(']', f);
+            w[ns++] = own[s];
+        }
+        if (!deep) {
+            ++sp;
+            node[sp] = c;
+            next[sp] = 0;
+        }
+    }
+    free(node);
+    free(next);
+    free(frame);
+    free(scratch);
+    return ns;
 }
 
 static void write_profile(FILE *f, const struct kv_run *run, int rank,
@@ -658,34 +919,35 @@ static void write_profile(FILE *f, const struct kv_run *run, int rank,
 {
     struct kv_ptree t;
     build(&t, run, rank, o->thread);
-    size_t *nodes = km_xmalloc(t.nn * sizeof *nodes), n = 0;
-    sample_nodes(&t, 0, nodes, &n);
-    int *stack = km_xmalloc(t.nn * sizeof *stack);
+    long long *w = km_xmalloc(t.nn * sizeof *w);
+    /* (the samples come first in the file, endValue before them: written
+     * into memory, then copied) */
+    char *samples = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&samples, &size);
+    if (!mem) {
+        perror("kmview");
+        exit(1);
+    }
+    size_t n = write_samples(mem, &t, fr, w);
+    fclose(mem);
     long long end = 0;
     for (size_t i = 0; i < n; i++)
-        end += llround(t.n[nodes[i]].excl * 1e9);
+        end += w[i];
     fprintf(f, "{\"type\":\"sampled\",\"name\":\"rank %d\","
             "\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":", rank);
     put_micros(f, end);
     fputs(",\n\"samples\":[", f);
-    for (size_t i = 0; i < n; i++) {
-        int depth = 0;
-        for (size_t k = nodes[i]; k; k = (size_t)t.n[k].parent)
-            stack[depth++] = frame_of(fr, t.n[k].routine, t.n[k].location);
-        fputs(i ? ",\n[" : "\n[", f);
-        while (depth-- > 0)
-            fprintf(f, "%d%s", stack[depth], depth ? "," : "");
-        fputc(']', f);
-    }
+    fwrite(samples, 1, size, f);
     fputs("],\n\"weights\":[", f);
     for (size_t i = 0; i < n; i++) {
         if (i)
             fputc(',', f);
-        put_micros(f, llround(t.n[nodes[i]].excl * 1e9));
+        put_micros(f, w[i]);
     }
     fputs("]}", f);
-    free(stack);
-    free(nodes);
+    free(samples);
+    free(w);
     free_tree(&t);
 }
 
@@ -710,10 +972,13 @@ void kv_paths_speedscope(FILE *f, const struct kv_run *run,
         write_profile(f, run, r->rank, o, &fr);
     }
     fputs("]}\n", f);
-    free(fr.of_routine);
-    free(fr.of_location);
+    for (int r = 0; r < 2; r++) {
+        free(fr.of_routine[r]);
+        free(fr.of_location[r]);
+    }
     free(fr.routine);
     free(fr.location);
+    free(fr.rfold);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -734,9 +999,10 @@ void kv_paths_merge(struct kv_mpaths *m, const struct kv_run *run,
         const struct pnode *n = &t->n[k];
         m->v[k - 1] = (struct kv_mpath){
             .parent = n->parent - 1, .routine = n->routine,
+            .depth = n->parent > 0 ? m->v[n->parent - 1].depth + 1 : 1,
             .location = n->location, .incl = n->incl, .net = n->net,
             .est_pct = n->incl > 0 ? n->est_w / n->incl : 0,
-            .count = n->count, .extrap = n->extrap,
+            .count = n->count, .extrap = n->extrap, .rfold = n->rfold,
             .est = (n->est & KV_EST(KV_M_ELAPSED)) != 0,
             .net_est = (n->file_est & KV_EST(KV_M_NET)) != 0 };
     }
@@ -768,9 +1034,11 @@ void kv_paths_own_times(const struct kv_mpaths *m,
         for (size_t j = 0; j < tree->npaths; j++) {  /* all in m already */
             const struct kv_path *p = &tree->paths[j];
             size_t parent = p->parent < 0 ? 0 : node_of[p->parent];
-            node_of[j] = child_of(m->t, parent, p->routine, p->location);
+            node_of[j] = path_node(m->t, parent, p, 0);
             row[node_of[j] - 1] += p->elapsed;
             erow[node_of[j] - 1] |= (p->est & KV_EST(KV_M_ELAPSED)) != 0;
+            if (p->fold == KV_FOLD_MAX)     /* its frame holds its time */
+                row[m->t->n[node_of[j]].parent - 1] += p->elapsed;
         }
         free(node_of);
         for (size_t k = 0; k < n; k++)       /* children after parents */
@@ -822,7 +1090,7 @@ int kv_paths_check(const struct kv_run *run, const struct kv_paths_opts *o)
 {
     const char *file = run->nsources ? run->sources[0] : "kmview";
     if (run->format_version < 6) {
-        fprintf(stderr, "%s: error: KM_output %d has no Paths block (libkm "
+        kv_eprintf("%s: error: KM_output %d has no Paths block (libkm "
                 "writes one from format version 6 on)\n", file,
                 run->format_version);
         return -1;
@@ -830,7 +1098,7 @@ int kv_paths_check(const struct kv_run *run, const struct kv_paths_opts *o)
     if (o->rank < 0) {
         if (first_rank(run, o->thread) >= 0)
             return 0;
-        fprintf(stderr, "%s: error: no rank has a tree of thread %d (a "
+        kv_eprintf("%s: error: no rank has a tree of thread %d (a "
                 "Paths block)\n", file, o->thread);
         return -1;
     }
@@ -839,15 +1107,15 @@ int kv_paths_check(const struct kv_run *run, const struct kv_paths_opts *o)
         if (r->rank != o->rank)
             continue;
         if (r->lost)
-            fprintf(stderr, "%s: error: rank %d's results were lost\n",
+            kv_eprintf("%s: error: rank %d's results were lost\n",
                     file, o->rank);
         else if (!tree_of(r, o->thread))
-            fprintf(stderr, "%s: error: rank %d has no tree of thread %d\n",
+            kv_eprintf("%s: error: rank %d has no tree of thread %d\n",
                     file, o->rank, o->thread);
         else
             return 0;
         return -1;
     }
-    fprintf(stderr, "%s: error: the run has no rank %d\n", file, o->rank);
+    kv_eprintf("%s: error: the run has no rank %d\n", file, o->rank);
     return -1;
 }

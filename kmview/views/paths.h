@@ -14,6 +14,23 @@
 
 #include "kmview/read/model.h"
 
+/* The deepest level of a tree kmview shows path by path: a line of
+ * folded stacks, a speedscope sample and a diff's path name are as long
+ * as the path is deep, so a chain of d paths makes d^2/2 names; a path
+ * deeper than this is summed into one line, sample or row under its
+ * ancestor at this depth, which says so (the table, the report). */
+#define KV_PATHS_DEPTH 1000
+
+/* The regions of the frames kmview adds to a tree (a routine number
+ * below -1 in struct kv_mpath and the report's trees, location -1): the
+ * paths a parent holds that libkm folded at KM_PATHS_MAX (Fold m: not
+ * calls the parent made), the paths deeper than KV_PATHS_DEPTH. */
+enum { KV_FOLDED = -2, KV_DEEPER = -3, KV_NSPECIAL = 3 };
+
+/* A name's mark for a path that holds deeper recursion of its region
+ * (Fold r). */
+#define KV_RFOLD_MARK " [recursion folded]"
+
 /* What a folded-stack line counts: a path's own time (every region a
  * frame), a routine stack's net time (routines the only frames, as in
  * gprof: the Net of the routine table, split by stack), or a path's
@@ -62,6 +79,7 @@ void kv_paths_speedscope(FILE *f, const struct kv_run *run,
 struct kv_mpath {
     int parent;              /* index in the list; -1: outside every region */
     int routine, location;   /* as struct kv_path has them */
+    int depth;               /* 1: outside every region, 2 under such... */
     double incl;             /* inclusive time, summed over the ranks */
     double net;              /* the file's Net(s), summed over the ranks
                                 (a routine's also holds its loops' and
@@ -71,6 +89,7 @@ struct kv_mpath {
                                 incl is 0) */
     uint64_t count;          /* summed over the ranks */
     bool extrap;             /* a count included estimated executions */
+    bool rfold;              /* some rank's path holds deeper recursion */
     bool est;                /* the time contains an estimate */
     bool net_est;            /* some rank's Net(s) had a ~ */
 };
@@ -99,7 +118,8 @@ void kv_paths_own_times(const struct kv_mpaths *m,
                         double *x, bool *xest);
 
 /* Path k of m as "MAIN > SOLVE > DO 12 > HALO": a location's routine is
- * named only where it is not the routine the path is in. */
+ * named only where it is not the routine the path is in.  As long as the
+ * path is deep: callers name paths of at most KV_PATHS_DEPTH levels. */
 void kv_mpath_label(struct km_buf *b, const struct kv_run *run,
                     const struct kv_mpaths *m, size_t k);
 

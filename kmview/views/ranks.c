@@ -228,6 +228,19 @@ static void build_path_features(struct kv_rank_groups *g,
     double *own = km_xcalloc(n * np + 1, sizeof *own);
     bool *oest = km_xcalloc(n * np + 1, sizeof *oest);
     kv_paths_own_times(&m, st->sec, n, own, oest);
+    /* a path deeper than KV_PATHS_DEPTH levels is its ancestor's at that
+     * depth (a feature's name is as long as its path is deep) */
+    size_t *at = km_xcalloc(np + 1, sizeof *at);
+    for (size_t k = 0; k < np; k++) {        /* parents first */
+        at[k] = m.v[k].depth <= KV_PATHS_DEPTH ? k : at[m.v[k].parent];
+        if (at[k] != k)
+            for (size_t p = 0; p < n; p++) {
+                own[p * np + at[k]] += own[p * np + k];
+                oest[p * np + at[k]] |= oest[p * np + k];
+                own[p * np + k] = 0;
+            }
+    }
+    free(at);
     size_t *keep = km_xcalloc(np + 1, sizeof *keep), nf = 0;
     for (size_t k = 0; k < np; k++) {
         bool used = false;

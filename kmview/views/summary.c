@@ -258,14 +258,18 @@ static void against_plain(FILE *f, const struct kv_stats *st, double plain)
     seconds_line(f, "Plain run (as given)", plain, false, 1);
     seconds_line(f, "Instrumented run (total time)", st->total,
                  st->fig_est[KV_F_TOTAL], st->total / plain);
-    seconds_line(f, "Added by measuring (the difference)", added, false,
-                 added / plain);
+    /* (no negative figure: a run no slower than the plain one, or one
+     * that lost less than libkm's figure, is said so below) */
+    if (added > 0)
+        seconds_line(f, "Added by measuring (the difference)", added, false,
+                     added / plain);
     if (known) {
         bool est = st->fig_est[KV_F_OVERHEAD];
         seconds_line(f, "  libkm's overhead figure", libkm, est,
                      libkm / plain);
-        seconds_line(f, "  the rest, held in the routines' times",
-                     added - libkm, est, (added - libkm) / plain);
+        if (added > libkm)
+            seconds_line(f, "  the rest, held in the routines' times",
+                         added - libkm, est, (added - libkm) / plain);
     }
     if (kv_cpu_time(st->run))
         fprintf(f, "  (Every time of this run is CPU time: give the plain "

@@ -21,7 +21,7 @@ KM.flame = (function () {
 'use strict';
 var W = 8, ROW = 18, MAX_FRAMES = 30000;
 var PARENT = 0, ROUTINE = 1, LOC = 2, COUNT = 3, EL = 4, NET = 5, PCT = 6, FLAGS = 7;
-var F_PLUS = 1, F_EL = 2, F_NET = 4;
+var F_PLUS = 1, F_EL = 2, F_NET = 4, F_RFOLD = 8, FOLDED = -2;
 var KIND_CLASS = {ROUTINE: 'rt', DO: 'loop', CALL: 'call', MPI: 'mpi', IO: 'io', USER: 'user'};
 
 /* A tree of the page, decoded once: its values, each path's children,
@@ -35,7 +35,7 @@ function decode(t) {
     else (kids[p] || (kids[p] = [])).push(i);
   }
   t.tree = {v: v, n: n, kids: kids, top: top, total: total, keys: new Array(n), thread: t.thread,
-            ranks: t.ranks, folded: t.folded || 0, all: t.all || n};
+            ranks: t.ranks, folded: t.folded || 0, all: t.all || n, deeper: t.deeper || 0};
   return t.tree;
 }
 function val(T, i, c) { return i < 0 ? (c === EL ? T.total : 0) : T.v[i * W + c]; }
@@ -43,10 +43,13 @@ function childrenOf(T, i) { return i < 0 ? T.top : T.kids[i] || []; }
 function parentOf(T, i) { return i < 0 ? -1 : T.v[i * W + PARENT]; }
 /* A path's identity: its regions from the root, "/r.l" each. */
 function seg(T, i) { return '/' + T.v[i * W + ROUTINE] + '.' + T.v[i * W + LOC]; }
+/* (a loop up the tree, not recursion: the page holds paths 1000 levels deep) */
 function keyOf(T, i) {
-  if (i < 0) return '';
-  if (T.keys[i] === undefined) T.keys[i] = keyOf(T, parentOf(T, i)) + seg(T, i);
-  return T.keys[i];
+  var up = [];
+  for (var j = i; j >= 0 && T.keys[j] === undefined; j = parentOf(T, j)) up.push(j);
+  var key = j >= 0 ? T.keys[j] : '';
+  for (var k = up.length - 1; k >= 0; k--) key = T.keys[up[k]] = key + seg(T, up[k]);
+  return i < 0 ? '' : key;
 }
 /* The path of a key in this tree, or the deepest one on its way there. */
 function findKey(T, key) {
@@ -61,13 +64,17 @@ function findKey(T, key) {
 }
 
 /* ---- names ---------------------------------------------------------------- */
+/* A path folded at KM_PATHS_MAX (format 7's Fold m) is under a frame of its own (routine FOLDED): its parent
+   did not call it; one that holds deeper recursion of its region (Fold r) says so in its label. */
 function regionOf(D, T, i) {
   var r = T.v[i * W + ROUTINE], l = T.v[i * W + LOC], rname = r >= 0 ? D.routines[r][0] : '(no routine)';
-  if (l < 0) return {kind: 'ROUTINE', label: rname, routine: rname, text: ''};
+  var mark = T.v[i * W + FLAGS] & F_RFOLD ? ' [recursion folded]' : '';
+  if (r === FOLDED) return {kind: 'FOLDED', label: '[folded at KM_PATHS_MAX]', routine: '', text: '', folded: true};
+  if (l < 0) return {kind: 'ROUTINE', label: rname + mark, routine: rname, text: ''};
   var loc = D.locations[l];
   /* the statement says what it is; its line tells it from its namesakes */
-  return {kind: loc[1], label: (loc[3] ? loc[3] : loc[1]) + ' [' + loc[2] + ']', routine: rname, text: loc[3],
-          startup: !!loc[7]};
+  return {kind: loc[1], label: (loc[3] ? loc[3] : loc[1]) + ' [' + loc[2] + ']' + mark, routine: rname,
+          text: loc[3], startup: !!loc[7]};
 }
 function estimated(T, i) { return i >= 0 && (T.v[i * W + PCT] > 0 || (T.v[i * W + FLAGS] & F_EL) !== 0); }
 
@@ -138,8 +145,14 @@ function frameHtml(D, T, f, root, rootLabel) {
 function tipHtml(D, T, i, ctx) {
   var v = function (c) { return val(T, i, c); }, fl = i < 0 ? 0 : v(FLAGS), run = ctx.total, el = v(EL);
   var reg = i < 0 ? null : regionOf(D, T, i), par = parentOf(T, i), pel = val(T, par, EL);
+  if (reg && reg.folded)
+    return '<b>[folded at KM_PATHS_MAX]</b><br>paths libkm did not keep past KM_PATHS_MAX paths per thread: their ' +
+      'entries went on under this path\'s outermost region, not as calls made from it<br>inclusive (elapsed): ' +
+      KM.mark(KM.sec(el), fl & F_EL) + ' · ' + KM.pct(el / run) + ' of the run';
   var h = '<b>' + KM.esc(reg ? reg.label : 'all of ' + ctx.what) + '</b>' +
     (reg && reg.kind !== 'ROUTINE' ? '<br>' + KM.esc(reg.kind) + ' in ' + KM.esc(reg.routine) : '') +
+    (fl & F_RFOLD ? '<br>deeper recursion of this region went on in this path (past KM_PATHS_RECURSION): its ' +
+     'counts hold the calls made deeper' : '') +
     '<br>inclusive (elapsed): ' + KM.mark(KM.sec(el), fl & F_EL) + ' · ' + KM.pct(el / run) + ' of the run' +
     (i >= 0 ? ' · ' + KM.pct(el / pel) + (par < 0 ? ' of the thread\'s' : ' of its caller') : '');
   if (i >= 0)
@@ -197,7 +210,11 @@ function view(main, D, S, ctx) {
     (T.all > T.n ? 'the ' + KM.intText(T.n) + ' longest of ' + KM.intText(T.all) + ' paths (kmview --json has ' +
     'every one)' : KM.intText(T.n) + ' paths') + (S.rank === 'mean' && ctx.ranks > 1 ? ' over the ranks\' trees merged by path (the same ' +
     'regions from the root), each figure the mean over ' + ctx.ranks + ' ranks' : '') +
-    (T.folded ? ', ' + KM.intText(T.folded) + ' entries on paths folded at a limit' : '') + '. Width: ' +
+    (T.folded ? ', ' + KM.intText(T.folded) + ' entries on paths folded at a limit (a frame [folded at ' +
+     'KM_PATHS_MAX] holds paths not kept, whose entries went on under the outermost region: not calls made ' +
+     'from there; a path marked [recursion folded] holds deeper recursion of its region)' : '') +
+    (T.deeper ? '; ' + KM.intText(T.deeper) + ' paths deeper than 1000 levels are not in the page (their time is ' +
+     'in their ancestors\' at that depth)' : '') + '. Width: ' +
     'inclusive (elapsed) time. ' + (root >= 0 ? 'Zoomed into ' + KM.esc(regionOf(D, T, root).label) +
     ' (click the top frame to zoom out). ' : '') + 'Click a frame to zoom into it. ' + L.frames.length +
     ' frames drawn' + (L.hidden ? ', ' + KM.intText(L.hidden) + ' narrower than a pixel not' : '') + '.</p>' +

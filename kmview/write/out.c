@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,7 +29,7 @@ static FILE *open_special(struct kv_out *o, const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "%s: error: cannot write: %s\n", path, strerror(errno));
+        kv_eprintf("%s: error: cannot write: %s\n", path, strerror(errno));
         o->failed = true;
         return NULL;
     }
@@ -54,7 +55,7 @@ FILE *kv_out_open(struct kv_out *o, const char *path)
     snprintf(of->tmp, len, "%s.tmpXXXXXX", path);
     int fd = mkstemp(of->tmp);
     if (fd < 0 || !(of->f = fdopen(fd, "w"))) {
-        fprintf(stderr, "%s: error: cannot create: %s\n", path, strerror(errno));
+        kv_eprintf("%s: error: cannot create: %s\n", path, strerror(errno));
         if (fd >= 0) {
             close(fd);
             unlink(of->tmp);
@@ -107,7 +108,7 @@ int kv_out_commit(struct kv_out *o)
         struct kv_out_file *of = &o->files[i];
         if (ferror(of->f) || fclose(of->f) != 0) {
             if (ok)
-                fprintf(stderr, "%s: error: cannot write: %s\n", of->path,
+                kv_eprintf("%s: error: cannot write: %s\n", of->path,
                         strerror(errno));
             ok = false;
         }
@@ -123,7 +124,7 @@ int kv_out_commit(struct kv_out *o)
     for (size_t i = 0; ok && i < o->n; i++)
         if (o->files[i].tmp &&
             rename(o->files[i].tmp, o->files[i].path) != 0) {
-            fprintf(stderr, "%s: error: cannot write: %s\n", o->files[i].path,
+            kv_eprintf("%s: error: cannot write: %s\n", o->files[i].path,
                     strerror(errno));
             ok = false;
             for (size_t j = 0; j < i; j++)       /* the ones already placed */
@@ -138,7 +139,7 @@ int kv_out_commit(struct kv_out *o)
             rmdir(o->dirs[i]);
     }
     if (fflush(stdout) != 0) {
-        fprintf(stderr, "kmview: error: cannot write standard output\n");
+        kv_eprintf("kmview: error: cannot write standard output\n");
         ok = false;
     }
     release(o);
@@ -156,7 +157,7 @@ int kv_make_dir(struct kv_out *o, const char *dir)
     }
     if (errno == EEXIST && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
         return 0;
-    fprintf(stderr, "%s: error: cannot create directory: %s\n", dir,
+    kv_eprintf("%s: error: cannot create directory: %s\n", dir,
             errno == EEXIST ? "a file of that name exists" : strerror(errno));
     return -1;
 }
@@ -193,7 +194,7 @@ FILE *kv_text_open(struct kv_text *t)
     t->len = 0;
     t->f = open_memstream(&t->buf, &t->len);
     if (!t->f) {
-        fprintf(stderr, "kmview: error: %s\n", strerror(errno));
+        kv_eprintf("kmview: error: %s\n", strerror(errno));
         exit(1);
     }
     return t->f;
@@ -202,7 +203,7 @@ FILE *kv_text_open(struct kv_text *t)
 void kv_text_close(struct kv_text *t, FILE *to)
 {
     if (fclose(t->f) != 0) {
-        fprintf(stderr, "kmview: error: %s\n", strerror(errno));
+        kv_eprintf("kmview: error: %s\n", strerror(errno));
         exit(1);
     }
     kv_put_escaped(to, t->buf, t->len);
@@ -211,24 +212,67 @@ void kv_text_close(struct kv_text *t, FILE *to)
     t->f = NULL;
 }
 
+/* Is s[i] (of len bytes) a control character kv_text escapes: 1 a byte
+ * below 0x20 but the newline, or DEL; 2 a C1 control in UTF-8 (two
+ * bytes); 0 none. */
+static int control_at(const unsigned char *s, size_t i, size_t len)
+{
+    unsigned char c = s[i];
+    if (c == 0xc2 && i + 1 < len && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f)
+        return 2;
+    return (c < 0x20 && c != '\n') || c == 0x7f;
+}
+
 void kv_put_escaped(FILE *to, const char *text, size_t len)
 {
     const unsigned char *s = (const unsigned char *)text;
     size_t start = 0;
     for (size_t i = 0; i < len; i++) {
-        unsigned char c = s[i];
-        bool c1 = c == 0xc2 && i + 1 < len && s[i + 1] >= 0x80 &&
-                  s[i + 1] <= 0x9f;
-        if ((c >= 0x20 || c == '\n') && c != 0x7f && !c1)
+        int k = control_at(s, i, len);
+        if (!k)
             continue;
         fwrite(s + start, 1, i - start, to);
-        if (c1)
+        if (k == 2)
             fprintf(to, "\\u%04x", s[++i]);
         else
-            fprintf(to, "\\x%02x", c);
+            fprintf(to, "\\x%02x", s[i]);
         start = i + 1;
     }
     fwrite(s + start, 1, len - start, to);
+}
+
+void kv_buf_add_escaped(struct km_buf *b, const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < len; i++) {
+        int k = control_at(s, i, len);
+        if (k == 2)
+            km_buf_printf(b, "\\u%04x", s[++i]);
+        else if (k || s[i] == '\n')
+            km_buf_printf(b, "\\x%02x", s[i]);
+        else
+            km_buf_addc(b, (char)s[i]);
+    }
+}
+
+void kv_eprintf(const char *fmt, ...)
+{
+    char small[1024], *text = small;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof small) {
+        text = km_xmalloc((size_t)n + 1);
+        va_start(ap, fmt);
+        vsnprintf(text, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    kv_put_escaped(stderr, text, (size_t)n);
+    if (text != small)
+        free(text);
 }
 
 /* The shortest text that reads back: printf's %.{p}g for the smallest p
@@ -508,7 +552,10 @@ void kv_json_str(FILE *f, const char *s)
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         int n = c >= 0x80 ? utf8_length((const unsigned char *)s) : 1;
-        if (n > 1) {
+        if (n == 2 && c == 0xc2 && (unsigned char)s[1] <= 0x9f) {
+            fprintf(f, "\\u%04x", (unsigned char)s[1]);   /* a C1 control */
+            s++;
+        } else if (n > 1) {
             fwrite(s, 1, (size_t)n, f);
             s += n - 1;
         } else if (c >= 0x80)

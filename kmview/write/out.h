@@ -65,6 +65,14 @@ FILE *kv_text_open(struct kv_text *t);
 void kv_text_close(struct kv_text *t, FILE *to);
 /* `len` bytes of text escaped so (error messages quoting a file). */
 void kv_put_escaped(FILE *to, const char *text, size_t len);
+/* `len` bytes of text escaped so, appended to b (a name inside a line
+ * of its own format: folded stacks). */
+struct km_buf;
+void kv_buf_add_escaped(struct km_buf *b, const char *text, size_t len);
+/* A message on standard error, escaped so: kmview's every error and
+ * warning goes through it, since file names (on the command line, in a
+ * KM_output file) and names read from files may hold any byte. */
+void kv_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Shortest text that reads back as exactly v; "" for NaN or infinities. */
 const char *kv_num(char buf[32], double v);

@@ -1,7 +1,7 @@
 # mkout.awk — a KM_output file from a short description, for tests whose
 # every figure is chosen by hand.  Every rank gets the same figures.
-#   version V                   1 (the default), 2, 5 (file lines) or 6
-#                               (path lines)
+#   version V                   1 (the default), 2, 5 (file lines), 6
+#                               (path lines) or 7 (path lines with Fold)
 #   ranks N
 #   total T mpi M io I [startup S] [estimated E] [overhead O] [waited W]
 #                               header figures (seconds); S, E, O, W:
@@ -21,13 +21,16 @@
 #                               SIZE N or -; NAME the rest of the line,
 #                               %d in it the rank
 #   mpiio RANKS ...             the same, a row of the MPI-IO block
-#   path RANKS ID PARENT REGION COUNTS ELAPSED NET EST%
+#   path RANKS ID PARENT REGION COUNTS ELAPSED NET EST% [FOLD]
 #                               a row of thread 0's tree in the Paths block
 #                               of the ranks RANKS, in order: ID names the
 #                               path (any word), PARENT the ID of its parent
 #                               or - (outside every region); REGION as the
 #                               file writes it (k routine row k, k.j its
-#                               j-th location); times may carry '~'
+#                               j-th location); times may carry '~'; FOLD
+#                               (version 7: -, r or m; default -) and
+#                               the heading's folded entries ("folded N"
+#                               sets them)
 # EST% only in version 2 and 5 (required there).  A time may carry version 2's
 # '~' (contains an estimate), a count version 1's '+'.  Version 1's MPI
 # time holds its start-up (give it so); version 2's figures add up:
@@ -62,21 +65,23 @@ $1 == "loc" {
 }
 $1 == "path" {
     np++; prank[np] = $2; pid[np] = $3; ppar[np] = $4; preg[np] = $5; pcnt[np] = $6
-    pel[np] = $7; pnet[np] = $8; pest[np] = $9
+    pel[np] = $7; pnet[np] = $8; pest[np] = $9; pfold[np] = NF >= 10 ? $10 : "-"
 }
+$1 == "folded" { folded = $2 }
 # the Paths block of rank p: the path lines that name it
 function paths(p,    k, c, no, c2) {
     for (k = 1; k <= np; k++) if (names(prank[k], p)) c++
     if (!c) return
     print "!\n! ===== Paths ====="
     printf "%-15d ! Trees\n", 1
-    printf "! Thread 0: %d paths, 0 entries on folded paths\n", c
-    print "!     Path   Parent Region           Counts       Elapsed(s)           Net(s)  Est(%)"
+    printf "! Thread 0: %d paths, %d entries on folded paths\n", c, folded
+    print "!     Path   Parent Region           Counts       Elapsed(s)           Net(s)  Est(%)" \
+          (version >= 7 ? " Fold" : "")
     for (k = 1; k <= np; k++)
         if (names(prank[k], p)) {
             no[pid[k]] = ++c2
-            printf "%10d %8d %-15s %10s %16s %16s %7.1f\n", c2, ppar[k] == "-" ? 0 : no[ppar[k]], preg[k],
-                   pcnt[k], tm(pel[k]), tm(pnet[k]), pest[k]
+            printf "%10d %8d %-15s %10s %16s %16s %7.1f%s\n", c2, ppar[k] == "-" ? 0 : no[ppar[k]], preg[k],
+                   pcnt[k], tm(pel[k]), tm(pnet[k]), pest[k], (version >= 7 ? "    " pfold[k] : "")
         }
 }
 $1 == "file" || $1 == "mpiio" {
