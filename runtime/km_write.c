@@ -351,7 +351,7 @@ void km_core_mpi_init(const struct km_mpi_ops *ops)
     km_fp_restore(&fp);
 }
 
-static void mpi_finalize_now(const struct km_mpi_ops *ops)
+static void finalize_now(const struct km_mpi_ops *ops)
 {
     /* Every rank takes the same branch here, so the collective below is
      * entered by all ranks or none. */
@@ -391,7 +391,7 @@ void km_core_mpi_finalize(const struct km_mpi_ops *ops)
 {
     struct km_fpflags fp;
     km_fp_save(&fp);
-    mpi_finalize_now(ops);
+    finalize_now(ops);
     km_fp_restore(&fp);
 }
 
@@ -407,7 +407,7 @@ static double finalize_wait(void)
 /* MPI_FINALIZE called where no KM_MPIF came first (C, a library built
  * plain): the ranks gather as at KM_MPIF when every rank's libkm is there,
  * else each writes its own file. */
-static void mpi_at_finalize_now(const struct km_mpi_ops *ops)
+static void at_finalize_now(const struct km_mpi_ops *ops)
 {
     THREAD_OR(return);
     if (km_st.mpi_state != MPI_ACTIVE || ops->finalized())
@@ -436,6 +436,6 @@ void km_core_mpi_at_finalize(const struct km_mpi_ops *ops)
 {
     struct km_fpflags fp;
     km_fp_save(&fp);
-    mpi_at_finalize_now(ops);
+    at_finalize_now(ops);
     km_fp_restore(&fp);
 }
